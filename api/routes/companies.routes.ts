@@ -1,0 +1,64 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { sendEmpty } from '../reply.js'
+import { Type } from 'typebox'
+import type { CompaniesService } from '../../core/services/companies.service.js'
+import { MAX_PICTURE_BYTES, type CompanyPictureService } from '../../core/services/company-picture.service.js'
+import { FleetError } from '../../core/errors.js'
+import { errors, UidParams } from '../schemas/common.schema.js'
+import { AdministratorsBody, AdministratorView, CompanyEditBody, CompanyView, PictureParams } from '../schemas/companies.schema.js'
+
+export interface CompaniesRoutesOptions { companies: CompaniesService, pictures: CompanyPictureService }
+
+/** fleet-api.md §Companies: the context company is the `uid` of the path. */
+const companiesRoutes: FastifyPluginAsyncTypebox<CompaniesRoutesOptions> = async (app, { companies, pictures }) => {
+  app.get('/company/:uid', {
+    config: { right: 'accountNetwork.company.viewDetails', context: 'path' },
+    schema: { tags: ['companies'], summary: 'Company details', params: UidParams, response: { 200: CompanyView, ...errors } }
+  }, async (req) => companies.details(req.access))
+
+  app.put('/company/:uid', {
+    config: { right: 'administrator', context: 'path' },
+    schema: { tags: ['companies'], summary: 'Edit the company', params: UidParams, body: CompanyEditBody, response: { 200: CompanyView, ...errors } }
+  }, async (req) => await companies.edit(req.access, req.body))
+
+  app.get('/company/:uid/administrators', {
+    config: { right: 'accountNetwork.company.viewAdministrators', context: 'path' },
+    schema: { tags: ['companies'], summary: 'Administrators of the company', params: UidParams, response: { 200: Type.Array(AdministratorView), ...errors } }
+  }, async (req) => await companies.administrators(req.access))
+
+  app.put('/company/:uid/administrators', {
+    config: { right: 'administrator', context: 'path' },
+    schema: { tags: ['companies'], summary: 'Replace the administrators', params: UidParams, body: AdministratorsBody, response: { 200: Type.Array(AdministratorView), ...errors } }
+  }, async (req) => await companies.setAdministrators(req.access, req.body))
+
+  app.get('/company/:uid/picture/:name', {
+    config: { right: 'accountNetwork.company.viewDetails', context: 'path' },
+    schema: { tags: ['companies'], summary: 'Company picture: normal, small or icon', params: PictureParams }
+  }, async (req, reply) => {
+    const picture = await pictures.get(req.access, req.params.name)
+    return await reply.type(picture.contentType).send(picture.data)
+  })
+
+  await app.register(async (scope) => {
+    // The picture is the raw body; any content type reaches the service, which answers invalid.format.
+    // The transport stops reading at the limit of fleet-api.md §Limits (750 KB); a larger body is still a
+    // picture too large, so it answers file.too.large (400) rather than the generic 413.
+    scope.removeAllContentTypeParsers()
+    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_PICTURE_BYTES }, (_req, body, done) => { done(null, body) })
+    scope.setErrorHandler(async (err) => {
+      if ((err as { code?: unknown }).code === 'FST_ERR_CTP_BODY_TOO_LARGE') throw new FleetError('file.too.large', [String(MAX_PICTURE_BYTES)])
+      throw err // to the error handler of the API (api/plugins/error-handler.ts)
+    })
+    scope.post('/company/:uid/picture', {
+      config: { right: 'administrator', context: 'path' },
+      bodyLimit: MAX_PICTURE_BYTES,
+      schema: { tags: ['companies'], summary: 'Upload the picture (JPEG or PNG, at most 750 KB and 1024 px per side)', params: UidParams, response: errors }
+    }, async (req, reply) => {
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
+      await pictures.upload(req.access, body)
+      return await sendEmpty(reply)
+    })
+  })
+}
+
+export default companiesRoutes

@@ -1,0 +1,36 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { DataServices } from '../../core/services/data/index.js'
+import { errors, UidParams } from '../schemas/common.schema.js'
+import { AggregatedDataQuery, FleetDataQuery, LastDataQuery, LastDataView, PointsView, RawDataQuery } from '../schemas/data.schema.js'
+
+export interface DataRoutesOptions { data: Pick<DataServices, 'last' | 'raw' | 'aggregated' | 'fleet'> }
+
+const right = 'entities.systems.view'
+
+/**
+ * fleet-api.md §Systems: last, raw, aggregated and fleet data points. The static segments of /systems/data/...
+ * win over the /systems/:uid parameter in the router, so these never reach the system routes.
+ */
+const dataRoutes: FastifyPluginAsyncTypebox<DataRoutesOptions> = async (app, { data }) => {
+  app.get('/systems/:uid/data', {
+    config: { right },
+    schema: { tags: ['data'], summary: 'Last data points of a system', params: UidParams, querystring: LastDataQuery, response: { 200: LastDataView, ...errors } }
+  }, async (req) => await data.last(req.access, req.params.uid, req.query))
+
+  app.get('/systems/data/raw', {
+    config: { right },
+    schema: { tags: ['data'], summary: 'Raw data points of several systems', querystring: RawDataQuery, response: { 200: PointsView, ...errors } }
+  }, async (req) => await data.raw(req.access, req.query))
+
+  app.get('/systems/data/aggregated', {
+    config: { right },
+    schema: { tags: ['data'], summary: 'Aggregated data points of several systems', querystring: AggregatedDataQuery, response: { 200: PointsView, ...errors } }
+  }, async (req) => await data.aggregated(req.access, req.query))
+
+  app.get('/systems/data/fleet', {
+    config: { right },
+    schema: { tags: ['data'], summary: 'Fleet aggregated data points of companies', querystring: FleetDataQuery, response: { 200: PointsView, ...errors } }
+  }, async (req) => await data.fleet(req.actor, req.query))
+}
+
+export default dataRoutes

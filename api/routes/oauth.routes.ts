@@ -1,0 +1,63 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { OAuthError, type AuthService, type TokenRequest } from '../../core/services/auth.service.js'
+import type { RateCounter } from '../../core/ports.js'
+import { bearerToken, enforceRate } from '../plugins/auth.js'
+
+export interface OAuthRoutesOptions { auth: AuthService, rateCounter: RateCounter, ratePerSecond: number }
+
+type Params = Record<string, unknown>
+
+function param (req: FastifyRequest, name: string): string | undefined {
+  for (const source of [req.body, req.query] as Params[]) {
+    const v = source?.[name]
+    if (typeof v === 'string' && v !== '') return v
+  }
+  return undefined
+}
+
+/** Client credentials in an HTTP Basic header, in the form body or in the query (conventions.md §Authentication). */
+function tokenRequest (req: FastifyRequest): TokenRequest {
+  let clientId = param(req, 'client_id')
+  let clientSecret = param(req, 'client_secret')
+  const header = req.headers.authorization
+  if (header !== undefined && /^basic /i.test(header)) {
+    const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8')
+    const at = decoded.indexOf(':')
+    if (at > 0) {
+      clientId = decodeURIComponent(decoded.slice(0, at))
+      clientSecret = decodeURIComponent(decoded.slice(at + 1))
+    }
+  }
+  return {
+    grantType: param(req, 'grant_type'),
+    clientId,
+    clientSecret,
+    username: param(req, 'username'),
+    password: param(req, 'password'),
+    refreshToken: param(req, 'refresh_token')
+  }
+}
+
+/** `/api/oauth/token` (GET and POST) and `/api/oauth/expire`; errors follow RFC 6749 `{error, error_description}`. */
+export default async function oauthRoutes (app: FastifyInstance, { auth, rateCounter, ratePerSecond }: OAuthRoutesOptions): Promise<void> {
+  const token = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    await enforceRate(rateCounter, `ip:${req.ip}`, ratePerSecond)
+    try {
+      const issued = await auth.token(tokenRequest(req))
+      return await reply.header('cache-control', 'no-store').send(issued)
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err
+      return await reply.status(err.status).send({ error: err.error, error_description: err.description })
+    }
+  }
+  const expire = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    const t = bearerToken(req) ?? param(req, 'access_token')
+    if (t !== undefined) await auth.expire(t)
+    return await reply.type('application/json').send(JSON.stringify('logout.successful'))
+  }
+  const options = { config: { public: true }, schema: { tags: ['oauth'], hide: false } }
+  app.get('/token', { ...options, schema: { ...options.schema, summary: 'Get an access token' } }, token)
+  app.post('/token', { ...options, schema: { ...options.schema, summary: 'Get an access token' } }, token)
+  app.get('/expire', { ...options, schema: { ...options.schema, summary: 'Log out' } }, expire)
+  app.post('/expire', { ...options, schema: { ...options.schema, summary: 'Log out' } }, expire)
+}

@@ -1,0 +1,203 @@
+// MQTT ingest: 1,000 devices publishing QoS 1 messages of 3 points; committed msg/s, ack latency, vs bare aedes.
+//
+// The service runs in this process (PGlite in a temporary DATA_DIR; with DATABASE_URL also PostgreSQL, on a
+// database of its own that is dropped after), MQTT on a free port. 1,000 systems are inserted straight into the
+// store with a known MQTT password, then a separate device process (bench/ingest-devices.ts) opens one MQTT
+// connection per system and publishes as fast as the PUBACKs allow. The same device process then runs the same
+// clients against a bare aedes broker (no hooks, memory persistence) on another port: the ratio is what storing
+// before acknowledging costs.
+//
+// Env: BENCH_SECONDS (60, measured seconds per target), BENCH_DEVICES (1000), BENCH_INFLIGHT (4 per connection),
+// DATABASE_URL (a PostgreSQL server).
+import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer, type Server } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Aedes } from 'aedes'
+import { pino } from 'pino'
+import { loadConfig } from '../core/config.js'
+import type { Db } from '../core/ports.js'
+import { openInfra } from '../bin/context.js'
+import { assembleService } from '../bin/serve.js'
+import type { DevicesInput, TargetResult } from './ingest-devices.js'
+import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
+import { row, seedSystems } from './lib/seed-systems.js'
+import { table } from './lib/table.js'
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
+const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000)
+const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 4)
+const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
+const WARMUP = Math.min(5, Math.max(1, SECONDS / 6))
+const PASSWORD = 'bench-mqtt-password'
+const DEVICES_SCRIPT = fileURLToPath(new URL('./ingest-devices.ts', import.meta.url))
+
+interface Figures {
+  store: string
+  service: TargetResult
+  bare: TargetResult
+  messages: number
+  points: number
+  /** Rows per second of publishing (warm-up included: every stored row counts). */
+  committedPerS: number
+  pointsPerS: number
+  batch: number
+  serviceCpuS: number
+}
+
+/** Systems 1..n of seed-systems, each reachable over MQTT as SN<i> with PASSWORD (conventions.md §Devices). */
+async function seedDevices (db: Db, companyUid: string, n: number): Promise<void> {
+  await seedSystems(db, companyUid, n, Date.now())
+  await db.query('UPDATE systems SET communication = $1::jsonb', [JSON.stringify({ mqtt: { password: PASSWORD } })])
+  await db.query(`INSERT INTO comm_identifiers (identifier, system_uid)
+    SELECT g.serial_number, s.uid FROM systems s JOIN gateways g ON g.uid = s.gateway_uid`)
+  await db.exec('VACUUM ANALYZE')
+}
+
+async function bareAedes (): Promise<{ url: string, close (): Promise<void> }> {
+  const broker = await Aedes.createBroker()
+  const server: Server = createServer((socket) => { broker.handle(socket) })
+  await new Promise<void>((resolve) => { server.listen(0, '127.0.0.1', resolve) })
+  const address = server.address()
+  const port = typeof address === 'object' && address !== null ? address.port : 0
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    async close () {
+      await new Promise<void>((resolve) => { server.close(() => { resolve() }) })
+      await new Promise<void>((resolve) => { broker.close(() => { resolve() }) })
+    }
+  }
+}
+
+/** Runs the device process on the targets in turn; answers its result per target. */
+async function runDevices (targets: DevicesInput['targets'], onResult: (r: TargetResult) => void): Promise<TargetResult[]> {
+  const input: DevicesInput = {
+    targets,
+    usernames: Array.from({ length: DEVICES }, (_, i) => row.serialNumber(i + 1)),
+    password: PASSWORD,
+    seconds: SECONDS,
+    warmupSeconds: WARMUP,
+    inflight: INFLIGHT
+  }
+  const child = spawn(process.execPath, ['--import', 'tsx', DEVICES_SCRIPT, JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'inherit'] })
+  const results: TargetResult[] = []
+  let partial = ''
+  child.stdout.setEncoding('utf8')
+  child.stdout.on('data', (s: string) => {
+    const lines = (partial + s).split('\n')
+    partial = lines.pop() ?? ''
+    for (const line of lines) {
+      if (!line.startsWith('{')) continue
+      const r = JSON.parse(line) as TargetResult
+      for (const k of ['p50', 'p99', 'max'] as const) r.latencies[k] ??= Number.NaN // JSON has no NaN
+      results.push(r)
+      onResult(r)
+    }
+  })
+  const code = await new Promise<number | null>((resolve) => { child.on('close', resolve) })
+  if (code !== 0) throw new Error(`device process exited with ${code}`)
+  return results
+}
+
+async function checkThroughApi (origin: string, token: string, db: Db): Promise<void> {
+  const headers = { authorization: `Bearer ${token}` }
+  const uids = (await db.query<{ uid: string }>('SELECT uid FROM systems ORDER BY uid LIMIT 5')).rows.map((r) => r.uid)
+  const raw = await fetch(`${origin}/api/v1/systems/data/raw?targetIds=${uids.join(',')}&dataIds=sim.seq&size=1`, { headers })
+  const body = await raw.json() as Record<string, Record<string, unknown[]>>
+  if (raw.status !== 200 || uids.some((u) => body[u]?.['sim.seq']?.length !== 1)) throw new Error(`raw data not readable: ${raw.status} ${JSON.stringify(body)}`)
+  const msgs = await fetch(`${origin}/api/v1/systems/${uids[0] ?? ''}/messages?size=1`, { headers })
+  const m = await msgs.json() as { messages: Array<{ nbDataPoints: number, protocol: string }> }
+  if (msgs.status !== 200 || m.messages[0]?.nbDataPoints !== 3 || m.messages[0].protocol !== 'MQTT') throw new Error(`messages not readable: ${JSON.stringify(m)}`)
+}
+
+async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
+  let scratch: ScratchDatabase | undefined
+  if (store === 'postgres' && SERVER_URL !== undefined) scratch = await createScratchDatabase(SERVER_URL, 'fleet_bench_ingest')
+  const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-ingest-'))
+  try {
+    console.log(`\n== ${store}: starting the service and registering ${DEVICES} systems`)
+    const config = loadConfig({
+      HTTP_PORT: '0',
+      MQTT_PORT: '0',
+      HTTP_HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PER_S: '1000000000',
+      DATA_DIR: dataDir,
+      DATABASE_URL: scratch?.url,
+      FLEET_ADMIN_PASSWORD: 'bench-password',
+      FLEET_CLIENT_SECRET: 'bench-secret'
+    })
+    const infra = await openInfra(config)
+    const service = await assembleService(config, pino({ level: 'silent' }), infra)
+    const bare = await bareAedes()
+    try {
+      const { httpPort, mqttPort } = await service.listen({ http: 0, mqtt: 0, host: '127.0.0.1' })
+      const origin = `http://127.0.0.1:${httpPort}`
+      const qs = new URLSearchParams({ grant_type: 'password', username: config.FLEET_ADMIN_EMAIL, password: 'bench-password', client_id: config.FLEET_CLIENT_ID, client_secret: 'bench-secret' })
+      const token = ((await (await fetch(`${origin}/api/oauth/token?${qs.toString()}`)).json()) as { access_token: string }).access_token
+      const companyUid = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
+      await seedDevices(infra.db, companyUid, DEVICES)
+
+      console.log(`   ${DEVICES} connections, ${INFLIGHT} in flight each, ${WARMUP} s warm-up + ${SECONDS} s per target`)
+      const cpu0 = process.cpuUsage()
+      const batches0 = service.ctx.services.ingest.stats().batches
+      let cpu = { user: 0, system: 0 }
+      const onResult = (r: TargetResult): void => {
+        console.log(`   ${r.name}: ${(r.acked / r.seconds).toFixed(0)} msg/s acknowledged (${r.ackedTotal} in all, ${r.errors} unacknowledged)`)
+        if (r.name === 'service') cpu = process.cpuUsage(cpu0) // the bare broker runs in this process too, after
+      }
+      const [svc, bareResult] = await runDevices([{ name: 'service', url: `mqtt://127.0.0.1:${mqttPort}` }, { name: 'bare aedes', url: bare.url }], onResult)
+      if (svc === undefined || bareResult === undefined) throw new Error('the device process answered no result')
+      const stats = service.ctx.services.ingest.stats()
+
+      const counts = (await infra.db.query<{ m: number, p: number }>(
+        'SELECT (SELECT count(*) FROM device_messages)::int8 AS m, (SELECT count(*) FROM data_points)::int8 AS p')).rows[0] ?? { m: 0, p: 0 }
+      if (counts.m < svc.ackedTotal) throw new Error(`${svc.ackedTotal} messages acknowledged but only ${counts.m} stored`)
+      await checkThroughApi(origin, token, infra.db)
+      const publishing = SECONDS + WARMUP
+      const f: Figures = {
+        store,
+        service: svc,
+        bare: bareResult,
+        messages: counts.m,
+        points: counts.p,
+        committedPerS: counts.m / publishing,
+        pointsPerS: counts.p / publishing,
+        batch: stats.committedMessages / Math.max(1, stats.batches - batches0),
+        serviceCpuS: (cpu.user + cpu.system) / 1e6
+      }
+      print(f)
+      return f
+    } finally {
+      await bare.close()
+      await service.close()
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true })
+    await scratch?.drop()
+  }
+}
+
+function print (f: Figures): void {
+  const rate = (r: TargetResult): number => r.acked / r.seconds
+  console.log()
+  console.log(table(['target', 'conns', 'acked msg/s', 'ack p50 ms', 'ack p99 ms', 'ack max ms', 'unacked'], [
+    ['service', f.service.connected, rate(f.service), f.service.latencies.p50, f.service.latencies.p99, f.service.latencies.max, f.service.errors],
+    ['bare aedes', f.bare.connected, rate(f.bare), f.bare.latencies.p50, f.bare.latencies.p99, f.bare.latencies.max, f.bare.errors]
+  ]))
+  console.log(`\n   stored: ${f.messages} messages, ${f.points} points = ${f.committedPerS.toFixed(0)} msg/s, ${f.pointsPerS.toFixed(0)} points/s committed` +
+    ` (mean batch ${f.batch.toFixed(0)} messages; readable through the API)`)
+  console.log(`   service ÷ bare aedes = ${(rate(f.service) / rate(f.bare)).toFixed(3)}; service process CPU ${f.serviceCpuS.toFixed(1)} s`)
+}
+
+const results: Figures[] = []
+results.push(await benchOn('pglite'))
+if (SERVER_URL !== undefined) results.push(await benchOn('postgres'))
+else console.log('\n(DATABASE_URL not set: PostgreSQL skipped)')
+
+console.log('\n== summary')
+console.log(table(['store', 'committed msg/s', 'points/s', 'ack p50 ms', 'ack p99 ms', 'bare aedes msg/s', 'ratio'],
+  results.map((f) => [f.store, f.committedPerS, f.pointsPerS, f.service.latencies.p50, f.service.latencies.p99,
+    f.bare.acked / f.bare.seconds, (f.service.acked / f.service.seconds) / (f.bare.acked / f.bare.seconds)])))

@@ -1,0 +1,80 @@
+// A small HTTP load loop: N concurrent keep-alive connections issue GET requests for a fixed time, cycling
+// through the paths of every request kind in turn, and record each latency (ms) per kind.
+import { Agent, request } from 'node:http'
+import { Worker } from 'node:worker_threads'
+
+export interface LoadKind { name: string, paths: string[] }
+
+export interface LoadOptions {
+  origin: string
+  headers: Record<string, string>
+  kinds: LoadKind[]
+  concurrency: number
+  durationMs: number
+}
+
+export interface KindResult { name: string, latencies: number[], errors: number, firstError: string | undefined }
+export interface LoadResult { seconds: number, kinds: KindResult[] }
+
+function get (agent: Agent, url: URL, headers: Record<string, string>): Promise<{ status: number, body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { agent, headers }, (res) => {
+      const chunks: Buffer[] = []
+      res.on('data', (c: Buffer) => chunks.push(c))
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }) })
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+/** Runs the load in this thread. */
+export async function runLoad (opts: LoadOptions): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency })
+  const results: KindResult[] = opts.kinds.map((k) => ({ name: k.name, latencies: [], errors: 0, firstError: undefined }))
+  const started = performance.now()
+  const deadline = started + opts.durationMs
+  let next = 0
+  async function connection (): Promise<void> {
+    while (performance.now() < deadline) {
+      const i = next++
+      const k = i % opts.kinds.length
+      const kind = opts.kinds[k]
+      const result = results[k]
+      if (kind === undefined || result === undefined || kind.paths.length === 0) continue
+      const path = kind.paths[Math.floor(i / opts.kinds.length) % kind.paths.length] ?? '/'
+      const t = performance.now()
+      try {
+        const res = await get(agent, new URL(path, opts.origin), opts.headers)
+        result.latencies.push(performance.now() - t)
+        if (res.status !== 200) { result.errors++; result.firstError ??= `${res.status} ${path} ${res.body.slice(0, 200)}` }
+      } catch (err) {
+        result.errors++
+        result.firstError ??= `${path} ${(err as Error).message}`
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: opts.concurrency }, connection))
+  const seconds = (performance.now() - started) / 1000
+  agent.destroy()
+  return { seconds, kinds: results }
+}
+
+/** Runs the load in a worker thread, so that the client does not share the server's event loop. */
+export async function runLoadInWorker (opts: LoadOptions): Promise<LoadResult> {
+  // Node 20 applies --import loaders to a worker only after its entry is loaded: register tsx first, then import.
+  const tsx = import.meta.resolve('tsx/esm/api')
+  const entry = new URL('./load-worker.ts', import.meta.url).href
+  const code = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}) })`
+  const worker = new Worker(code, { eval: true, workerData: opts })
+  try {
+    return await new Promise<LoadResult>((resolve, reject) => {
+      worker.once('message', (m: LoadResult) => { resolve(m) })
+      worker.once('error', reject)
+      worker.once('exit', (code) => { reject(new Error(`load worker exited with ${code}`)) })
+    })
+  } finally {
+    await worker.terminate()
+  }
+}

@@ -1,0 +1,62 @@
+// The real API for benchmarks: the same composition as bin/serve.ts (openInfra, createContext, bootstrapStore,
+// buildApi), listening on an ephemeral port, with the store handle kept so that a benchmark can seed it directly.
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pino } from 'pino'
+import { loadConfig } from '../../core/config.js'
+import type { Db } from '../../core/ports.js'
+import { buildApi } from '../../api/app.js'
+import { bootstrapStore, createContext, openInfra } from '../../bin/context.js'
+
+const ADMIN_EMAIL = 'bench@fleet.local'
+const ADMIN_PASSWORD = 'bench-password'
+const CLIENT_ID = 'bench-client'
+const CLIENT_SECRET = 'bench-secret'
+
+export interface BenchService {
+  origin: string
+  db: Db
+  companyUid: string
+  /** A bearer token of the bootstrap administrator (the company of `companyUid`). */
+  login (): Promise<string>
+  close (): Promise<void>
+}
+
+/** Starts the service on PostgreSQL at `databaseUrl`, or on PGlite in a temporary DATA_DIR when it is undefined. */
+export async function startBenchService (databaseUrl: string | undefined): Promise<BenchService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-'))
+  const config = loadConfig({
+    HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_S: '1000000000',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    FLEET_COMPANY_NAME: 'Bench',
+    FLEET_ADMIN_EMAIL: ADMIN_EMAIL,
+    FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    FLEET_CLIENT_ID: CLIENT_ID,
+    FLEET_CLIENT_SECRET: CLIENT_SECRET
+  })
+  const infra = await openInfra(config)
+  const ctx = createContext(config, pino({ level: 'silent' }), infra)
+  await bootstrapStore(ctx, infra.db)
+  const api = await buildApi(ctx)
+  await api.listen({ port: 0, host: '127.0.0.1' })
+  const address = api.server.address()
+  const origin = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`
+  const close = async (): Promise<void> => {
+    await api.close()
+    await ctx.close()
+    await rm(dataDir, { recursive: true, force: true })
+  }
+  const login = async (): Promise<string> => {
+    const qs = new URLSearchParams({ grant_type: 'password', username: ADMIN_EMAIL, password: ADMIN_PASSWORD, client_id: CLIENT_ID, client_secret: CLIENT_SECRET })
+    const res = await fetch(`${origin}/api/oauth/token?${qs.toString()}`)
+    if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`)
+    return ((await res.json()) as { access_token: string }).access_token
+  }
+  const { rows } = await infra.db.query<{ uid: string }>('SELECT uid FROM companies WHERE name = $1', [config.FLEET_COMPANY_NAME])
+  return { origin, db: infra.db, companyUid: rows[0]?.uid ?? '', login, close }
+}

@@ -1,0 +1,156 @@
+// Data queries over HTTP: raw and aggregated points on 50 systems × 30 days of one-minute data; p50/p99 per kind.
+//
+// The store gets BENCH_SYSTEMS systems with BENCH_DATA_IDS series each, one point a minute for BENCH_DAYS days
+// (inserted with generate_series, indexes built after the load), then a worker thread asks the API each query kind
+// below in turn, for BENCH_SECONDS seconds over BENCH_CONCURRENCY keep-alive connections (a request started before
+// the end is waited for).
+//
+// Env: BENCH_SYSTEMS (50), BENCH_DAYS (30), BENCH_DATA_IDS (series per system: 4 on PGlite, 10 on PostgreSQL),
+// BENCH_SECONDS (10 per kind), BENCH_CONCURRENCY (2), DATABASE_URL (a PostgreSQL server: the bench also runs there,
+// on a database of its own that it drops after).
+import { randomInt } from 'node:crypto'
+import type { Db } from '../core/ports.js'
+import { runLoadInWorker, type LoadKind } from './lib/load.js'
+import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
+import { seedSystems } from './lib/seed-systems.js'
+import { startBenchService } from './lib/service.js'
+import { summarize, type Summary } from './lib/stats.js'
+import { table, type Cell } from './lib/table.js'
+
+const SYSTEMS = Number(process.env.BENCH_SYSTEMS ?? 50)
+const DAYS = Number(process.env.BENCH_DAYS ?? 30)
+// PGlite writes a point about five times slower than PostgreSQL: by default it gets 4 of the 10 series (the kinds
+// asking 10 ids then find 6 empty), PostgreSQL all 10.
+const dataIdsOf = (store: Store): number => Math.min(10, Number(process.env.BENCH_DATA_IDS ?? (store === 'pglite' ? 4 : 10)))
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2)
+const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
+const PATHS_PER_KIND = 100
+const MINUTE = 60_000
+const HOUR = 60 * MINUTE
+const DAY = 24 * HOUR
+
+type Store = 'pglite' | 'postgres'
+
+const IDS = ['machine.temperature', 'machine.humidity', 'machine.pressure', 'machine.speed', 'machine.vibration',
+  'machine.current', 'machine.voltage', '_RSSI', '_BYTES_SENT', '_BOARD_TEMPERATURE']
+
+/** uid of seed-systems row i (bench/lib/seed-systems.ts: md5('s' || i)). */
+async function systemUids (db: Db): Promise<string[]> {
+  return (await db.query<{ uid: string }>(`SELECT md5('s' || i) AS uid FROM generate_series(1, ${SYSTEMS}) AS i`)).rows.map((r) => r.uid)
+}
+
+/**
+ * One point a minute per system and data id over [end - DAYS, end): a daily cycle plus noise, each id around its own
+ * level. The series index is dropped during the load and built after it, which is much faster than row by row.
+ */
+async function seedPoints (db: Db, end: number, dataIds: number): Promise<void> {
+  const minutes = DAYS * 24 * 60
+  const start = end - minutes * MINUTE
+  await db.exec('DROP INDEX IF EXISTS data_points_series_idx; DROP INDEX IF EXISTS data_points_message_idx')
+  const { rows: [role] } = await db.query<{ super: boolean }>('SELECT rolsuper AS super FROM pg_roles WHERE rolname = current_user')
+  for (const [d, id] of IDS.slice(0, dataIds).entries()) {
+    await db.transaction(async (tx) => {
+      // The rows reference systems that exist: a superuser (PGlite's user is one) skips the foreign-key triggers.
+      if (role?.super === true) await tx.query('SET LOCAL session_replication_role = replica')
+      await tx.query(`INSERT INTO data_points (system_uid, data_id, ts, num, str, message_uid)
+        SELECT md5('s' || s), $1, $2::bigint + m::bigint * 60000, $3::float8 + 5 * sin(m / 229.1831) + random() * 2, NULL, 'bench'
+        FROM generate_series(1, $4::int) AS s, generate_series(0, $5::int - 1) AS m`, [id, start, 10 * (d + 1), SYSTEMS, minutes])
+    })
+    process.stdout.write(`   ${id}: ${SYSTEMS * minutes} points\n`)
+  }
+  await db.exec("SET maintenance_work_mem = '256MB'")
+  await db.exec(`CREATE INDEX data_points_series_idx ON data_points (system_uid, data_id, ts DESC);
+    CREATE INDEX data_points_message_idx ON data_points (message_uid)`)
+  await db.exec('VACUUM ANALYZE data_points')
+}
+
+const pick = <T>(xs: readonly T[], n: number): T[] => {
+  const copy = [...xs]
+  for (let i = copy.length - 1; i > 0; i--) { const j = randomInt(i + 1); [copy[i], copy[j]] = [copy[j] as T, copy[i] as T] }
+  return copy.slice(0, Math.min(n, copy.length))
+}
+
+/** The mix: a dashboard's last values and charts, and fleet reports over the whole month. */
+function kinds (uids: string[], end: number, seeded: number): LoadKind[] {
+  // d ids among the seeded series, or all the seeded ones and empty ones to make up d.
+  const idsOf = (d: number): string[] => d <= seeded ? pick(IDS.slice(0, seeded), d) : IDS.slice(0, d)
+  const paths = (make: () => string): string[] => Array.from({ length: PATHS_PER_KIND }, make)
+  const q = (path: string, params: Record<string, string | number>): string =>
+    `${path}?${new URLSearchParams(Object.entries(params).map(([k, v]): [string, string] => [k, String(v)])).toString()}`
+  const raw = (t: number, d: number, extra: Record<string, string | number> = {}): string =>
+    q('/api/v1/systems/data/raw', { targetIds: pick(uids, t).join(','), dataIds: idsOf(d).join(','), ...extra })
+  const agg = (t: number, d: number, interval: string, fn: string, days: number): string =>
+    q('/api/v1/systems/data/aggregated', { targetIds: pick(uids, t).join(','), dataIds: idsOf(d).join(','), interval, fn, from: end - days * DAY, to: end, size: 500 })
+  const aDay = (): number => end - (1 + randomInt(DAYS - 1)) * DAY
+  return [
+    { name: 'raw 1 sys × 1 id, latest 100', paths: paths(() => raw(1, 1)) },
+    { name: 'raw 5 sys × 10 ids, one day, 500', paths: paths(() => { const from = aDay(); return raw(5, 10, { from, to: from + DAY, size: 500 }) }) },
+    { name: 'agg 1hour mean, 1 sys × 1 id, 7 d', paths: paths(() => agg(1, 1, '1hour', 'mean', 7)) },
+    { name: 'agg 1hour max, 10 sys × 3 ids, 7 d', paths: paths(() => agg(10, 3, '1hour', 'max', 7)) },
+    { name: 'agg 1hour mean, 1 sys × 10 ids, 30 d', paths: paths(() => agg(1, 10, '1hour', 'mean', DAYS)) },
+    { name: 'agg 1day mean, 50 sys × 1 id, 30 d', paths: paths(() => agg(50, 1, '1day', 'mean', DAYS)) },
+    { name: 'agg 1day max, 50 sys × 10 ids, 30 d', paths: paths(() => agg(50, 10, '1day', 'max', DAYS)) }
+  ]
+}
+
+interface Figures { store: string, dataIds: number, seedSeconds: number, points: number, kinds: Array<{ name: string } & Summary> }
+
+async function benchOn (store: Store): Promise<Figures> {
+  const dataIds = dataIdsOf(store)
+  let scratch: ScratchDatabase | undefined
+  if (store === 'postgres' && SERVER_URL !== undefined) scratch = await createScratchDatabase(SERVER_URL, 'fleet_bench_query')
+  try {
+    console.log(`\n== ${store}: ${SYSTEMS} systems × ${dataIds} data ids × ${DAYS} days of one-minute points`)
+    const service = await startBenchService(scratch?.url)
+    try {
+      const t0 = performance.now()
+      const end = Math.floor(Date.now() / MINUTE) * MINUTE
+      await seedSystems(service.db, service.companyUid, SYSTEMS, end)
+      await seedPoints(service.db, end, dataIds)
+      const seedSeconds = (performance.now() - t0) / 1000
+      const points = (await service.db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM data_points')).rows[0]?.n ?? 0
+      console.log(`   seeded ${points} points in ${seedSeconds.toFixed(1)} s`)
+      const uids = await systemUids(service.db)
+      const load = { origin: service.origin, headers: { authorization: `Bearer ${await service.login()}` }, concurrency: CONCURRENCY }
+      const mix = kinds(uids, end, dataIds)
+      // One kind at a time, so that a month-long fleet aggregation does not show up in the latency of a chart.
+      console.log(`   each kind: ${SECONDS} s over ${CONCURRENCY} connections`)
+      const figures: Figures = { store, dataIds, seedSeconds, points, kinds: [] }
+      for (const kind of mix) {
+        await runLoadInWorker({ ...load, concurrency: 1, kinds: [{ name: kind.name, paths: kind.paths.slice(0, 2) }], durationMs: 1 }) // warm up
+        const result = await runLoadInWorker({ ...load, kinds: [kind], durationMs: SECONDS * 1000 })
+        for (const k of result.kinds) {
+          if (k.errors > 0) console.error(`  ${k.name}: ${k.errors} errors, first: ${k.firstError ?? ''}`)
+          figures.kinds.push({ name: k.name, ...summarize(k.latencies, k.errors, result.seconds) })
+          console.log(`   ${k.name}: ${k.latencies.length} requests`)
+        }
+      }
+      print(figures)
+      return figures
+    } finally {
+      await service.close()
+    }
+  } finally {
+    await scratch?.drop()
+  }
+}
+
+function print (f: Figures): void {
+  const line = (k: { name: string } & Summary): Cell[] => [k.name, k.requests, k.rps, k.p50, k.p99, k.max, k.errors]
+  console.log()
+  console.log(table(['query kind', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors'], f.kinds.map(line)))
+}
+
+const results: Figures[] = []
+results.push(await benchOn('pglite'))
+if (SERVER_URL !== undefined) results.push(await benchOn('postgres'))
+else console.log('\n(DATABASE_URL not set: PostgreSQL skipped)')
+
+console.log('\n== summary (p50 / p99 ms)')
+const names = results[0]?.kinds.map((k) => k.name) ?? []
+console.log(table(['query kind', ...results.map((r) => r.store)], names.map((name) => [name, ...results.map((r) => {
+  const k = r.kinds.find((x) => x.name === name)
+  return k === undefined ? '-' : `${k.p50.toFixed(1)} / ${k.p99.toFixed(1)}`
+})])))
+console.log(table(['store', 'series per system', 'points', 'seed s'], results.map((r) => [r.store, r.dataIds, r.points, r.seedSeconds])))

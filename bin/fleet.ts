@@ -1,0 +1,71 @@
+// `npx fleet <command>`: serve (what `npm start` runs), migrate, seed <file.json>.
+import { readFile } from 'node:fs/promises'
+import { ConfigError, loadConfig, type Config } from '../core/config.js'
+import { SeedError } from '../core/services/seed.service.js'
+import { createContext, createLogger, openInfra } from './context.js'
+import { startService, welcome } from './serve.js'
+import { simulate } from './simulate.js'
+import { openDb } from '../storage/db.js'
+import { migrate } from '../storage/migrate.js'
+
+const USAGE = `usage: fleet <command>
+  serve              run the service (HTTP API) on the configured ports
+  migrate            apply the database migrations and exit
+  seed <file.json>   create or update what the file describes (see README, "Seed file")
+  simulate ...       run simulated devices against a running service (fleet simulate --help)`
+
+async function serve (config: Readonly<Config>): Promise<void> {
+  const log = createLogger(config)
+  const running = await startService(config, log)
+  const hello = welcome(running.bootstrap, running.httpPort)
+  if (hello !== '') process.stdout.write(hello + '\n')
+  log.info({ httpPort: running.httpPort, mqttPort: running.mqttPort, store: config.DATABASE_URL === undefined ? 'pglite' : 'postgres' }, 'fleet service started')
+  let stopping = false
+  const stop = (signal: string): void => {
+    if (stopping) return
+    stopping = true
+    log.info({ signal }, 'shutting down')
+    running.close().then(() => process.exit(0), (err: unknown) => { log.error({ err }, 'shutdown failed'); process.exit(1) })
+  }
+  process.on('SIGTERM', () => { stop('SIGTERM') })
+  process.on('SIGINT', () => { stop('SIGINT') })
+}
+
+async function runMigrate (config: Readonly<Config>): Promise<void> {
+  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR })
+  try {
+    const applied = await migrate(db)
+    process.stdout.write(applied.length === 0 ? 'migrations: up to date\n' : `migrations applied: ${applied.join(', ')}\n`)
+  } finally { await db.close() }
+}
+
+async function seed (config: Readonly<Config>, file: string | undefined): Promise<void> {
+  if (file === undefined) throw new SeedError('seed needs a file: fleet seed <file.json>')
+  let doc: unknown
+  try { doc = JSON.parse(await readFile(file, 'utf8')) } catch (err) { throw new SeedError(`cannot read ${file}: ${(err as Error).message}`) }
+  const log = createLogger({ LOG_LEVEL: 'warn' })
+  const infra = await openInfra(config, log)
+  const ctx = createContext(config, log, infra)
+  try {
+    const report = await ctx.services.seed.seed(doc)
+    process.stdout.write(`seeded ${file}: ${Object.entries(report).map(([k, n]) => `${n} ${k}`).join(', ')}\n`)
+  } finally { await ctx.close() }
+}
+
+async function main (argv: string[]): Promise<void> {
+  const [command = 'serve', ...rest] = argv
+  if (command === 'help' || command === '--help') { process.stdout.write(USAGE + '\n'); return }
+  const config = loadConfig(process.env)
+  if (command === 'serve') return await serve(config)
+  if (command === 'migrate') return await runMigrate(config)
+  if (command === 'seed') return await seed(config, rest[0])
+  if (command === 'simulate') { process.exitCode = await simulate(config, rest); return }
+  process.stderr.write(`unknown command "${command}"\n${USAGE}\n`)
+  process.exitCode = 2
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof SeedError) process.stderr.write(`fleet: ${err.message}\n`)
+  else process.stderr.write(`fleet: ${(err as Error).stack ?? String(err)}\n`)
+  process.exit(1)
+})

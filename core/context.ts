@@ -1,0 +1,13 @@
+import type { Config } from './config.js'
+import type { RateCounter } from './ports.js'
+import type { Services } from './services/index.js'
+import type { Logger } from './logger.js'
+
+/** What api/ and ingest/ receive: built by bin/context.ts, the composition root. */
+export interface AppContext {
+  config: Readonly<Config>
+  log: Logger
+  services: Services
+  rateCounter: RateCounter
+  close (): Promise<void>
+}

@@ -1,0 +1,40 @@
+// The one representation every device protocol produces (shared/style.md §2.6; conventions.md §Devices: "Every
+// accepted device payload is stored as one device message ... with its data points"). Nothing downstream of a
+// normaliser knows which protocol carried the message, except through `protocol`.
+
+/** fleet-api.md §Device message shows MSCI; conventions.md §Devices adds MQTT, REST and M3DA. */
+export const DEVICE_PROTOCOLS = ['MQTT', 'REST', 'M3DA', 'MSCI', 'SNMP', 'SPARKPLUG'] as const
+export type DeviceProtocol = typeof DEVICE_PROTOCOLS[number]
+
+/** A stored value: numbers, strings, booleans, or null (fleet-api.md §Data point shapes: number, string or null). */
+export type DataValue = number | string | boolean | null
+
+/** One point of a time series: device-management ids (`_RSSI`…) and application ids alike. */
+export interface DataPoint {
+  dataId: string
+  /** ms since epoch, as the device stamped it (or the reception time when it did not). */
+  ts: number
+  value: DataValue
+}
+
+export interface DeviceMessage {
+  uid: string
+  systemUid: string
+  companyUid: string
+  protocol: DeviceProtocol
+  /** Server time of reception, ms. */
+  receivedAt: number
+  /** The message timestamp of fleet-api.md §Device message: its latest point, or receivedAt when it has none. */
+  timestamp: number
+  /** In payload order, duplicates kept. */
+  points: DataPoint[]
+  /** fleet-api.md §Device message: "duplicates are counted". */
+  nbDataPoints: number
+}
+
+/** The latest point timestamp, or receivedAt for a message without points. */
+export function messageTimestamp (points: readonly DataPoint[], receivedAt: number): number {
+  let latest: number | undefined
+  for (const p of points) if (latest === undefined || p.ts > latest) latest = p.ts
+  return latest ?? receivedAt
+}

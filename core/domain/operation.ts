@@ -1,0 +1,115 @@
+// Bulk operations (fleet-api.md §Operations on systems; conventions.md §Operations: the resource fleet-api.md
+// does not show).
+
+export const OPERATION_TYPES = ['SYSTEM_LABEL', 'SYSTEM_TRANSFER', 'SYSTEM_SWAP_SIM', 'SYSTEM_REGISTER', 'SYSTEM_IMPORT',
+  'SYSTEM_EDIT', 'SYSTEM_DELETE', 'SYSTEM_RETRIEVE_DATA', 'SYSTEM_APPLY_SETTINGS', 'SYSTEM_REBOOT', 'SYSTEM_RESET',
+  'SYSTEM_WAKEUP', 'SYSTEM_EXPORT_DATA_HISTORY', 'SYSTEM_IMPORT_USAGES'] as const
+export type OperationType = typeof OPERATION_TYPES[number]
+
+export const OPERATION_STATES = ['SCHEDULED', 'IN_PROGRESS', 'FINISHED'] as const
+export type OperationState = typeof OPERATION_STATES[number]
+
+export const TASK_STATES = ['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'BEING_CANCELLED', 'CANCELLED'] as const
+export type TaskState = typeof TASK_STATES[number]
+/** Task states that end a task (fleet-api.md §States: dependsOn.states). */
+export const FINAL_TASK_STATES = ['SUCCESS', 'FAILURE', 'CANCELLED'] as const
+export type FinalTaskState = typeof FINAL_TASK_STATES[number]
+
+export interface DependsOn { operation: string, states: FinalTaskState[] }
+
+export interface Operation {
+  uid: string
+  companyUid: string
+  type: OperationType
+  state: OperationState
+  createdAt: number
+  startDate: number | null
+  scheduledTime: number | null
+  timeoutDate: number
+  endDate: number | null
+  cancelDate: number | null
+  total: number
+  target: string | null
+  userUid: string | null
+  userEmail: string | null
+  notify: boolean
+  callback: string | null
+  parameters: Record<string, unknown>
+  dependsOn: DependsOn | null
+  /** False while a dependsOn operation waits for its parent to finish to know its systems. */
+  resolved: boolean
+}
+
+export interface Task {
+  uid: string
+  operationUid: string
+  seq: number
+  systemUid: string
+  systemName: string | null
+  state: TaskState
+  createdAt: number
+  startDate: number | null
+  endDate: number | null
+  errorCode: string | null
+  errorMessage: string | null
+  line: number | null
+  params: Record<string, unknown> | null
+}
+
+/** A task to create: the system, and what this system's task needs beyond the operation's parameters. */
+export interface NewTask { systemUid: string, systemName: string | null, params?: Record<string, unknown>, line?: number }
+
+export type Counters = Array<{ state: TaskState, count: number }>
+
+/** All six task states, always (conventions.md §Operations). */
+export function counters (counts: Partial<Record<TaskState, number>>): Counters {
+  return TASK_STATES.map((state) => ({ state, count: counts[state] ?? 0 }))
+}
+
+/** conventions.md §Operations: the operation JSON. */
+export function operationView (op: Operation, counts: Partial<Record<TaskState, number>>): Record<string, unknown> {
+  return {
+    uid: op.uid,
+    entity: 'SYSTEM',
+    operationType: op.type,
+    state: op.state,
+    createdAt: op.createdAt,
+    startDate: op.startDate,
+    scheduledTime: op.scheduledTime,
+    timeoutDate: op.timeoutDate,
+    endDate: op.endDate,
+    cancelDate: op.cancelDate,
+    total: op.total,
+    target: op.target,
+    counters: counters(counts),
+    user: op.userUid === null ? null : { uid: op.userUid, email: op.userEmail },
+    notify: op.notify,
+    callback: op.callback === null ? null : redactUrl(op.callback),
+    parameters: op.parameters,
+    dependsOn: op.dependsOn
+  }
+}
+
+/** conventions.md §Operations: the task JSON. */
+export function taskView (t: Task): Record<string, unknown> {
+  return {
+    uid: t.uid,
+    operation: t.operationUid,
+    system: { uid: t.systemUid, name: t.systemName },
+    state: t.state,
+    createdAt: t.createdAt,
+    startDate: t.startDate,
+    endDate: t.endDate,
+    error: t.errorCode === null ? null : { code: t.errorCode, message: t.errorMessage ?? t.errorCode },
+    ...(t.line === null ? {} : { line: t.line })
+  }
+}
+
+/** The password of a callback URL is never shown back. */
+function redactUrl (url: string): string {
+  try {
+    const u = new URL(url)
+    if (u.password !== '') u.password = '***'
+    return u.toString()
+  } catch { return url }
+}

@@ -1,0 +1,47 @@
+// The system filters of fleet-api.md §Find systems, which are also the `criteria` of a bulk-operation selection
+// (fleet-api.md §System selection). One type, one SQL translation (storage/repositories/system-criteria.sql.ts).
+
+export const GATEWAY_KEYS = ['uid', 'type', 'imei', 'macAddress', 'serialNumber'] as const
+export const SUBSCRIPTION_KEYS = ['uid', 'operator', 'identifier', 'mobileNumber', 'networkIdentifier', 'ipAddress',
+  'requestedIp', 'eid', 'appletGeneration', 'formFactor', 'confType', 'technology', 'productRefName'] as const
+export const APPLICATION_KEYS = ['uid', 'name', 'revision', 'type'] as const
+export const DATA_KEYS = ['rssiLevel', 'ecioLevel', 'networkServiceType', 'roamingStatus', 'signalStrength',
+  'rsrpLevel', 'rsrqLevel'] as const
+/** fleet-api.md §Operations, Label: the identifier lists of the label operation. */
+export const IDENTIFIER_KINDS = ['name', 'gatewaySerialNumber', 'gatewayImei', 'gatewayMacAddress',
+  'subscriptionIdentifier', 'subscriptionNetworkIdentifier', 'subscriptionIpAddress', 'subscriptionEid'] as const
+
+export type GatewayKey = typeof GATEWAY_KEYS[number]
+export type SubscriptionKey = typeof SUBSCRIPTION_KEYS[number]
+export type ApplicationKey = typeof APPLICATION_KEYS[number]
+export type DataKey = typeof DATA_KEYS[number]
+export type IdentifierKind = typeof IDENTIFIER_KINDS[number]
+
+export const DATE_BOUNDS = ['lastCommAfter', 'lastCommBefore', 'creationAfter', 'creationBefore', 'activationAfter',
+  'activationBefore', 'lastStateChangeAfter', 'lastStateChangeBefore', 'lastSyncAfter', 'lastSyncBefore'] as const
+export type DateBound = typeof DATE_BOUNDS[number]
+
+export interface SystemCriteria extends Partial<Record<DateBound, number>> {
+  uids?: string[]
+  labels?: string[]
+  name?: string
+  states?: string[]
+  lifeCycleStates?: string[]
+  activityStates?: string[]
+  type?: string
+  lastAppliedTemplate?: string
+  lastConfigName?: string
+  commStatus?: string[]
+  syncStatus?: string[]
+  metadata?: Record<string, string>
+  application?: Partial<Record<ApplicationKey, string>>
+  gateway?: Partial<Record<GatewayKey, string>>
+  subscription?: Partial<Record<SubscriptionKey, string>>
+  data?: Partial<Record<DataKey, string>>
+  usageStatus?: string
+  offer?: string
+  notOffer?: string
+  options?: string[]
+  notOptions?: string[]
+  identifiers?: Partial<Record<IdentifierKind, string[]>>
+}

@@ -1,0 +1,51 @@
+// The store of the operations engine (issue: Operations engine): operations, their tasks and produced files.
+import type { Counters, DependsOn, NewTask, Operation, OperationState, Task, TaskState } from './domain/operation.js'
+import type { Found, Page } from './paging.js'
+
+export interface OperationFilter {
+  uid?: string[] | undefined
+  states?: string[] | undefined
+  operationTypes?: string[] | undefined
+  target?: string | undefined
+  user?: string | undefined
+  createdAfter?: number | undefined
+  createdBefore?: number | undefined
+}
+
+export interface TaskResult { uid: string, state: 'SUCCESS' | 'FAILURE' | 'IN_PROGRESS', errorCode?: string | null, errorMessage?: string | null, params?: Record<string, unknown> | null }
+
+export interface OperationsRepository {
+  insert (op: Operation): Promise<void>
+  /** Appends tasks (seq continues) and raises total. */
+  insertTasks (operationUid: string, tasks: NewTask[], now: number): Promise<number>
+  find (uid: string): Promise<Operation | undefined>
+  findInCompany (companyUid: string, uid: string): Promise<Operation | undefined>
+  list (companyUid: string, f: OperationFilter, page: Page): Promise<Found<Operation>>
+  counts (operationUids: string[]): Promise<Map<string, Partial<Record<TaskState, number>>>>
+  tasks (operationUid: string, states: string[] | undefined, page: Page): Promise<Found<Task>>
+  /** Locks up to `limit` PENDING tasks of the operation in seq order, skipping those another worker holds. */
+  claimPending (operationUid: string, limit: number): Promise<Task[]>
+  setTaskResults (results: TaskResult[], now: number): Promise<void>
+  /** Open (not final) tasks left. */
+  openTasks (operationUid: string): Promise<number>
+  /** Changes the state when it is `from` (or any of `from`); answers whether it changed. */
+  transition (uid: string, from: OperationState[], to: OperationState, patch: Partial<Pick<Operation, 'startDate' | 'endDate' | 'cancelDate'>>): Promise<boolean>
+  setResolved (uid: string): Promise<void>
+  /** Parent tasks' systems, for a dependsOn selection. */
+  parentSystems (dependsOn: DependsOn): Promise<Array<{ systemUid: string, systemName: string | null }>>
+  children (operationUid: string): Promise<string[]>
+  /** Cancels what has not finished: PENDING → CANCELLED, IN_PROGRESS → BEING_CANCELLED. */
+  cancelTasks (operationUid: string, now: number): Promise<void>
+  /** Tasks still open past their operation's timeoutDate → FAILURE operation.timeout; answers the operations touched. */
+  timeOut (now: number): Promise<string[]>
+  /** Operations not FINISHED: for recovery after a restart. */
+  unfinished (): Promise<Operation[]>
+  putFile (operationUid: string, file: { name: string, contentType: string, data: Buffer }): Promise<void>
+  file (operationUid: string): Promise<{ name: string, contentType: string, data: Buffer } | undefined>
+  /** Operations with a dependsOn on this company's operation, and the like: by uid in a company. */
+  dataset (companyUid: string, uid: string): Promise<{ uid: string, name: string, data: string[] } | undefined>
+  putDataset (d: { uid: string, companyUid: string, name: string, data: string[] }): Promise<void>
+  datasetByName (companyUid: string, name: string): Promise<{ uid: string, name: string, data: string[] } | undefined>
+}
+
+export type { Counters }

@@ -1,0 +1,251 @@
+// The operations engine (issue: Operations engine; conventions.md §Operations; shared/design.md §How data flows).
+// An operation and its tasks are written in one transaction. Jobs only say when to look: `operation.start` when the
+// schedule and dependsOn allow, then `operation.run`, which takes the next chunk of PENDING tasks (FOR UPDATE SKIP
+// LOCKED), runs them in one transaction (each in a savepoint, or the whole chunk at once through the handler's
+// runChunk) and commits their effects and their new states together. A process killed mid-chunk leaves the chunk's
+// tasks PENDING and their effects undone: the job runs again and no task is lost or applied twice
+// (test/e2e/operations-crash.test.ts). A run job takes chunks for about a second, then queues the next run, so a
+// huge operation shares the workers with the others.
+import { FleetError, isFleetError } from '../errors.js'
+import type { Clock, UnitOfWork } from '../ports.js'
+import type { Logger } from '../logger.js'
+import type { JobQueue } from '../queue.js'
+import type { Repositories } from '../repositories.js'
+import type { CallbackSender, Mailer } from '../notify.js'
+import { callbackRetryDelay, operationMail, operationStateEvent } from '../notify.js'
+import { counters, type NewTask, type Operation, type OperationType, type Task } from '../domain/operation.js'
+import type { TaskResult } from '../operations-port.js'
+import type { OperationJobs } from './jobs.js'
+import type { OperationHandler } from './handler.js'
+
+export interface EngineDeps {
+  repos: Repositories
+  inTransaction: UnitOfWork
+  queue: JobQueue<OperationJobs>
+  clock: Clock
+  log: Logger
+  callbacks: CallbackSender
+  mailer: Mailer
+  handlers: Partial<Record<OperationType, OperationHandler>>
+  /** Tasks per chunk transaction (on PGlite the API waits for the running chunk: keep it small). */
+  chunkSize?: number
+  /** How long one run job goes on taking chunks before it queues the next run (queue hops cost ~1/3 of the time). */
+  sliceMs?: number
+  /** First delay between callback tries (CALLBACK_RETRY_BASE_MS; default 30 s), doubled at each try. */
+  callbackRetryBaseMs?: number
+}
+
+/**
+ * Lets pending I/O (HTTP requests, MQTT packets) run before the next chunk. On PGlite every statement runs
+ * synchronously in this thread and its promise settles as a microtask, so a chain of chunks never reaches the
+ * event loop's I/O phase by itself: without this, a 3,000-task operation kept the API from answering until it ended.
+ */
+const yieldToIo = async (): Promise<void> => { await new Promise<void>((resolve) => { setImmediate(resolve) }) }
+
+export function createEngine (deps: EngineDeps) {
+  const { repos, inTransaction, queue, clock, log } = deps
+  const chunkSize = deps.chunkSize ?? 100
+  const sliceMs = deps.sliceMs ?? 1000
+
+  async function kick (op: Pick<Operation, 'uid' | 'scheduledTime'>): Promise<void> {
+    const runAt = op.scheduledTime !== null && op.scheduledTime > clock.now() ? op.scheduledTime : undefined
+    await queue.enqueue('operation.start', { operationUid: op.uid }, { jobId: `start:${op.uid}`, ...(runAt === undefined ? {} : { runAt }) })
+  }
+
+  /** Writes the operation and its tasks in one transaction, then schedules it. */
+  async function create (op: Operation, tasks: NewTask[]): Promise<string> {
+    await inTransaction(async (tx) => {
+      await tx.operations.insert({ ...op, total: 0 })
+      await tx.operations.insertTasks(op.uid, tasks, op.createdAt)
+    })
+    await emit(op.uid)
+    await kick(op)
+    return op.uid
+  }
+
+  /** Queues the callback of the operation's current state (conventions.md §Callbacks: every state change). */
+  async function emit (uid: string): Promise<void> {
+    const op = await repos.operations.find(uid)
+    if (op === undefined || op.callback === null) return
+    const counts = (await repos.operations.counts([uid])).get(uid) ?? {}
+    const event = operationStateEvent({ uid, operationType: op.type, state: op.state, counters: counters(counts), total: op.total }, clock.now())
+    await queue.enqueue('operation.callback', { operationUid: uid, url: op.callback, event, attempt: 1 }, { jobId: `callback:${uid}:${op.state}`, attempts: 1 })
+  }
+
+  async function parentFinished (op: Operation): Promise<boolean> {
+    if (op.dependsOn === null) return true
+    const parent = await repos.operations.find(op.dependsOn.operation)
+    return parent === undefined || parent.state === 'FINISHED'
+  }
+
+  async function start (operationUid: string): Promise<void> {
+    const op = await repos.operations.find(operationUid)
+    if (op === undefined || op.state === 'FINISHED') return
+    const now = clock.now()
+    if (op.scheduledTime !== null && op.scheduledTime > now) { await kick(op); return }
+    if (!(await parentFinished(op))) return // the parent's end starts it
+    if (!op.resolved && op.dependsOn !== null) {
+      const dependsOn = op.dependsOn
+      await inTransaction(async (tx) => {
+        const systems = await tx.operations.parentSystems(dependsOn)
+        await tx.operations.insertTasks(op.uid, systems.map((s) => ({ systemUid: s.systemUid, systemName: s.systemName })), now)
+        await tx.operations.setResolved(op.uid)
+      })
+    }
+    if (await repos.operations.transition(op.uid, ['SCHEDULED'], 'IN_PROGRESS', { startDate: now })) await emit(op.uid)
+    await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}` })
+  }
+
+  async function runTask (tx: Repositories, op: Operation, task: Task, handler: OperationHandler, now: number): Promise<TaskResult> {
+    try {
+      const outcome = await tx.savepoint.run(async () => await handler.run({ tx, op, task, now }))
+      return { uid: task.uid, state: outcome.state, params: outcome.params ?? null }
+    } catch (err) {
+      if (!isFleetError(err)) throw err
+      await handler.failed?.({ tx, op, task, now })
+      return failure(task, err)
+    }
+  }
+
+  function failure (task: Task, err: FleetError): TaskResult {
+    return { uid: task.uid, state: 'FAILURE', errorCode: err.code, errorMessage: [err.code, ...err.params].join(' ') }
+  }
+
+  /** The chunk through handler.runChunk when it has one (falling back to task by task on a FleetError), else run(). */
+  async function runTasks (tx: Repositories, op: Operation, tasks: Task[], handler: OperationHandler, now: number): Promise<TaskResult[]> {
+    const { runChunk } = handler
+    if (runChunk !== undefined && tasks.length > 0) {
+      try {
+        const outcomes = await tx.savepoint.run(async () => await runChunk.call(handler, { tx, op, tasks, now }))
+        if (outcomes.length !== tasks.length) throw new Error(`${op.type}: runChunk answered ${outcomes.length} outcomes for ${tasks.length} tasks`)
+        const results: TaskResult[] = []
+        for (const [i, task] of tasks.entries()) {
+          const o = outcomes[i]
+          if (o === undefined || isFleetError(o)) {
+            await handler.failed?.({ tx, op, task, now })
+            results.push(failure(task, o ?? new FleetError('internal.error', ['no outcome'])))
+          } else results.push({ uid: task.uid, state: o.state, params: o.params ?? null })
+        }
+        return results
+      } catch (err) {
+        if (!isFleetError(err)) throw err
+      }
+    }
+    const results: TaskResult[] = []
+    for (const task of tasks) results.push(await runTask(tx, op, task, handler, now))
+    return results
+  }
+
+  /**
+   * Runs chunks of PENDING tasks, each in its own transaction, for up to sliceMs; then queues the next run (so a
+   * huge operation shares the workers with the others), or finishes the operation once none is left.
+   */
+  async function run (operationUid: string): Promise<void> {
+    const until = clock.now() + sliceMs
+    const op = await repos.operations.find(operationUid)
+    if (op === undefined || op.state !== 'IN_PROGRESS') return
+    const handler = deps.handlers[op.type]
+    if (handler === undefined) throw new FleetError('internal.error', [`no handler for ${op.type}`])
+    for (;;) {
+      await yieldToIo()
+      const now = clock.now()
+      if (op.timeoutDate <= now) { await sweepTimeouts(); return }
+      const taken = await inTransaction(async (tx) => {
+        const tasks = await tx.operations.claimPending(op.uid, chunkSize)
+        await tx.operations.setTaskResults(await runTasks(tx, op, tasks, handler, now), now)
+        return tasks.length
+      })
+      if (taken < chunkSize) { await finishIfDone(op.uid); return }
+      if (clock.now() >= until) break
+    }
+    await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:${clock.now()}:${Math.random()}` })
+  }
+
+  /** FINISHED once no task is open; then the callback, the e-mail and the operations that depend on it. */
+  async function finishIfDone (operationUid: string): Promise<void> {
+    if (await repos.operations.openTasks(operationUid) > 0) return
+    const now = clock.now()
+    const op = await repos.operations.find(operationUid)
+    if (op === undefined || !op.resolved) return
+    if (!(await repos.operations.transition(operationUid, ['SCHEDULED', 'IN_PROGRESS'], 'FINISHED', { endDate: now }))) return
+    const handler = deps.handlers[op.type]
+    if (handler?.finished !== undefined) await inTransaction(async (tx) => { await handler.finished?.(tx, op, now) })
+    await emit(operationUid)
+    if (op.notify && op.userEmail !== null) await queue.enqueue('operation.notify', { operationUid }, { jobId: `notify:${operationUid}` })
+    for (const child of await repos.operations.children(operationUid)) await queue.enqueue('operation.start', { operationUid: child }, { jobId: `start:${child}` })
+  }
+
+  /** Finishes a task that waited for its device (acknowledgement, or cancellation answered). */
+  async function completeTask (taskUid: string, operationUid: string, result: TaskResult): Promise<void> {
+    await repos.operations.setTaskResults([{ ...result, uid: taskUid }], clock.now())
+    await finishIfDone(operationUid)
+  }
+
+  /** conventions.md §Operations: PENDING tasks CANCELLED at once, IN_PROGRESS ones BEING_CANCELLED. */
+  async function cancel (op: Operation): Promise<void> {
+    const now = clock.now()
+    await inTransaction(async (tx) => {
+      await tx.operations.cancelTasks(op.uid, now)
+      if (!op.resolved) await tx.operations.setResolved(op.uid)
+    })
+    await repos.operations.transition(op.uid, ['SCHEDULED', 'IN_PROGRESS'], op.state, { cancelDate: now })
+    await queue.remove(`start:${op.uid}`)
+    await finishIfDone(op.uid)
+  }
+
+  /** Fails tasks still open at their operation's timeoutDate (conventions.md §Operations: operation.timeout). */
+  async function sweepTimeouts (): Promise<void> {
+    for (const uid of await repos.operations.timeOut(clock.now())) {
+      const op = await repos.operations.find(uid)
+      if (op !== undefined && !op.resolved) await repos.operations.setResolved(uid)
+      await finishIfDone(uid)
+    }
+  }
+
+  /** After a restart: every unfinished operation is looked at again (idempotent job ids make this safe). */
+  async function recover (): Promise<void> {
+    for (const op of await repos.operations.unfinished()) {
+      // A run job of its own: the killed process's job keeps its lease (30 s) before it may run again.
+      if (op.state === 'IN_PROGRESS') await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:recover:${clock.now()}` })
+      else await kick(op)
+    }
+  }
+
+  async function deliverCallback (p: OperationJobs['operation.callback']): Promise<void> {
+    const result = await deps.callbacks.send(p.url, JSON.stringify(p.event))
+    if (result.outcome === 'delivered') return
+    const delay = result.outcome === 'retryable' ? callbackRetryDelay(p.attempt, deps.callbackRetryBaseMs) : undefined
+    if (delay === undefined) {
+      log.warn({ operation: p.operationUid, outcome: result.outcome, attempt: p.attempt }, 'operation callback given up')
+      return
+    }
+    await queue.enqueue('operation.callback', { ...p, attempt: p.attempt + 1 },
+      { jobId: `callback:${p.operationUid}:${p.event.content.state}:${p.attempt + 1}`, runAt: clock.now() + delay, attempts: 1 })
+  }
+
+  async function sendMail (operationUid: string): Promise<void> {
+    const op = await repos.operations.find(operationUid)
+    if (op === undefined || op.userEmail === null) return
+    const counts = (await repos.operations.counts([operationUid])).get(operationUid) ?? {}
+    await deps.mailer.send(operationMail({
+      uid: op.uid, operationType: op.type, state: op.state, counters: counters(counts), total: op.total, startDate: op.startDate, endDate: op.endDate
+    }, op.userEmail))
+  }
+
+  /** Starts working the queue in this process. */
+  async function work (concurrency: number): Promise<void> {
+    await queue.work({
+      'operation.start': async (p) => { await start(p.operationUid) },
+      'operation.run': async (p) => { await run(p.operationUid) },
+      'operation.callback': async (p) => { await deliverCallback(p) },
+      'operation.notify': async (p) => { await sendMail(p.operationUid) }
+    }, {
+      concurrency,
+      onFailed: async (f) => { log.error({ job: f.job, err: f.error }, 'operation job failed') }
+    })
+  }
+
+  return { create, cancel, completeTask, sweepTimeouts, recover, work, finishIfDone }
+}
+
+export type Engine = ReturnType<typeof createEngine>

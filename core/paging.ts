@@ -1,0 +1,4 @@
+/** Paging of every list (conventions.md §Lists). */
+export interface Page { offset: number, size: number }
+export interface Sort<F extends string> { field: F, dir: 'asc' | 'desc' }
+export interface Found<T> { items: T[], count: number }

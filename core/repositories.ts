@@ -1,0 +1,203 @@
+// Repository ports: storage/repositories implements them over a Queryable (pool, transaction or PGlite).
+import type { Company, CompanyPatch, PictureSize } from './domain/company.js'
+import type { Membership, Profile, UserFilter, UserRecord, UserSort } from './domain/user.js'
+import type { Application, Gateway, Offer, Subscription, System, SystemOption, SystemSort } from './domain/system.js'
+import type { SystemCriteria } from './domain/system-criteria.js'
+import type { TelemetryRepository } from './telemetry.js'
+import type { OperationsRepository } from './operations-port.js'
+import type { DataQueriesRepository } from './data-queries.js'
+
+import type { Found, Page, Sort } from './paging.js'
+export type { Found, Page, Sort } from './paging.js'
+
+export interface CompaniesRepository {
+  findByUid (uid: string): Promise<Company | undefined>
+  findByName (name: string): Promise<Company | undefined>
+  insert (c: Company, createdAt: number): Promise<void>
+  update (uid: string, patch: CompanyPatch): Promise<void>
+  setSystemLimit (uid: string, limit: number | null): Promise<void>
+  addPartner (companyUid: string, partnerUid: string): Promise<void>
+  partners (companyUid: string): Promise<string[]>
+  putPictures (companyUid: string, pictures: Record<PictureSize, { contentType: string, data: Buffer }>): Promise<void>
+  getPicture (companyUid: string, size: PictureSize): Promise<{ contentType: string, data: Buffer } | undefined>
+}
+
+export interface ProfilesRepository {
+  findByUid (companyUid: string, uid: string): Promise<Profile | undefined>
+  findByName (companyUid: string, name: string): Promise<Profile | undefined>
+  insert (p: Profile): Promise<void>
+  updateRights (uid: string, rights: string[]): Promise<void>
+}
+
+export interface UsersRepository {
+  findByUid (uid: string): Promise<UserRecord | undefined>
+  findByEmail (email: string): Promise<UserRecord | undefined>
+  insert (u: UserRecord, createdAt: number): Promise<void>
+  update (uid: string, patch: Partial<Pick<UserRecord, 'name' | 'phoneNumber' | 'passwordHash'>>): Promise<void>
+  /** Users holding a membership of filter.companyUid, with their profile there. */
+  find (filter: UserFilter, sort: Array<Sort<UserSort>>, page: Page): Promise<Found<UserRecord & { profile: { uid: string, name: string } | null }>>
+}
+
+export interface MembershipsRepository {
+  forUser (userUid: string): Promise<Membership[]>
+  get (userUid: string, companyUid: string): Promise<Membership | undefined>
+  /** Creates or replaces the membership. */
+  put (userUid: string, companyUid: string, profileUid: string | null, administrator: boolean): Promise<void>
+  setProfile (userUid: string, companyUid: string, profileUid: string): Promise<void>
+  remove (userUid: string, companyUid: string): Promise<boolean>
+  /** Members of the company, with their user record. */
+  administrators (companyUid: string): Promise<Array<UserRecord & { hasProfile: boolean }>>
+  members (companyUid: string, userUids: string[]): Promise<Array<Membership & { user: UserRecord }>>
+  setAdministrators (companyUid: string, userUids: string[]): Promise<void>
+}
+
+export interface ApiClientRecord { clientId: string, secretHash: string, name: string, userUid: string | null }
+
+export interface ApiClientsRepository {
+  find (clientId: string): Promise<ApiClientRecord | undefined>
+  /** Creates the client or updates its secret, name and owner. */
+  put (c: ApiClientRecord, createdAt: number): Promise<void>
+  count (): Promise<number>
+}
+
+export interface TokenRecord {
+  hash: string
+  kind: 'access' | 'refresh'
+  clientId: string
+  userUid: string | null
+  /** The other token of the pair issued together (the refresh token of an access token and back). */
+  pairHash: string | null
+  expiresAt: number
+}
+
+export interface TokensRepository {
+  insert (t: TokenRecord, createdAt: number): Promise<void>
+  find (hash: string): Promise<TokenRecord | undefined>
+  /** Deletes the token and its pair. */
+  revoke (hash: string): Promise<void>
+  deleteExpired (now: number): Promise<number>
+}
+
+/** The columns of a systems row that services write. */
+export type SystemRow = Omit<System, 'gateway' | 'subscription' | 'applications' | 'offer'> & {
+  gatewayUid: string | null
+  subscriptionUid: string | null
+  offerUid: string | null
+}
+
+export interface SystemsRepository {
+  findByUid (companyUid: string, uid: string): Promise<System | undefined>
+  /** Systems of the company matching the criteria, sorted and paged; count is the total matching. */
+  find (companyUid: string, criteria: SystemCriteria, sort: Array<Sort<SystemSort>>, page: Page): Promise<Found<System>>
+  /** Uids only, for selections: at most `limit`. */
+  findUids (companyUid: string, criteria: SystemCriteria, limit: number): Promise<string[]>
+  /** Uid and name of the matching systems, oldest first, at most `limit`: what a selection needs. */
+  refs (companyUid: string, criteria: SystemCriteria, limit: number): Promise<Array<{ uid: string, name: string }>>
+  count (companyUid: string): Promise<number>
+  /** Locks the company's systems count against concurrent creation (system limit). */
+  lockCompany (companyUid: string): Promise<void>
+  insert (row: SystemRow): Promise<void>
+  update (uid: string, patch: Partial<SystemRow>): Promise<void>
+  delete (uid: string): Promise<void>
+  setApplications (systemUid: string, applicationUids: string[]): Promise<void>
+  /** Adds then removes labels; answers false when the system is not one of the company's. */
+  relabel (companyUid: string, uid: string, add: string[], remove: string[]): Promise<boolean>
+  /** relabel for many systems in one statement (a chunk of a label operation); answers the uids relabelled. */
+  relabelMany (companyUid: string, uids: string[], add: string[], remove: string[]): Promise<string[]>
+  /** delete for many of the company's systems in one go (a chunk of a bulk delete); answers what was deleted. */
+  deleteMany (companyUid: string, uids: string[]): Promise<Array<{ uid: string, gatewayUid: string | null, subscriptionUid: string | null }>>
+  /** The system using the gateway or subscription, if any. */
+  byGateway (gatewayUid: string): Promise<string | undefined>
+  bySubscription (subscriptionUid: string): Promise<string | undefined>
+  options (systemUid: string): Promise<SystemOption[]>
+  setOptions (systemUid: string, optionUids: string[]): Promise<void>
+  /** Device logins (gateway serial number, IMEI): each identifies one system across the service. */
+  setCommIdentifiers (systemUid: string, identifiers: string[]): Promise<void>
+  /** The system owning these identifiers, other than `except`, if any. */
+  commIdentifierOwner (identifiers: string[], except: string | null): Promise<string | undefined>
+  systemByCommIdentifier (identifier: string): Promise<{ systemUid: string, companyUid: string } | undefined>
+  /**
+   * Moves the system, its gateway and its subscription to another company (fleet-api.md §Transfer): sets the offer
+   * and the subscription's operator account there, clears the gateway's transfer_to and drops the options only the
+   * source company offers. @throws gateway.not.unique.identifiers, subscription.not.unique.identifiers
+   */
+  transfer (uid: string, to: { companyUid: string, offerUid: string | null, operatorAccountUid: string | null }): Promise<void>
+}
+
+export interface GatewaysRepository {
+  findByUid (companyUid: string, uid: string): Promise<Gateway | undefined>
+  /** Gateways of the company holding any of the given identifiers. */
+  findByIdentifiers (companyUid: string, ids: { imei?: string | null, serialNumber?: string | null, macAddress?: string | null }): Promise<Gateway[]>
+  insert (g: Gateway): Promise<void>
+  update (uid: string, patch: Partial<Omit<Gateway, 'uid' | 'companyUid' | 'creationDate'>>): Promise<void>
+  delete (uid: string): Promise<void>
+  /** Marks the gateways of the company's systems as moving to `destination` (gateway.being.transferred). */
+  markTransfer (companyUid: string, systemUids: string[], destination: string): Promise<void>
+  /** Clears those marks of the systems' gateways that point to `destination`. */
+  unmarkTransfer (companyUid: string, systemUids: string[], destination: string): Promise<void>
+}
+
+export interface SubscriptionsRepository {
+  findByUid (companyUid: string, uid: string): Promise<Subscription | undefined>
+  findByIdentifier (companyUid: string, identifier: string): Promise<Subscription | undefined>
+  insert (s: Subscription): Promise<void>
+  update (uid: string, patch: Partial<Omit<Subscription, 'uid' | 'companyUid' | 'creationDate'>>): Promise<void>
+  delete (uid: string): Promise<void>
+}
+
+export interface ApplicationFilter { name?: string | undefined, type?: string | undefined, revision?: string | undefined, category?: string | undefined, uid?: string | undefined }
+
+export interface ApplicationsRepository {
+  /** Public applications and those of the company. */
+  findByUids (companyUid: string, uids: string[]): Promise<Application[]>
+  find (companyUid: string, filter: ApplicationFilter, page: Page): Promise<Found<Application>>
+  findByKey (companyUid: string | null, type: string, revision: string): Promise<Application | undefined>
+  insert (a: Application, createdAt: number): Promise<void>
+  update (uid: string, a: Omit<Application, 'uid' | 'companyUid'>): Promise<void>
+  /** Applications installed on a system, complete with protocols, data and actions. */
+  ofSystem (systemUid: string): Promise<Application[]>
+}
+
+export interface OperatorAccount { uid: string, companyUid: string, name: string, operator: string, swapSupported: boolean }
+export interface SettingTemplate { uid: string, companyUid: string, name: string, settings: Array<{ key: string, value: unknown }> }
+export interface OptionRecord extends SystemOption { companyUid: string | null }
+
+export interface CatalogueRepository {
+  offer (companyUid: string, uid: string): Promise<Offer | undefined>
+  offerByName (companyUid: string, name: string): Promise<Offer | undefined>
+  putOffer (o: Offer): Promise<void>
+  operatorAccount (companyUid: string, uid: string): Promise<OperatorAccount | undefined>
+  operatorAccountByName (companyUid: string, name: string): Promise<OperatorAccount | undefined>
+  /** The company's account of that operator (the first by name when it has several). */
+  operatorAccountByOperator (companyUid: string, operator: string): Promise<OperatorAccount | undefined>
+  putOperatorAccount (a: OperatorAccount): Promise<void>
+  template (companyUid: string, uid: string): Promise<SettingTemplate | undefined>
+  templateByName (companyUid: string, name: string): Promise<SettingTemplate | undefined>
+  putTemplate (t: SettingTemplate): Promise<void>
+  optionByName (companyUid: string | null, type: string, name: string): Promise<OptionRecord | undefined>
+  putOption (o: OptionRecord): Promise<void>
+}
+
+/** Savepoints of the current transaction: one task's changes are undone without undoing its neighbours'. */
+export interface Savepoints {
+  /** Runs fn inside a savepoint: released when it resolves, rolled back (and the error rethrown) when it throws. */
+  run<T>(fn: () => Promise<T>): Promise<T>
+}
+
+export interface Repositories {
+  companies: CompaniesRepository
+  profiles: ProfilesRepository
+  users: UsersRepository
+  memberships: MembershipsRepository
+  clients: ApiClientsRepository
+  tokens: TokensRepository
+  systems: SystemsRepository
+  gateways: GatewaysRepository
+  subscriptions: SubscriptionsRepository
+  applications: ApplicationsRepository
+  catalogue: CatalogueRepository
+  telemetry: TelemetryRepository
+  operations: OperationsRepository
+  savepoint: Savepoints
+  dataQueries: DataQueriesRepository
+}

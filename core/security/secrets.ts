@@ -1,0 +1,43 @@
+import { createHash, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto'
+import { promisify } from 'node:util'
+
+const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>
+
+// conventions.md §Authentication: passwords with a slow salted hash. scrypt N=2^15, r=8, p=1 (~50 ms, 32 MiB).
+const N = 32_768
+const R = 8
+const P = 1
+const KEY_LEN = 32
+const SCRYPT_OPTS = { N, r: R, p: P, maxmem: 64 * 1024 * 1024 }
+
+/** Encodes as `scrypt$N$r$p$salt$hash` (base64url) so that the cost can change without a migration. */
+export async function hashPassword (password: string): Promise<string> {
+  const salt = randomBytes(16)
+  const key = await scryptAsync(password, salt, KEY_LEN, SCRYPT_OPTS)
+  return ['scrypt', N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$')
+}
+
+export async function verifyPassword (password: string, encoded: string | null): Promise<boolean> {
+  const parts = encoded?.split('$') ?? []
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false
+  const [, n, r, p, salt, hash] = parts as [string, string, string, string, string, string]
+  const expected = Buffer.from(hash, 'base64url')
+  const key = await scryptAsync(password, Buffer.from(salt, 'base64url'), expected.length,
+    { N: Number(n), r: Number(r), p: Number(p), maxmem: 256 * 1024 * 1024 })
+  return timingSafeEqual(key, expected)
+}
+
+/** A random secret for tokens, client secrets and generated passwords. */
+export function randomSecret (bytes = 24): string {
+  return randomBytes(bytes).toString('base64url')
+}
+
+/** Tokens are stored only as this hash (conventions.md §Authentication). */
+export function sha256 (s: string): string {
+  return createHash('sha256').update(s).digest('hex')
+}
+
+/** Resource uids: 32 hex characters, the shape AirVantage clients expect. */
+export function newUid (): string {
+  return randomUUID().replaceAll('-', '')
+}

@@ -1,0 +1,158 @@
+import { FleetError } from '../errors.js'
+import type { Clock } from '../ports.js'
+import type { Repositories, ApiClientRecord } from '../repositories.js'
+import type { Actor, ActorMembership } from '../domain/actor.js'
+import { rightsOf } from '../domain/rights.js'
+import { randomSecret, sha256, verifyPassword } from '../security/secrets.js'
+import type { AccessEpoch } from './access-epoch.js'
+
+const ACTOR_TTL_MS = 2000
+const ACTORS_MAX = 100_000
+
+/** An RFC 6749 error: rendered as `{error, error_description}` by the token route. */
+export class OAuthError extends Error {
+  constructor (readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type',
+    readonly description: string, readonly status = error === 'invalid_client' ? 401 : 400) {
+    super(description)
+    this.name = 'OAuthError'
+  }
+}
+
+export interface TokenResponse {
+  access_token: string
+  token_type: 'bearer'
+  refresh_token: string
+  expires_in: number
+  scope: ''
+}
+
+export interface TokenRequest {
+  grantType?: string | undefined
+  clientId?: string | undefined
+  clientSecret?: string | undefined
+  username?: string | undefined
+  password?: string | undefined
+  refreshToken?: string | undefined
+}
+
+export interface AuthServiceDeps {
+  repos: Pick<Repositories, 'clients' | 'users' | 'tokens' | 'memberships'>
+  clock: Clock
+  tokenTtlS: number
+  refreshTtlS: number
+  epoch: AccessEpoch
+}
+
+/** OAuth 2 token issue, expiry and the resolution of a bearer token into an Actor (conventions.md §Authentication). */
+export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch }: AuthServiceDeps) {
+  async function client (req: TokenRequest): Promise<ApiClientRecord> {
+    if (req.clientId === undefined || req.clientSecret === undefined) {
+      throw new OAuthError('invalid_client', 'client credentials are missing')
+    }
+    const found = await repos.clients.find(req.clientId)
+    if (found === undefined || !(await verifyPassword(req.clientSecret, found.secretHash))) {
+      throw new OAuthError('invalid_client', 'client authentication failed')
+    }
+    return found
+  }
+
+  async function issue (clientId: string, userUid: string | null): Promise<TokenResponse> {
+    const access = randomSecret(32)
+    const refresh = randomSecret(32)
+    const now = clock.now()
+    const accessHash = sha256(access)
+    const refreshHash = sha256(refresh)
+    await repos.tokens.insert({ hash: accessHash, kind: 'access', clientId, userUid, pairHash: refreshHash, expiresAt: now + tokenTtlS * 1000 }, now)
+    await repos.tokens.insert({ hash: refreshHash, kind: 'refresh', clientId, userUid, pairHash: accessHash, expiresAt: now + refreshTtlS * 1000 }, now)
+    return { access_token: access, token_type: 'bearer', refresh_token: refresh, expires_in: tokenTtlS, scope: '' }
+  }
+
+  async function passwordGrant (c: ApiClientRecord, req: TokenRequest): Promise<TokenResponse> {
+    if (req.username === undefined || req.password === undefined) {
+      throw new OAuthError('invalid_request', 'username and password are required')
+    }
+    const user = await repos.users.findByEmail(req.username)
+    if (user === undefined || !(await verifyPassword(req.password, user.passwordHash))) {
+      throw new OAuthError('invalid_grant', 'bad user credentials')
+    }
+    return await issue(c.clientId, user.uid)
+  }
+
+  async function refreshGrant (c: ApiClientRecord, req: TokenRequest): Promise<TokenResponse> {
+    if (req.refreshToken === undefined) throw new OAuthError('invalid_request', 'refresh_token is required')
+    const found = await repos.tokens.find(sha256(req.refreshToken))
+    if (found === undefined || found.kind !== 'refresh' || found.clientId !== c.clientId || found.expiresAt <= clock.now()) {
+      throw new OAuthError('invalid_grant', 'refresh token is invalid or expired')
+    }
+    // Rotation: the refresh token and the access token issued with it stop working.
+    if (found.pairHash !== null) actors.delete(found.pairHash)
+    await repos.tokens.revoke(found.hash)
+    return await issue(c.clientId, found.userUid)
+  }
+
+  /** @throws OAuthError with the RFC 6749 code. */
+  async function token (req: TokenRequest): Promise<TokenResponse> {
+    const grant = req.grantType
+    if (grant === undefined) throw new OAuthError('invalid_request', 'grant_type is required')
+    if (!['password', 'client_credentials', 'refresh_token'].includes(grant)) {
+      throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported`)
+    }
+    const c = await client(req)
+    if (grant === 'password') return await passwordGrant(c, req)
+    if (grant === 'refresh_token') return await refreshGrant(c, req)
+    return await issue(c.clientId, c.userUid) // client_credentials acts as the client's owner
+  }
+
+  /** Ends the token (and its pair). Unknown tokens are ignored: logging out twice is not an error. */
+  async function expire (accessToken: string): Promise<void> {
+    actors.delete(sha256(accessToken))
+    await repos.tokens.revoke(sha256(accessToken))
+  }
+
+  // A token resolves to the same actor for a short while: the store is asked once per token and ACTOR_TTL_MS
+  // rather than on every call. A logout in this process takes effect at once; a change of rights, or a logout
+  // through another process, within ACTOR_TTL_MS.
+  const actors = new Map<string, { actor: Omit<Actor, 'ip'>, until: number, epoch: number }>()
+
+  /** @throws FleetError invalid_token when the token is unknown, expired or a refresh token. */
+  async function authenticate (accessToken: string, ip: string): Promise<Actor> {
+    const hash = sha256(accessToken)
+    const now = clock.now()
+    const hit = actors.get(hash)
+    if (hit !== undefined && hit.until > now && hit.epoch === epoch.current()) return { ...hit.actor, ip }
+    const at = epoch.current()
+    const actor = await resolve(hash, ip)
+    if (actors.size >= ACTORS_MAX) actors.clear()
+    actors.set(hash, { actor, until: Math.min(now + ACTOR_TTL_MS, tokenExpiry.get(hash) ?? now), epoch: at })
+    tokenExpiry.delete(hash)
+    return actor
+  }
+
+  const tokenExpiry = new Map<string, number>()
+
+  async function resolve (hash: string, ip: string): Promise<Actor> {
+    const found = await repos.tokens.find(hash)
+    if (found === undefined || found.kind !== 'access' || found.expiresAt <= clock.now()) {
+      throw new FleetError('invalid_token', [], { message: 'the access token is invalid or expired' })
+    }
+    tokenExpiry.set(hash, found.expiresAt)
+    if (found.userUid === null) {
+      return { userUid: null, clientId: found.clientId, ip, homeCompanyUid: null, memberships: new Map() }
+    }
+    const user = await repos.users.findByUid(found.userUid)
+    const memberships = new Map<string, ActorMembership>()
+    for (const m of await repos.memberships.forUser(found.userUid)) {
+      memberships.set(m.companyUid, {
+        companyName: m.companyName,
+        administrator: m.administrator,
+        profile: m.profile === null ? null : { uid: m.profile.uid, name: m.profile.name },
+        rights: new Set(rightsOf(m.profile?.rights ?? [], m.administrator))
+      })
+    }
+    return { userUid: found.userUid, clientId: found.clientId, ip, homeCompanyUid: user?.companyUid ?? null, memberships }
+  }
+
+  return { token, expire, authenticate }
+}
+
+export type AuthService = ReturnType<typeof createAuthService>

@@ -1,0 +1,86 @@
+// The state derived from device traffic: the latest point of each data id (data_last) and, on the system row,
+// System data fields, lastCommDate and commStatus. shared/design.md §How data flows: "latest values and
+// lastCommDate/commStatus are updated in coalesced batches (not one row update per message)". Messages and points
+// are committed before the device is acknowledged; this state follows within one flush interval. A process that
+// dies loses at most that interval of it, and the device's next message brings it up to date.
+import type { UnitOfWork } from '../../ports.js'
+import type { Logger } from '../../logger.js'
+import type { DataPoint, DeviceMessage } from '../../domain/device-message.js'
+import { applyPoints, mappedField, type SystemData } from '../../domain/system-data.js'
+import type { LastRow, SystemIngestUpdate } from '../../telemetry.js'
+
+interface Pending {
+  lastComm: number
+  /** Latest point per data id seen since the last flush. */
+  latest: Map<string, DataPoint>
+}
+
+export interface DerivedStateOptions { flushMs?: number }
+
+export function createDerivedState ({ inTransaction, log, options = {} }: { inTransaction: UnitOfWork, log: Logger, options?: DerivedStateOptions }) {
+  const flushMs = options.flushMs ?? 200
+  let dirty = new Map<string, Pending>()
+  let timer: NodeJS.Timeout | undefined
+  let flushing: Promise<void> = Promise.resolve()
+
+  /** Folds a committed message in; the next flush writes it. */
+  function note (msg: DeviceMessage): void {
+    const p = dirty.get(msg.systemUid) ?? { lastComm: 0, latest: new Map<string, DataPoint>() }
+    p.lastComm = Math.max(p.lastComm, msg.receivedAt)
+    for (const point of msg.points) {
+      const seen = p.latest.get(point.dataId)
+      if (seen === undefined || point.ts >= seen.ts) p.latest.set(point.dataId, point)
+    }
+    dirty.set(msg.systemUid, p)
+    timer ??= setTimeout(() => { flush().catch(() => {}) }, flushMs) // flush() logs its own failures
+  }
+
+  async function write (batch: Map<string, Pending>): Promise<void> {
+    const uids = [...batch.keys()].sort()
+    await inTransaction(async (tx) => {
+      const states = await tx.telemetry.lockSystems(uids)
+      const last: LastRow[] = []
+      const updates: SystemIngestUpdate[] = []
+      for (const state of states) {
+        const p = batch.get(state.uid)
+        if (p === undefined) continue
+        for (const point of p.latest.values()) last.push({ systemUid: state.uid, dataId: point.dataId, ts: point.ts, value: point.value })
+        // Only points at least as recent as the field's stored time change System data: a late message never wins.
+        const fresh = [...p.latest.values()].filter((point) => {
+          const field = mappedField(point.dataId)?.field
+          return field !== undefined && point.ts >= (state.dataTs[field] ?? -Infinity)
+        })
+        const dataTs = { ...state.dataTs }
+        for (const point of fresh) {
+          const field = mappedField(point.dataId)?.field
+          if (field !== undefined) dataTs[field] = point.ts
+        }
+        const data = fresh.length === 0 ? state.data : applyPoints(state.data as unknown as SystemData, fresh) as unknown as Record<string, unknown>
+        updates.push({ uid: state.uid, data, dataTs, lastCommDate: p.lastComm })
+      }
+      await tx.telemetry.upsertLast(last)
+      await tx.telemetry.updateSystems(updates)
+    })
+  }
+
+  /** Writes what is pending; resolves when written (tests and shutdown use it). */
+  async function flush (): Promise<void> {
+    clearTimeout(timer)
+    timer = undefined
+    const batch = dirty
+    dirty = new Map()
+    flushing = flushing.then(async () => {
+      if (batch.size === 0) return
+      try {
+        await write(batch)
+      } catch (err) {
+        log.warn({ err, systems: batch.size }, 'derived state not written; next traffic refreshes it')
+      }
+    })
+    await flushing
+  }
+
+  return { note, flush, pending: () => dirty.size }
+}
+
+export type DerivedState = ReturnType<typeof createDerivedState>

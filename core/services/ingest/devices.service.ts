@@ -1,0 +1,63 @@
+import { timingSafeEqual } from 'node:crypto'
+import type { Clock } from '../../ports.js'
+import type { Repositories } from '../../repositories.js'
+import { ipAllowed } from '../../domain/ip-filters.js'
+
+/** A device once authenticated: the system it is and the login it used (its topics start with it). */
+export interface DeviceSession { systemUid: string, companyUid: string, username: string }
+
+export type DeviceAuthResult =
+  | { ok: true, session: DeviceSession }
+  | { ok: false, reason: 'device.unknown' | 'device.bad.password' | 'device.ip.forbidden' }
+
+export type DeviceProtocolName = 'mqtt' | 'rest'
+
+function sameSecret (a: string, b: string): boolean {
+  const x = Buffer.from(a)
+  const y = Buffer.from(b)
+  return x.length === y.length && timingSafeEqual(x, y)
+}
+
+// A REST device authenticates on every request: remember good logins briefly so the store is not asked each time.
+// A password or filter change takes effect within this delay.
+const CACHE_MS = 5000
+const CACHE_MAX = 50_000
+
+export interface DevicesServiceDeps { repos: Pick<Repositories, 'systems' | 'companies'>, clock: Clock }
+
+/**
+ * Device logins (conventions.md §Devices): username = gateway serial number or IMEI, password = the system's
+ * `communication.<protocol>.password`; the company's deviceIpFiltering applies (fleet-api.md §Company).
+ */
+export function createDevicesService ({ repos, clock }: DevicesServiceDeps) {
+  const cache = new Map<string, { at: number, result: DeviceAuthResult }>()
+
+  async function lookup (username: string, password: string, protocol: DeviceProtocolName, ip: string): Promise<DeviceAuthResult> {
+    const owner = await repos.systems.systemByCommIdentifier(username)
+    const system = owner === undefined ? undefined : await repos.systems.findByUid(owner.companyUid, owner.systemUid)
+    if (owner === undefined || system === undefined) return { ok: false, reason: 'device.unknown' }
+    const expected = system.communication[protocol]?.password
+    if (expected == null || expected === '' || !sameSecret(password, expected)) return { ok: false, reason: 'device.bad.password' }
+    const company = await repos.companies.findByUid(owner.companyUid)
+    if (company?.deviceIpFiltering === true && !ipAllowed(company.deviceIpFilters, ip)) return { ok: false, reason: 'device.ip.forbidden' }
+    return { ok: true, session: { systemUid: owner.systemUid, companyUid: owner.companyUid, username } }
+  }
+
+  /** Never throws on bad credentials: answers why the login is refused. */
+  async function authenticate (username: string, password: string, protocol: DeviceProtocolName, ip: string): Promise<DeviceAuthResult> {
+    const key = `${protocol}\u0000${ip}\u0000${username}\u0000${password}`
+    const now = clock.now()
+    const hit = cache.get(key)
+    if (hit !== undefined && now - hit.at < CACHE_MS) return hit.result
+    const result = await lookup(username, password, protocol, ip)
+    if (result.ok) {
+      if (cache.size >= CACHE_MAX) cache.clear()
+      cache.set(key, { at: now, result })
+    }
+    return result
+  }
+
+  return { authenticate }
+}
+
+export type DevicesService = ReturnType<typeof createDevicesService>

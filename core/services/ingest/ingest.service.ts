@@ -1,0 +1,117 @@
+import { FleetError } from '../../errors.js'
+import type { Clock, UnitOfWork } from '../../ports.js'
+import type { Repositories } from '../../repositories.js'
+import type { Logger } from '../../logger.js'
+import type { DeviceMessage } from '../../domain/device-message.js'
+import type { PointRow } from '../../telemetry.js'
+import { createGroupCommit } from './group-commit.js'
+import { createDerivedState } from './derived-state.js'
+
+export interface IngestOptions { maxBatch?: number, maxPending?: number, parallel?: number, derivedFlushMs?: number }
+
+export interface IngestStats {
+  committedMessages: number
+  committedPoints: number
+  failedMessages: number
+  batches: number
+  /** Payloads refused before storage, by protocol and reason (malformed, forbidden topic...). */
+  refused: Record<string, number>
+}
+
+export interface IngestServiceDeps { inTransaction: UnitOfWork, clock: Clock, log: Logger, options?: IngestOptions }
+
+/**
+ * Stores device messages for every protocol (shared/style.md §2.6): one device message and its points per payload,
+ * the latest value of each data id, and the System data fields, lastCommDate and commStatus of its system.
+ * accept() resolves only after commit, so transports acknowledge after the store has the data.
+ */
+export function createIngestService ({ inTransaction, clock, log, options = {} }: IngestServiceDeps) {
+  const stats: IngestStats = { committedMessages: 0, committedPoints: 0, failedMessages: 0, batches: 0, refused: {} }
+
+  // The acknowledged write: messages and their points only. Derived state (data_last, System data, lastCommDate)
+  // follows in coalesced flushes (derived-state.ts), off the acknowledgement path.
+  async function write (msgs: DeviceMessage[]): Promise<Array<Error | undefined>> {
+    return await inTransaction(async (tx) => {
+      const known = new Set(await tx.telemetry.existingSystems(msgs.map((m) => m.systemUid)))
+      const results = msgs.map((m) => known.has(m.systemUid) ? undefined : new FleetError('system.unknown', [m.systemUid]))
+      const kept = msgs.filter((m) => known.has(m.systemUid))
+      const points: PointRow[] = []
+      for (const m of kept) {
+        for (const p of m.points) points.push({ systemUid: m.systemUid, dataId: p.dataId, ts: p.ts, value: p.value, messageUid: m.uid })
+      }
+      await tx.telemetry.insertMessages(kept.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints })))
+      await tx.telemetry.insertPoints(points)
+      return results
+    })
+  }
+
+  const derived = createDerivedState({ inTransaction, log, options: { flushMs: options.derivedFlushMs } })
+
+  const commits = createGroupCommit<DeviceMessage>({
+    write,
+    maxBatch: options.maxBatch ?? 2000,
+    maxPending: options.maxPending ?? 20_000,
+    parallel: options.parallel ?? 1,
+    onBatch: (n) => { stats.batches++; log.trace({ size: n }, 'ingest batch') }
+  })
+
+  /** Stores the message; resolves after commit. @throws system.unknown when the system was deleted meanwhile */
+  async function accept (msg: DeviceMessage): Promise<void> {
+    try {
+      await commits.submit(msg)
+      derived.note(msg)
+      stats.committedMessages++
+      stats.committedPoints += msg.points.length
+    } catch (err) {
+      stats.failedMessages++
+      throw err
+    }
+  }
+
+  /**
+   * An ack or a task poll is device traffic too (conventions.md §Data: lastCommDate and commStatus OK on traffic):
+   * a REST device that only polls its tasks is communicating. System data is kept as it is.
+   */
+  async function communicated (tx: Repositories, systemUid: string, now: number): Promise<void> {
+    const [state] = await tx.telemetry.lockSystems([systemUid])
+    if (state !== undefined) await tx.telemetry.updateSystems([{ uid: state.uid, data: state.data, dataTs: state.dataTs, lastCommDate: now }])
+  }
+
+  /** Counts a payload refused before storage (conventions.md §Devices: dropped and counted). */
+  function refuse (protocol: string, reason: string): void {
+    const key = `${protocol}:${reason}`
+    stats.refused[key] = (stats.refused[key] ?? 0) + 1
+  }
+
+  /** Records task acknowledgements and finishes the tasks they answer; answers the finished task uids. */
+  async function acceptAcks (systemUid: string, protocol: string, acks: Array<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>): Promise<string[]> {
+    const now = clock.now()
+    return await inTransaction(async (tx) => {
+      await communicated(tx, systemUid, now)
+      await tx.telemetry.insertAcks(acks.map((a) => ({ systemUid, taskUid: a.uid, status: a.status, message: a.message, protocol, receivedAt: now })))
+      return await tx.telemetry.finishTasks(systemUid, acks.map((a) => ({ taskUid: a.uid, state: a.status, message: a.message })), now)
+    })
+  }
+
+  /** Tasks waiting for the device (REST polling); they are marked sent. */
+  async function pendingTasks (systemUid: string): Promise<Array<Record<string, unknown>>> {
+    const now = clock.now()
+    return await inTransaction(async (tx) => {
+      await communicated(tx, systemUid, now)
+      return (await tx.telemetry.takePendingTasks(systemUid, now)).map((t) => t.body)
+    })
+  }
+
+  return {
+    accept,
+    refuse,
+    acceptAcks,
+    pendingTasks,
+    stats: (): IngestStats => ({ ...stats, refused: { ...stats.refused } }),
+    pending: () => commits.pending(),
+    /** Resolves once everything accepted is committed and its derived state written. */
+    drain: async () => { await commits.drain(); await derived.flush() }
+  }
+}
+
+export type IngestService = ReturnType<typeof createIngestService>

@@ -1,0 +1,67 @@
+import { FleetError } from '../../errors.js'
+import { IDENTIFIER_KINDS, type IdentifierKind } from '../../domain/system-criteria.js'
+import type { NewTask } from '../../domain/operation.js'
+import type { OperationHandler } from '../../operations/handler.js'
+import { dependsOnSelection, MAX_IDENTIFIERS, MAX_SELECTED_SYSTEMS, MAX_SELECTION_UIDS, toCriteria, type CriteriaInput, type Selection, type SelectionInput } from '../../operations/selection.js'
+import { launch, newOperation, type Caller, type CommonParams, type OperationDeps } from './common.js'
+
+// fleet-api.md §Label and §Limits: at most 100 labels to add or remove.
+export const MAX_LABELS = 100
+
+export interface LabelBody extends CommonParams {
+  labels?: { add?: string[] | null, remove?: string[] | null } | null
+  criteria?: CriteriaInput | null
+  dependsOn?: SelectionInput['dependsOn']
+  identifiers?: Partial<Record<IdentifierKind, string[]>> | null
+}
+
+/**
+ * The label operation's own selection: criteria at top level, dependsOn, or identifier lists; none of them means
+ * every system of the company (fleet-api.md §Label).
+ * @throws selection.invalid, selection.too.many.identifiers, selection.max.uid.reached, selection.empty, operation.unknown
+ */
+async function labelSelection (deps: OperationDeps, companyUid: string, body: LabelBody): Promise<Selection> {
+  const given = (['criteria', 'dependsOn', 'identifiers'] as const).filter((k) => body[k] != null)
+  if (given.length > 1) throw new FleetError('selection.invalid', given)
+  if (body.dependsOn != null) return await dependsOnSelection(deps.repos, companyUid, body.dependsOn)
+  const criteria = toCriteria(body.criteria ?? {})
+  if (criteria.uids !== undefined && new Set(criteria.uids).size > MAX_SELECTION_UIDS) {
+    throw new FleetError('selection.max.uid.reached', [String(MAX_SELECTION_UIDS)])
+  }
+  if (body.identifiers != null) {
+    const lists = Object.entries(body.identifiers).filter(([k]) => (IDENTIFIER_KINDS as readonly string[]).includes(k))
+    const tooMany = lists.find(([, v]) => (v ?? []).length > MAX_IDENTIFIERS)
+    if (tooMany !== undefined) throw new FleetError('selection.too.many.identifiers', [tooMany[0], String(MAX_IDENTIFIERS)])
+    if (!lists.some(([, v]) => (v ?? []).length > 0)) throw new FleetError('selection.empty', [])
+    criteria.identifiers = Object.fromEntries(lists)
+  }
+  const found = await deps.repos.systems.refs(companyUid, criteria, MAX_SELECTED_SYSTEMS)
+  if (found.length === 0) throw new FleetError('selection.empty', [])
+  return { tasks: found.map((s): NewTask => ({ systemUid: s.uid, systemName: s.name })), dependsOn: null, resolved: true }
+}
+
+/** @throws label.missing, label.amount.exceeded, set S, set T */
+export async function labelOperation (deps: OperationDeps, caller: Caller, body: LabelBody): Promise<{ operation: string }> {
+  const add = [...new Set(body.labels?.add ?? [])].filter((l) => l !== '')
+  const remove = [...new Set(body.labels?.remove ?? [])].filter((l) => l !== '')
+  if (add.length === 0 && remove.length === 0) throw new FleetError('label.missing', [])
+  if (add.length > MAX_LABELS || remove.length > MAX_LABELS) throw new FleetError('label.amount.exceeded', [String(MAX_LABELS)])
+  const selection = await labelSelection(deps, caller.access.company.uid, body)
+  const op = await newOperation(deps, caller, 'SYSTEM_LABEL', { notify: body.notify, callback: body.callback, scheduledTime: body.scheduledTime, timeout: body.timeout }, { add, remove }, selection)
+  return await launch(deps, op, selection.tasks)
+}
+
+/** Adds then removes the operation's labels on the task's system. */
+export const labelHandler: OperationHandler = {
+  async run ({ tx, op, task }) {
+    const { add = [], remove = [] } = op.parameters as { add?: string[], remove?: string[] }
+    if (!(await tx.systems.relabel(op.companyUid, task.systemUid, add, remove))) throw new FleetError('system.unknown', [task.systemUid])
+    return { state: 'SUCCESS' }
+  },
+  // A whole chunk in one UPDATE (bench/operations.ts): a system gone since the selection fails its task unchanged.
+  async runChunk ({ tx, op, tasks }) {
+    const { add = [], remove = [] } = op.parameters as { add?: string[], remove?: string[] }
+    const done = new Set(await tx.systems.relabelMany(op.companyUid, tasks.map((t) => t.systemUid), add, remove))
+    return tasks.map((t) => done.has(t.systemUid) ? { state: 'SUCCESS' as const } : new FleetError('system.unknown', [t.systemUid]))
+  }
+}

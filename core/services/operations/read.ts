@@ -1,0 +1,83 @@
+import { FleetError } from '../../errors.js'
+import type { Repositories, Found } from '../../repositories.js'
+import type { CompanyAccess } from '../access.js'
+import type { Engine } from '../../operations/engine.js'
+import { list, page, toMillis } from '../../domain/lists.js'
+import { operationView, taskView, type Operation } from '../../domain/operation.js'
+
+export interface OperationListQuery {
+  uid?: string | string[]
+  states?: string | string[]
+  operationTypes?: string | string[]
+  entities?: string | string[]
+  target?: string
+  user?: string
+  createdAfter?: number
+  createdBefore?: number
+  offset?: number
+  size?: number
+}
+
+type View = Record<string, unknown>
+
+/** GET /api/v1/operations and friends (conventions.md §Operations). */
+export function createOperationsReader (repos: Pick<Repositories, 'operations'>, engine: Engine) {
+  async function views (ops: Operation[]): Promise<View[]> {
+    const counts = await repos.operations.counts(ops.map((o) => o.uid))
+    return ops.map((o) => operationView(o, counts.get(o.uid) ?? {}))
+  }
+
+  async function load (access: CompanyAccess, uid: string): Promise<Operation> {
+    const op = await repos.operations.findInCompany(access.company.uid, uid)
+    if (op === undefined) throw new FleetError('operation.unknown', [uid])
+    return op
+  }
+
+  /** Paginated, newest first; filters uid, states, operationTypes, entities, target, user, createdAfter/Before. */
+  async function find (access: CompanyAccess, q: OperationListQuery): Promise<Found<View> & { size: number, offset: number }> {
+    const p = page(q.offset, q.size)
+    const entities = list(q.entities)
+    if (entities !== undefined && !entities.includes('SYSTEM')) return { items: [], count: 0, size: 0, offset: p.offset }
+    const found = await repos.operations.list(access.company.uid, {
+      uid: list(q.uid),
+      states: list(q.states),
+      operationTypes: list(q.operationTypes),
+      target: q.target,
+      user: q.user,
+      createdAfter: q.createdAfter === undefined ? undefined : toMillis(q.createdAfter),
+      createdBefore: q.createdBefore === undefined ? undefined : toMillis(q.createdBefore)
+    }, p)
+    const items = await views(found.items)
+    return { items, count: found.count, size: items.length, offset: p.offset }
+  }
+
+  /** @throws operation.unknown */
+  async function get (access: CompanyAccess, uid: string): Promise<View> {
+    return (await views([await load(access, uid)]))[0] as View
+  }
+
+  /** @throws operation.unknown */
+  async function tasks (access: CompanyAccess, uid: string, q: { states?: string | string[], offset?: number, size?: number }): Promise<Found<View> & { size: number, offset: number }> {
+    await load(access, uid)
+    const p = page(q.offset, q.size)
+    const found = await repos.operations.tasks(uid, list(q.states), p)
+    return { items: found.items.map(taskView), count: found.count, size: found.items.length, offset: p.offset }
+  }
+
+  /** Cancels what has not finished; answers the operation. @throws operation.unknown */
+  async function cancel (access: CompanyAccess, uid: string): Promise<View> {
+    const op = await load(access, uid)
+    if (op.state !== 'FINISHED') await engine.cancel(op)
+    return await get(access, uid)
+  }
+
+  /** The produced file. @throws operation.unknown; company.file.not.found while none exists */
+  async function file (access: CompanyAccess, uid: string): Promise<{ name: string, contentType: string, data: Buffer }> {
+    await load(access, uid)
+    const f = await repos.operations.file(uid)
+    if (f === undefined) throw new FleetError('company.file.not.found', [uid])
+    return f
+  }
+
+  return { find, get, tasks, cancel, file }
+}

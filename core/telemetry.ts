@@ -1,0 +1,52 @@
+// The write side of telemetry (issue: Telemetry): what the ingest service needs from the store.
+import type { DataValue } from './domain/device-message.js'
+
+export interface IngestSystemState {
+  uid: string
+  data: Record<string, unknown>
+  /** When each System data field was last set (ms), so a late message never overwrites a newer value. */
+  dataTs: Record<string, number>
+}
+
+export interface MessageRow { uid: string, systemUid: string, protocol: string, ts: number, receivedAt: number, nbDataPoints: number }
+export interface PointRow { systemUid: string, dataId: string, ts: number, value: DataValue, messageUid: string }
+export interface LastRow { systemUid: string, dataId: string, ts: number, value: DataValue }
+export interface SystemIngestUpdate { uid: string, data: Record<string, unknown>, dataTs: Record<string, number>, lastCommDate: number }
+
+export interface AckRow { systemUid: string, taskUid: string, status: 'OK' | 'ERROR', message: string | null, protocol: string, receivedAt: number }
+
+export interface DeviceTaskRow { uid: string, systemUid: string, operationUid: string | null, body: Record<string, unknown>, state: string, createdAt: number }
+
+export interface TelemetryRepository {
+  /** The uids among these that are systems (the ack transaction refuses messages of deleted systems). */
+  existingSystems (uids: string[]): Promise<string[]>
+  /** Locks and reads the systems (in uid order, so concurrent batches never deadlock); missing systems are absent. */
+  lockSystems (uids: string[]): Promise<IngestSystemState[]>
+  insertMessages (rows: MessageRow[]): Promise<void>
+  insertPoints (rows: PointRow[]): Promise<void>
+  /** Keeps, per (system, data id), the point with the latest timestamp. Rows must be unique per key. */
+  upsertLast (rows: LastRow[]): Promise<void>
+  /** Sets data, data_ts and lastCommDate (never backwards); commStatus becomes OK (conventions.md §Data). */
+  updateSystems (rows: SystemIngestUpdate[]): Promise<void>
+  insertAcks (rows: AckRow[]): Promise<void>
+  /** Finishes the acknowledged tasks of the system; answers the uids of the tasks that were open. */
+  finishTasks (systemUid: string, acks: Array<{ taskUid: string, state: 'OK' | 'ERROR', message: string | null }>, now: number): Promise<string[]>
+  /** Tasks waiting for the device; marks them SENT. */
+  takePendingTasks (systemUid: string, now: number): Promise<DeviceTaskRow[]>
+  /** commStatus WARNING / ERROR for systems that missed their expected period (conventions.md §Data). */
+  sweepCommStatus (now: number, defaultPeriodMs: number): Promise<number>
+}
+
+/** Value encoding of data_points and data_last (storage/migrations/0005_telemetry.sql). */
+export function encodeValue (v: DataValue): { num: number | null, str: string | null } {
+  if (typeof v === 'number') return { num: v, str: null }
+  if (typeof v === 'boolean') return { num: v ? 1 : 0, str: v ? 'true' : 'false' }
+  if (typeof v === 'string') return { num: null, str: v }
+  return { num: null, str: null }
+}
+
+export function decodeValue (num: number | null, str: string | null): DataValue {
+  if (num !== null && str !== null) return str === 'true'
+  if (num !== null) return num
+  return str
+}

@@ -1,0 +1,29 @@
+import neostandard from 'neostandard'
+
+// shared/style.md §2.11: neostandard, and the import rules of §2.2 per folder. The regexes match relative imports
+// that climb to a top-level folder (`../../storage/x.js`), not same-named subfolders such as core/services/ingest.
+const top = (...dirs) => ({ regex: `^(\\.\\./)+(${dirs.join('|')})/` })
+
+export default [
+  ...neostandard({ ts: true, ignores: ['node_modules/**', 'data/**', 'dist/**', '.helpers/**'] }),
+  {
+    files: ['core/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [top('api', 'ingest', 'storage', 'bin', 'protocols', 'simulator'), { group: ['fastify', 'aedes', 'bullmq', 'pg', '@electric-sql/pglite', 'ioredis'] }] }] }
+  },
+  {
+    files: ['protocols/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [top('core', 'storage', 'api', 'ingest', 'bin', 'simulator')] }] }
+  },
+  {
+    files: ['api/**/*.ts', 'ingest/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [top('storage', 'bin', 'simulator')] }] }
+  },
+  {
+    files: ['storage/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [top('api', 'ingest', 'bin', 'simulator')] }] }
+  },
+  {
+    files: ['simulator/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [top('core', 'storage', 'api', 'ingest', 'bin')] }] }
+  }
+]

@@ -1,0 +1,169 @@
+// MQTT 5 devices (conventions.md §Devices: MQTT 3.1, 3.1.1 and 5). The embedded aedes broker speaks 3.1/3.1.1
+// only, so MQTT 5 connections are served here, on mqtt-packet's parser and generator, with the same device rules.
+// MQTT 5 has negative acknowledgements, so a refused payload gets PUBACK 0x99 and the connection stays (§3.4.2.1).
+import mqtt, { type Packet, type IConnectPacket, type IPublishPacket, type ISubscribePacket } from 'mqtt-packet'
+import type { Duplex } from 'node:stream'
+import type { Logger } from '../../core/logger.js'
+import type { DevicesService, DeviceSession } from '../../core/services/ingest/devices.service.js'
+import { handleMqttPublish, ownTopic, type PublishDeps } from '../device-publish.js'
+import { topicMatches } from '../../protocols/mqtt/topic.js'
+
+// MQTT 5.0 §2.4 reason codes used here.
+const RC = {
+  success: 0x00,
+  unspecified: 0x80,
+  protocolError: 0x82,
+  badCredentials: 0x86,
+  notAuthorized: 0x87,
+  keepAliveTimeout: 0x8d,
+  sessionTakenOver: 0x8e,
+  payloadFormatInvalid: 0x99,
+  qosNotSupported: 0x9b
+} as const
+
+export interface V5Deps extends PublishDeps {
+  devices: DevicesService
+  log: Logger
+  pendingTasks: (session: DeviceSession) => Promise<string | undefined>
+  onOnline: (s: V5Session) => void
+  onOffline: (s: V5Session) => void
+  /** Announced in CONNACK (MQTT 5.0 §3.2.2.3.6); the transport closes a connection that sends a larger packet. */
+  maxPacketBytes: number
+}
+
+export interface V5Session {
+  /** Set once logged in. */
+  session (): DeviceSession | undefined
+  clientId (): string
+  /** Whether a subscription of the connection matches its tasks topic. */
+  wantsTasks (): boolean
+  publishTasks (payload: string): void
+  /** Closes the connection; `takenOver`: another connection of the system took its client id (0x8E). */
+  close (opts?: { takenOver?: boolean }): void
+}
+
+const OPTS = { protocolVersion: 5 }
+
+/** Serves one MQTT 5 connection until it closes. */
+export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): V5Session {
+  const parser = mqtt.parser(OPTS)
+  let session: DeviceSession | undefined
+  let clientId = ''
+  const filters = new Set<string>()
+  let nextId = 1
+  let keepAliveTimer: NodeJS.Timeout | undefined
+  let keepAliveMs = 0
+  let closed = false
+  let packets: Promise<void> = Promise.resolve()
+  let acks: Promise<void> = Promise.resolve()
+
+  const send = (p: Packet): void => { if (!closed && stream.writable) stream.write(mqtt.generate(p, OPTS)) }
+  const close = (reasonCode?: number): void => {
+    if (closed) return
+    if (reasonCode !== undefined && session !== undefined) send({ cmd: 'disconnect', reasonCode } as Packet)
+    closed = true
+    clearTimeout(keepAliveTimer)
+    stream.end()
+    stream.destroy()
+  }
+  const touch = (): void => {
+    if (keepAliveMs === 0) return
+    clearTimeout(keepAliveTimer)
+    // MQTT 5.0 §3.1.2.10: one and a half times the keep alive without a packet closes the connection.
+    keepAliveTimer = setTimeout(() => { close(RC.keepAliveTimeout) }, keepAliveMs * 1.5)
+  }
+
+  const self: V5Session = {
+    session: () => session,
+    clientId: () => clientId,
+    wantsTasks: () => session !== undefined && [...filters].some((f) => topicMatches(f, `${session?.username ?? ''}/tasks/json`)),
+    publishTasks (payload) {
+      if (session === undefined || closed) return
+      const messageId = nextId
+      nextId = nextId >= 65535 ? 1 : nextId + 1
+      send({ cmd: 'publish', topic: `${session.username}/tasks/json`, payload: Buffer.from(payload), qos: 1, retain: false, dup: false, messageId } as IPublishPacket)
+    },
+    close: (opts) => { close(opts?.takenOver === true ? RC.sessionTakenOver : undefined) }
+  }
+
+  async function onConnect (p: IConnectPacket): Promise<void> {
+    if (session !== undefined) { close(RC.protocolError); return }
+    const username = p.username ?? ''
+    const password = p.password === undefined ? '' : p.password.toString()
+    const auth = username === '' ? undefined : await deps.devices.authenticate(username, password, 'mqtt', remoteAddress)
+    if (auth === undefined || !auth.ok) {
+      send({ cmd: 'connack', reasonCode: auth?.ok === false && auth.reason === 'device.ip.forbidden' ? RC.notAuthorized : RC.badCredentials, sessionPresent: false } as Packet)
+      close()
+      return
+    }
+    session = auth.session
+    clientId = p.clientId
+    keepAliveMs = (p.keepalive ?? 0) * 1000
+    send({ cmd: 'connack', reasonCode: RC.success, sessionPresent: false, properties: { maximumQoS: 1, retainAvailable: false, wildcardSubscriptionAvailable: true, maximumPacketSize: deps.maxPacketBytes } } as Packet)
+    deps.onOnline(self)
+  }
+
+  /** Starts storing; the PUBACK waits for the commit and keeps the order of the publishes (MQTT 5.0 §4.6). */
+  function onPublish (p: IPublishPacket): void {
+    if (session === undefined) { close(RC.protocolError); return }
+    if (p.qos === 2) { close(RC.qosNotSupported); return }
+    const payload = typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload
+    const stored = handleMqttPublish(deps, session, p.topic, payload)
+    acks = acks.then(async () => {
+      try {
+        const outcome = await stored
+        const reasonCode = outcome.kind === 'stored' ? RC.success : outcome.kind === 'forbidden' ? RC.notAuthorized : RC.payloadFormatInvalid
+        if (p.qos === 1) send({ cmd: 'puback', messageId: p.messageId, reasonCode } as Packet)
+      } catch (err) {
+        // Not stored: no PUBACK; the device sends it again after reconnecting.
+        deps.log.warn({ err }, 'mqtt5 message not stored')
+        close(RC.unspecified)
+      }
+    })
+  }
+
+  function onSubscribe (p: ISubscribePacket): void {
+    if (session === undefined) { close(RC.protocolError); return }
+    const s = session
+    const granted = p.subscriptions.map((sub) => ownTopic(s, sub.topic) === undefined ? RC.notAuthorized : Math.min(sub.qos, 1))
+    for (const sub of p.subscriptions) if (ownTopic(s, sub.topic) !== undefined) filters.add(sub.topic)
+    send({ cmd: 'suback', messageId: p.messageId, granted } as Packet)
+    if (p.subscriptions.some((sub) => ownTopic(s, sub.topic) !== undefined && topicMatches(sub.topic, `${s.username}/tasks/json`))) {
+      deps.pendingTasks(s).then((payload) => { if (payload !== undefined) self.publishTasks(payload) },
+        (err: unknown) => { deps.log.warn({ err }, 'pending tasks not delivered') })
+    }
+  }
+
+  async function onPacket (p: Packet): Promise<void> {
+    touch()
+    switch (p.cmd) {
+      case 'connect': return await onConnect(p)
+      case 'publish': onPublish(p); return
+      case 'subscribe': onSubscribe(p); return
+      case 'unsubscribe':
+        for (const f of p.unsubscriptions) filters.delete(f)
+        send({ cmd: 'unsuback', messageId: p.messageId, granted: p.unsubscriptions.map(() => RC.success) } as unknown as Packet)
+        return
+      case 'pingreq': send({ cmd: 'pingresp' }); return
+      case 'disconnect': close(); return
+      case 'puback': return
+      default: close(RC.protocolError)
+    }
+  }
+
+  parser.on('packet', (p: Packet) => {
+    // Packets are handled in order (a PUBLISH right behind CONNECT waits for the login); publishes only start their
+    // write here, so many of one connection are stored together by the group commit.
+    packets = packets.then(async () => { await onPacket(p) })
+      .catch((err: unknown) => { deps.log.warn({ err }, 'mqtt5 packet failed'); close(RC.unspecified) })
+  })
+  parser.on('error', () => { close(RC.protocolError) })
+  stream.on('data', (chunk: Buffer) => { if (!closed) parser.parse(chunk) })
+  stream.on('error', () => { close() })
+  stream.on('close', () => {
+    closed = true
+    clearTimeout(keepAliveTimer)
+    if (session !== undefined) deps.onOffline(self)
+  })
+  return self
+}

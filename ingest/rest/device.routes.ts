@@ -1,0 +1,76 @@
+// The REST device API (conventions.md §Devices): HTTP Basic with the gateway serial number or IMEI and the system's
+// `communication.rest.password`. POST /device/messages answers 200 only once the message is committed.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { DevicesService, DeviceSession } from '../../core/services/ingest/devices.service.js'
+import type { IngestService } from '../../core/services/ingest/ingest.service.js'
+import { storeAcks, storeData, type PublishOutcome } from '../device-publish.js'
+
+export interface DeviceRoutesOptions { devices: DevicesService, ingest: IngestService, now: () => number }
+
+// Device payloads are at most 1 MiB (protocols/airvantage README); the transport reads a little more so that the
+// decoder answers payload.too.large itself.
+const BODY_LIMIT = 1024 * 1024 + 1024
+
+function credentials (req: FastifyRequest): { user: string, password: string } | undefined {
+  const header = req.headers.authorization
+  if (header === undefined || !/^basic /i.test(header)) return undefined
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8')
+  const at = decoded.indexOf(':')
+  return at <= 0 ? undefined : { user: decoded.slice(0, at), password: decoded.slice(at + 1) }
+}
+
+function reject (reply: FastifyReply, status: number, error: string): FastifyReply {
+  if (status === 401) reply.header('www-authenticate', 'Basic realm="devices"')
+  return reply.status(status).send({ error, errorParameters: [] })
+}
+
+function answer (reply: FastifyReply, outcome: PublishOutcome): FastifyReply {
+  if (outcome.kind === 'stored') return reply.status(200).send()
+  return reject(reply, 400, outcome.kind === 'refused' ? outcome.reason : 'topic.forbidden')
+}
+
+export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRoutesOptions): Promise<void> {
+  // The payload is decoded by the device protocol codec, never by the JSON body parser: a malformed body must be
+  // refused with the codec's reason and counted like on MQTT.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => { done(null, body) })
+  // A body beyond the transport limit is as malformed as one the codec finds too large: the same 400
+  // payload.too.large (conventions.md §Devices: REST answers 400), not the API's 413. Other errors go to the API's
+  // handler (a child handler that throws hands the error to its parent).
+  app.setErrorHandler(async (err: FastifyError, _req, reply) => {
+    if (err.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw err
+    opts.ingest.refuse('REST', 'payload.too.large')
+    return reject(reply, 400, 'payload.too.large')
+  })
+
+  const session = async (req: FastifyRequest, reply: FastifyReply): Promise<DeviceSession | undefined> => {
+    const c = credentials(req)
+    const r = c === undefined ? undefined : await opts.devices.authenticate(c.user, c.password, 'rest', req.ip)
+    if (r?.ok === true) return r.session
+    opts.ingest.refuse('REST', r === undefined ? 'device.missing.credentials' : r.reason)
+    if (r?.ok === false && r.reason === 'device.ip.forbidden') reject(reply, 403, 'ip.forbidden')
+    else reject(reply, 401, 'device.unauthorized')
+    return undefined
+  }
+  const body = (req: FastifyRequest): Buffer => Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
+  const schema = { tags: ['devices'], security: [{ basic: [] }] }
+
+  app.post('/device/messages', { config: { public: true }, schema: { ...schema, summary: 'Send data (Device-REST-Version: 2 for the timestamp-keyed form)' } }, async (req, reply) => {
+    const s = await session(req, reply)
+    if (s === undefined) return reply
+    const timestampKeyed = req.headers['device-rest-version'] === '2'
+    return answer(reply, await storeData(opts, s, 'REST', body(req), { timestampKeyed }))
+  })
+
+  app.get('/device/tasks', { config: { public: true }, schema: { ...schema, summary: 'Pending tasks of the device' } }, async (req, reply) => {
+    const s = await session(req, reply)
+    if (s === undefined) return reply
+    return await reply.send(await opts.ingest.pendingTasks(s.systemUid))
+  })
+
+  app.post('/device/acks', { config: { public: true }, schema: { ...schema, summary: 'Acknowledge tasks' } }, async (req, reply) => {
+    const s = await session(req, reply)
+    if (s === undefined) return reply
+    return answer(reply, await storeAcks(opts, s, 'REST', body(req)))
+  })
+}

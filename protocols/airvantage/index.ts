@@ -1,0 +1,9 @@
+// AirVantage MQTT/REST JSON codecs (shared/spec/protocols.md §3); see README.md for the forms and refusal reasons.
+export * from './types.js'
+export { decodeData, encodeData, normaliseTimestamp } from './payload.js'
+export type { DataForm, DataReason, DecodedData, DecodeDataOptions } from './payload.js'
+export { decodeAcks, encodeAcks } from './acks.js'
+export type { Ack, AckReason, AckStatus, DecodedAcks } from './acks.js'
+export { decodeTasks, encodeTasks } from './tasks.js'
+export type { CommandTask, DecodedTasks, JsonValue, ReadTask, Task, TaskReason, WriteTask } from './tasks.js'
+export type { TextReason } from './text.js'

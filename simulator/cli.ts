@@ -1,0 +1,121 @@
+// `fleet simulate`: runs a simulated fleet against a running service with a one-line progress display (see
+// simulator/README.md). The defaults (URLs, credentials) come from the caller: bin/simulate.ts reads them from the
+// service configuration.
+import { parseArgs } from 'node:util'
+import { startFleet, type FleetOptions, type FleetStats } from './fleet.js'
+
+export interface SimulateDefaults {
+  url: string
+  mqttUrl: string
+  clientId: string
+  clientSecret: string | undefined
+  email: string | undefined
+  password: string | undefined
+}
+
+export interface SimulateIo {
+  out: { write (s: string): unknown, isTTY?: boolean }
+  /** Stops the run early (Ctrl-C). */
+  signal?: AbortSignal
+}
+
+export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt|rest [options]
+  --devices N           number of simulated devices (registered through the API)
+  --protocol P          mqtt or rest
+  --url URL             service HTTP URL (API and REST devices)          default http://localhost:$HTTP_PORT
+  --mqtt-url URL        MQTT broker URL                                   default mqtt://localhost:$MQTT_PORT
+  --mqtt-version V      4 (MQTT 3.1.1) or 5                               default 4
+  --rate R              messages per device per second (0: as fast as acks allow)   default 1
+  --duration S          seconds of publishing                              default: until Ctrl-C
+  --client-id ID        API client                                        default $FLEET_CLIENT_ID
+  --client-secret S     its secret                                        default $FLEET_CLIENT_SECRET
+  --email E             user for the password grant                       default $FLEET_ADMIN_EMAIL
+  --password P          its password (without: client_credentials grant)  default $FLEET_ADMIN_PASSWORD`
+
+export class UsageError extends Error {}
+
+function positive (name: string, raw: string | undefined, fallback: number | undefined, integer: boolean): number | undefined {
+  if (raw === undefined) return fallback
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) throw new UsageError(`--${name} must be a ${integer ? 'whole ' : ''}number >= 0, got "${raw}"`)
+  return n
+}
+
+/** Reads the command line into fleet options. @throws UsageError */
+export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOptions {
+  let values
+  try {
+    values = parseArgs({
+      args: argv,
+      options: Object.fromEntries(['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'rate', 'duration', 'client-id', 'client-secret', 'email', 'password']
+        .map((k) => [k, { type: 'string' as const }]))
+    }).values
+  } catch (err) { throw new UsageError((err as Error).message) }
+  const devices = positive('devices', values.devices, undefined, true)
+  if (devices === undefined || devices < 1) throw new UsageError('--devices N (at least 1) is required')
+  const protocol = values.protocol
+  if (protocol !== 'mqtt' && protocol !== 'rest') throw new UsageError('--protocol must be mqtt or rest')
+  const version = values['mqtt-version'] ?? '4'
+  if (version !== '4' && version !== '5') throw new UsageError('--mqtt-version must be 4 or 5')
+  const clientSecret = values['client-secret'] ?? d.clientSecret
+  if (clientSecret === undefined) throw new UsageError('an API client secret is needed: --client-secret or FLEET_CLIENT_SECRET')
+  const password = values.password ?? d.password
+  return {
+    api: { url: values.url ?? d.url, clientId: values['client-id'] ?? d.clientId, clientSecret, email: password === undefined ? undefined : values.email ?? d.email, password },
+    devices,
+    protocol,
+    mqttUrl: values['mqtt-url'] ?? d.mqttUrl,
+    mqttVersion: version === '5' ? 5 : 4,
+    reconnectPeriod: 1000,
+    rate: positive('rate', values.rate, 1, false) ?? 1,
+    durationS: positive('duration', values.duration, undefined, false)
+  }
+}
+
+/** The progress line: what is connected, how fast acknowledged messages come, what was answered. */
+export function progressLine (s: FleetStats, perSecond: number, elapsedS: number): string {
+  const t = `[${elapsedS.toFixed(0).padStart(4)}s]`
+  if (s.phase === 'starting') return `${t} registering and connecting: ${s.registered}/${s.devices} devices, ${s.errors} errors`
+  const err = s.errors === 0 ? '0 errors' : `${s.errors} errors (last: ${s.lastError ?? ''})`
+  return `${t} ${s.connected}/${s.devices} connected | ${perSecond.toFixed(0)} msg/s | ${s.messages} acked | ${s.tasksAnswered} tasks answered | ${err}`
+}
+
+/** Runs the simulator; answers the process exit code. */
+export async function runSimulateCli (argv: string[], defaults: SimulateDefaults, io: SimulateIo): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) { io.out.write(SIMULATE_USAGE + '\n'); return 0 }
+  const opts = parseSimulateArgs(argv, defaults)
+  const fleet = startFleet(opts)
+  const started = Date.now()
+  const tty = io.out.isTTY === true
+  let last = { at: started, messages: 0 }
+  let ended = false
+  const show = (): void => {
+    const s = fleet.stats()
+    const now = Date.now()
+    const rate = (s.messages - last.messages) / Math.max(0.001, (now - last.at) / 1000)
+    last = { at: now, messages: s.messages }
+    const line = progressLine(s, rate, (now - started) / 1000)
+    io.out.write(tty ? `\r${line}\x1b[K` : line + '\n')
+  }
+  const ticker = setInterval(show, 1000)
+  io.signal?.addEventListener('abort', () => { if (!ended) fleet.stop().catch(() => {}) }, { once: true })
+  let runStart = 0
+  fleet.ready.then(() => { runStart = Date.now() }, () => {})
+  try {
+    await fleet.done
+  } finally {
+    ended = true
+    clearInterval(ticker)
+  }
+  const s = fleet.stats()
+  const seconds = runStart === 0 ? 0 : (Date.now() - runStart) / 1000
+  if (tty) io.out.write('\n')
+  if (s.registered < s.devices && s.lastError !== undefined) {
+    io.out.write(`simulate: stopped after registering ${s.registered}/${s.devices} devices: ${s.lastError}\n`)
+    return 1
+  }
+  io.out.write(`done (run ${fleet.run}, label sim-${fleet.run}): ${s.devices} ${opts.protocol.toUpperCase()} devices, ${s.messages} messages ` +
+    `(${s.points} points) acknowledged in ${seconds.toFixed(1)} s (${(s.messages / Math.max(seconds, 0.001)).toFixed(1)} msg/s), ` +
+    `${s.tasksAnswered} tasks answered, ${s.errors} errors\n`)
+  return 0
+}

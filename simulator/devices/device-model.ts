@@ -1,0 +1,100 @@
+// What a simulated cellular gateway measures: a radio signal drifting around -75 dBm, a position moving along a
+// heading, link counters that only grow, and the application data of a machine (conventions.md §Data: the `_`
+// ids are device management, every other id is application data). Settings written by tasks are kept.
+import type { DataValue, Point } from '../../protocols/airvantage/index.js'
+
+export interface DeviceModelOptions {
+  /** Random source in [0, 1) (tests pass a seeded one). */
+  random?: () => number
+  /** Where the device starts (degrees). */
+  origin?: { latitude: number, longitude: number }
+}
+
+export interface DeviceModel {
+  /** One reading of every value at `now` (ms); advances the drift, the position and the counters. */
+  sample (now: number): Point[]
+  /** The current value of each requested id (a read task); unknown ids are left out. */
+  read (ids: readonly string[], now: number): Point[]
+  /** Keeps written settings (a write task); later samples and reads report them. */
+  write (settings: ReadonlyArray<Record<string, DataValue>>): void
+  /** Counts bytes put on the cellular link (what `_BYTES_SENT` / `_BYTES_RECEIVED` report). */
+  countTraffic (sent: number, received: number): void
+  /** Messages sampled so far; also sent as `sim.seq`, so that a lost or doubled message can be found. */
+  readonly sequence: number
+}
+
+const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v))
+const round = (v: number, digits: number): number => Math.round(v * 10 ** digits) / 10 ** digits
+
+/** Signal bars (0-5) from RSSI with the thresholds of the levels of conventions.md §Data. */
+export function signalBars (rssi: number): number {
+  if (rssi >= -65) return 5
+  if (rssi >= -75) return 4
+  if (rssi >= -85) return 3
+  if (rssi >= -95) return 2
+  if (rssi >= -105) return 1
+  return 0
+}
+
+export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
+  const random = opts.random ?? Math.random
+  const noise = (): number => (random() + random() + random() - 1.5) * 2 // about -3..3, bell shaped
+  let rssi = -75 + noise() * 3
+  let latitude = opts.origin?.latitude ?? 45.19 + (random() - 0.5) * 0.2
+  let longitude = opts.origin?.longitude ?? 5.72 + (random() - 0.5) * 0.2
+  let heading = random() * 2 * Math.PI
+  let temperature = 40 + noise() * 2
+  let humidity = 50 + noise() * 5
+  let bytesSent = Math.floor(random() * 10_000)
+  let bytesReceived = Math.floor(random() * 10_000)
+  let sequence = 0
+  const settings = new Map<string, DataValue>([['machine.threshold', 70]])
+  const current = new Map<string, DataValue>()
+  let measured = false
+
+  function step (): void {
+    // Mean-reverting walk: the signal wanders but keeps coming back to -75 dBm.
+    rssi = clamp(rssi + noise() - (rssi + 75) * 0.1, -113, -51)
+    heading += noise() * 0.1
+    latitude = clamp(latitude + Math.cos(heading) * 0.0005, -89, 89)
+    longitude = ((longitude + Math.sin(heading) * 0.0005 + 540) % 360) - 180
+    temperature = clamp(temperature + noise() * 0.3 - (temperature - 40) * 0.05, -20, 120)
+    humidity = clamp(humidity + noise() - (humidity - 50) * 0.05, 0, 100)
+  }
+
+  function snapshot (): void {
+    measured = true
+    const reported = round(rssi, 1)
+    current.set('_RSSI', reported)
+    current.set('_SIGNAL_BARS', signalBars(reported)) // from the value sent, so bars and level always agree
+    current.set('_LATITUDE', round(latitude, 6))
+    current.set('_LONGITUDE', round(longitude, 6))
+    current.set('_BYTES_SENT', bytesSent)
+    current.set('_BYTES_RECEIVED', bytesReceived)
+    current.set('machine.temperature', round(temperature, 2))
+    current.set('machine.humidity', round(humidity, 1))
+    current.set('sim.seq', sequence)
+    for (const [id, v] of settings) current.set(id, v)
+  }
+
+  return {
+    sample (now) {
+      step()
+      sequence++
+      snapshot()
+      return [...current].map(([dataId, value]) => ({ dataId, ts: now, value }))
+    },
+    read (ids, now) {
+      if (!measured) snapshot() // a read before the first sample reports the starting values
+      return ids.flatMap((dataId) => current.has(dataId) ? [{ dataId, ts: now, value: current.get(dataId) ?? null }] : [])
+    },
+    write (written) {
+      for (const s of written) for (const [id, v] of Object.entries(s)) { settings.set(id, v); current.set(id, v) }
+    },
+    countTraffic (sent, received) {
+      bytesSent += sent
+      bytesReceived += received
+    },
+    get sequence () { return sequence }
+  }
+}

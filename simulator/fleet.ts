@@ -1,0 +1,180 @@
+// A fleet of simulated devices against a running service: register each through the API, connect it over MQTT
+// or REST, then publish at a steady rate (or as fast as acknowledgements allow) and answer tasks, counting it all.
+import { setMaxListeners } from 'node:events'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { createDeviceModel } from './devices/device-model.js'
+import { deviceIdentity, newRunTag, type DeviceIdentity } from './devices/identity.js'
+import { createSimulatedDevice, type DeviceEvents, type SimulatedDevice } from './devices/simulated-device.js'
+import { connectApi, registerDevice, type ApiClient, type ApiCredentials } from './provision.js'
+import { connectMqttDevice, type MqttDevice } from './transports/mqtt.js'
+import { restDevice } from './transports/rest.js'
+import type { DeviceTransport } from './transports/transport.js'
+
+export type FleetProtocol = 'mqtt' | 'rest'
+
+export interface LinkOptions {
+  protocol: FleetProtocol
+  /** mqtt://host:port; needed for MQTT devices. */
+  mqttUrl?: string | undefined
+  /** 4: MQTT 3.1.1 (default), 5: MQTT 5. */
+  mqttVersion?: 4 | 5
+  /** ms between MQTT reconnection attempts (0: none). */
+  reconnectPeriod?: number
+}
+
+export interface FleetOptions extends LinkOptions {
+  api: ApiCredentials
+  devices: number
+  /** Messages per device per second; 0: the next message as soon as the previous one is acknowledged. */
+  rate: number
+  /** Seconds of publishing; undefined: until stop(). */
+  durationS?: number | undefined
+  /** REST devices poll GET /device/tasks this often (ms). */
+  taskPollMs?: number
+  /** Registrations and connections at the same time. */
+  concurrency?: number
+  /** Tag of the run: serial numbers are SIM<run><n>, and the systems carry the label sim-<run>. */
+  run?: string
+  events?: DeviceEvents
+}
+
+export interface FleetStats {
+  /** starting: registering and connecting the devices. */
+  phase: 'starting' | 'running' | 'stopped'
+  devices: number
+  registered: number
+  connected: number
+  /** Data messages acknowledged by the service, and their points. */
+  messages: number
+  points: number
+  tasksAnswered: number
+  errors: number
+  lastError: string | undefined
+}
+
+export interface Fleet {
+  readonly run: string
+  readonly devices: readonly SimulatedDevice[]
+  stats (): FleetStats
+  /** Resolves once every device is registered and connected; rejects when registration fails. */
+  readonly ready: Promise<void>
+  /** Resolves when publishing has ended (duration reached or stop()) and the links are closed. */
+  readonly done: Promise<void>
+  stop (): Promise<void>
+}
+
+/** Opens the device's link to the service. */
+export async function openTransport (id: DeviceIdentity, link: LinkOptions, httpUrl: string): Promise<DeviceTransport> {
+  if (link.protocol === 'rest') return restDevice({ url: httpUrl, username: id.serialNumber, password: id.restPassword })
+  if (link.mqttUrl === undefined) throw new Error('an MQTT fleet needs the MQTT URL')
+  const device = await connectMqttDevice({
+    url: link.mqttUrl,
+    username: id.serialNumber,
+    password: id.mqttPassword,
+    protocolVersion: link.mqttVersion ?? 4,
+    reconnectPeriod: link.reconnectPeriod ?? 0
+  })
+  await device.subscribed
+  return device
+}
+
+/** Registers one device through the API and connects it: the building block of a fleet (and of tests). */
+export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkOptions, opts: { labels?: string[], events?: DeviceEvents } = {}): Promise<SimulatedDevice> {
+  const systemUid = await registerDevice(api, id, { labels: opts.labels ?? ['simulator'] })
+  const transport = await openTransport(id, link, api.url)
+  return createSimulatedDevice({ identity: id, systemUid, transport, model: createDeviceModel(), ...(opts.events === undefined ? {} : { events: opts.events }) })
+}
+
+const isMqtt = (t: DeviceTransport): t is MqttDevice => 'client' in t
+
+/** Runs fn on every item, `limit` at a time; after a failure no new item starts, and once the running ones have
+ * settled the first error is thrown (so nothing is left half-started behind the caller's back). */
+async function inParallel<T> (items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0
+  let failure: { err: unknown } | undefined
+  const worker = async (): Promise<void> => {
+    while (next < items.length && failure === undefined) {
+      const i = next++
+      try { await fn(items[i] as T) } catch (err) { failure ??= { err } }
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
+  if (failure !== undefined) throw failure.err
+}
+
+export function startFleet (opts: FleetOptions): Fleet {
+  const run = opts.run ?? newRunTag()
+  const stopper = new AbortController()
+  setMaxListeners(0, stopper.signal) // every device waits on it
+  const devices: SimulatedDevice[] = []
+  const s: FleetStats = { phase: 'starting', devices: opts.devices, registered: 0, connected: 0, messages: 0, points: 0, tasksAnswered: 0, errors: 0, lastError: undefined }
+  const fail = (err: unknown): void => { s.errors++; s.lastError = (err as Error).message ?? String(err) }
+  const events: DeviceEvents = {
+    onData: (d, points) => { s.messages++; s.points += points.length; opts.events?.onData?.(d, points) },
+    onTask: (d, t) => { s.tasksAnswered++; opts.events?.onTask?.(d, t) },
+    onError: (d, err) => { fail(err); opts.events?.onError?.(d, err) }
+  }
+  const pause = async (ms: number): Promise<void> => { await sleep(ms, undefined, { signal: stopper.signal }).catch(() => {}) }
+
+  async function drive (device: SimulatedDevice, until: number): Promise<void> {
+    const interval = opts.rate > 0 ? 1000 / opts.rate : 0
+    const pollMs = opts.taskPollMs ?? 5000
+    let nextAt = Date.now() + Math.random() * interval // spread the fleet over the first interval
+    let nextPoll = Date.now() + Math.random() * pollMs
+    await pause(nextAt - Date.now())
+    while (!stopper.signal.aborted && Date.now() < until) {
+      try {
+        await device.publish()
+        if (device.transport.protocol === 'REST' && Date.now() >= nextPoll) {
+          nextPoll = Date.now() + pollMs
+          await device.transport.checkTasks()
+        }
+      } catch (err) {
+        fail(err)
+        await pause(1000) // the service is away or refusing: do not spin
+      }
+      if (interval === 0) continue
+      nextAt = Math.max(nextAt + interval, Date.now() - interval) // behind schedule: catch up by one interval at most
+      await pause(nextAt - Date.now())
+    }
+  }
+
+  const ready = (async () => {
+    const api = await connectApi(opts.api)
+    const ids = Array.from({ length: opts.devices }, (_, i) => deviceIdentity(run, i + 1))
+    await inParallel(ids, opts.concurrency ?? 8, async (id) => {
+      if (stopper.signal.aborted) return
+      const device = await addDevice(api, id, opts, { labels: ['simulator', `sim-${run}`], events })
+      s.registered++
+      devices.push(device)
+    })
+  })()
+
+  const done = (async () => {
+    let started = true
+    try { await ready } catch (err) { fail(err); started = false }
+    if (started && !stopper.signal.aborted) {
+      s.phase = 'running'
+      const until = opts.durationS === undefined ? Infinity : Date.now() + opts.durationS * 1000
+      await Promise.all(devices.map(async (d) => { await drive(d, until) }))
+    }
+    await Promise.all(devices.map(async (d) => { await d.idle().catch(() => {}) }))
+    await Promise.all(devices.map(async (d) => { await d.close().catch(() => {}) }))
+    s.phase = 'stopped'
+  })()
+
+  return {
+    run,
+    devices,
+    ready,
+    done,
+    stats () {
+      const connected = devices.filter((d) => !isMqtt(d.transport) || d.transport.client.connected).length
+      return { ...s, connected: s.phase === 'stopped' ? 0 : connected }
+    },
+    async stop () {
+      stopper.abort()
+      await done
+    }
+  }
+}

@@ -1,0 +1,94 @@
+// Registers simulated devices the way an installer would: an OAuth 2 token (conventions.md §Authentication), then
+// POST /api/v1/systems with the gateway, the SIM and the protocol passwords (fleet-api.md §Create system).
+import type { DeviceIdentity } from './devices/identity.js'
+
+export interface ApiCredentials {
+  /** Base URL of the service, e.g. http://localhost:8080. */
+  url: string
+  clientId: string
+  clientSecret: string
+  /** With email and password: the password grant; without: client_credentials (acts as the client's owner). */
+  email?: string | undefined
+  password?: string | undefined
+}
+
+export interface ApiClient {
+  url: string
+  token: string
+  /** A JSON request with the bearer token; 429 answers are retried after Retry-After (conventions.md §Rate limiting). */
+  request (method: string, path: string, body?: unknown): Promise<{ status: number, json: unknown }>
+}
+
+export class ProvisionError extends Error {
+  constructor (message: string) {
+    super(message)
+    this.name = 'ProvisionError'
+  }
+}
+
+const sleep = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+const MAX_RATE_RETRIES = 50
+
+/** Gets an access token. @throws ProvisionError with the service's answer when it refuses. */
+export async function connectApi (c: ApiCredentials): Promise<ApiClient> {
+  const url = c.url.replace(/\/+$/, '')
+  const form = new URLSearchParams({ client_id: c.clientId, client_secret: c.clientSecret })
+  if (c.email !== undefined && c.password !== undefined) {
+    form.set('grant_type', 'password')
+    form.set('username', c.email)
+    form.set('password', c.password)
+  } else {
+    form.set('grant_type', 'client_credentials')
+  }
+  let res: Response
+  try {
+    res = await fetch(`${url}/api/oauth/token`, { method: 'POST', body: form })
+  } catch (err) {
+    throw new ProvisionError(`cannot reach ${url}: ${(err as Error).message}`)
+  }
+  const text = await res.text()
+  if (res.status !== 200) throw new ProvisionError(`token refused (${res.status}): ${text}`)
+  const token = (JSON.parse(text) as { access_token: string }).access_token
+  return {
+    url,
+    token,
+    async request (method, path, body) {
+      for (let attempt = 0; ; attempt++) {
+        const r = await fetch(url + path, {
+          method,
+          headers: body === undefined ? { authorization: `Bearer ${token}` } : { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+        })
+        const t = await r.text()
+        if (r.status === 429 && attempt < MAX_RATE_RETRIES) {
+          await sleep(1000 * Math.max(1, Number(r.headers.get('retry-after') ?? 1)))
+          continue
+        }
+        return { status: r.status, json: t === '' ? null : JSON.parse(t) }
+      }
+    }
+  }
+}
+
+export interface RegisterOptions {
+  /** Labels of the created system (fleet-api.md §System labels), e.g. to find a run's devices again. */
+  labels?: string[]
+  type?: string
+}
+
+/**
+ * Creates the device's system: gateway (serial number, IMEI), subscription (ICCID, operator UNKNOWN) and the MQTT
+ * and REST passwords. Answers the system uid. @throws ProvisionError with the error code the service answered
+ */
+export async function registerDevice (api: ApiClient, id: DeviceIdentity, opts: RegisterOptions = {}): Promise<string> {
+  const res = await api.request('POST', '/api/v1/systems', {
+    name: id.serialNumber,
+    type: opts.type ?? 'SIMULATOR',
+    labels: opts.labels ?? ['simulator'],
+    gateway: { serialNumber: id.serialNumber, imei: id.imei, type: 'SIMULATOR' },
+    subscription: { identifier: id.iccid, operator: 'UNKNOWN' },
+    communication: { mqtt: { password: id.mqttPassword }, rest: { password: id.restPassword } }
+  })
+  if (res.status !== 200) throw new ProvisionError(`registering ${id.serialNumber} failed (${res.status}): ${JSON.stringify(res.json)}`)
+  return (res.json as { uid: string }).uid
+}

@@ -1,0 +1,28 @@
+// What a simulated device needs from its link to the service, whatever the protocol (conventions.md §Devices).
+import type { Ack, Point, Task } from '../../protocols/airvantage/index.js'
+
+export type TasksHandler = (tasks: Task[]) => void
+
+export interface DeviceTransport {
+  /** As the service records it on the device message. */
+  readonly protocol: 'MQTT' | 'REST'
+  /** Sends one data message; resolves once the service acknowledged it (QoS 1 PUBACK, HTTP 200). */
+  sendData (points: readonly Point[]): Promise<void>
+  /** Sends task acknowledgements; resolves once the service acknowledged them. */
+  sendAcks (acks: readonly Ack[]): Promise<void>
+  /** Where tasks go: MQTT calls it when the service publishes on `<id>/tasks/json`, REST on each poll. */
+  onTasks (handler: TasksHandler): void
+  /** REST: asks GET /device/tasks now. MQTT: nothing to do (the service pushes). */
+  checkTasks (): Promise<void>
+  /** Bytes of the last request and answer, for the device's link counters. */
+  readonly lastTraffic: { sent: number, received: number }
+  close (): Promise<void>
+}
+
+/** A transport refused by the service, with what it answered (for logs and the progress line). */
+export class TransportError extends Error {
+  constructor (message: string, readonly status?: number | string) {
+    super(message)
+    this.name = 'TransportError'
+  }
+}

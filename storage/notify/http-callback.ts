@@ -1,0 +1,185 @@
+import { promises as dns, type LookupAddress } from 'node:dns'
+import http from 'node:http'
+import https from 'node:https'
+import { BlockList, isIP, type LookupFunction } from 'node:net'
+import { SIGNATURE_HEADER, signBody, type CallbackResult, type CallbackSender } from '../../core/notify.js'
+
+// conventions.md §Callbacks and notifications: POST of the event as JSON, credentials of the URL as HTTP Basic
+// auth, X-Fleet-Signature when a secret is configured, and no callbacks into loopback, link-local or private
+// networks unless CALLBACK_ALLOW_PRIVATE is set.
+//
+// node:http(s) rather than fetch: its `lookup` option makes the socket connect to exactly the addresses that were
+// checked (no second DNS answer can rebind the name to an internal address), and it never follows redirects,
+// so a 3xx cannot lead to a forbidden address either (a 3xx is a retryable non-2xx answer). TLS still verifies
+// the certificate against the URL's host name.
+
+export interface HttpCallbackOptions {
+  /** CALLBACK_SECRET: signs every body when set. */
+  secret?: string | undefined
+  /** CALLBACK_ALLOW_PRIVATE: lifts the refusal of loopback, link-local and private addresses. */
+  allowPrivate: boolean
+  /** Bound on one try: name resolution, connection, and the answer's status line and headers. */
+  timeoutMs: number
+  /** Name resolution (all addresses of a host); defaults to dns.lookup. Tests inject a fake resolver. */
+  resolve?: (hostname: string) => Promise<LookupAddress[]>
+}
+
+const forbidden = new BlockList()
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]
+] as const) forbidden.addSubnet(net, prefix, 'ipv4')
+// ::/96 holds ::, ::1 and the deprecated IPv4-compatible forms; BlockList itself maps ::ffff:a.b.c.d onto the
+// IPv4 rules above.
+for (const [net, prefix] of [
+  ['::', 96], ['100::', 64], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]
+] as const) forbidden.addSubnet(net, prefix, 'ipv6')
+
+/** The eight 16-bit words of an IPv6 address, or undefined when it is not one. */
+function ipv6Words (address: string): number[] | undefined {
+  if (isIP(address) !== 6) return undefined
+  let text = address
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1]
+  if (dotted !== undefined) {
+    const [a = 0, b = 0, c = 0, d = 0] = dotted.split('.').map(Number)
+    text = text.slice(0, -dotted.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const [head = '', tail] = text.split('::')
+  const parse = (s: string): number[] => s === '' ? [] : s.split(':').map((w) => parseInt(w, 16))
+  const left = parse(head)
+  const right = tail === undefined ? [] : parse(tail)
+  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right]
+}
+
+const v4 = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
+
+/** IPv4 addresses carried inside an IPv6 address (NAT64 64:ff9b::/96, 6to4 2002::/16, ::ffff:0:a.b.c.d). */
+function embeddedIpv4 (w: number[]): string | undefined {
+  const [w0, w1, w2, w3, w4, w5, w6 = 0, w7 = 0] = w
+  if (w0 === 0x64 && w1 === 0xff9b && w2 === 0 && w3 === 0 && w4 === 0 && w5 === 0) return v4(w6, w7)
+  if (w0 === 0x2002) return v4(w1 ?? 0, w2 ?? 0)
+  if (w0 === 0 && w1 === 0 && w2 === 0 && w3 === 0 && w4 === 0xffff && w5 === 0) return v4(w6, w7)
+  return undefined
+}
+
+/** True for loopback, unspecified, link-local, private, CGNAT, multicast and reserved addresses, in any form. */
+export function isForbiddenAddress (address: string): boolean {
+  const bare = address.replace(/%.*$/, '') // a zone id (fe80::1%eth0) only names the interface
+  const family = isIP(bare)
+  if (family === 0) return true
+  if (family === 4) return forbidden.check(bare, 'ipv4')
+  if (forbidden.check(bare, 'ipv6')) return true
+  const words = ipv6Words(bare)
+  const inner = words === undefined ? undefined : embeddedIpv4(words)
+  return inner !== undefined && forbidden.check(inner, 'ipv4')
+}
+
+interface Target { url: URL, host: string, authorization: string | undefined }
+
+function parseTarget (raw: string): Target | string {
+  let url: URL
+  try { url = new URL(raw) } catch { return 'url.invalid' }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `scheme ${url.protocol} not allowed`
+  let authorization: string | undefined
+  if (url.username !== '' || url.password !== '') {
+    let user: string, password: string
+    try {
+      user = decodeURIComponent(url.username)
+      password = decodeURIComponent(url.password)
+    } catch { return 'url.invalid credentials' }
+    authorization = `Basic ${Buffer.from(`${user}:${password}`, 'utf8').toString('base64')}`
+    url.username = ''
+    url.password = ''
+  }
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+  return { url, host, authorization }
+}
+
+/** A lookup that answers only the addresses already resolved and checked, so the socket cannot go elsewhere. */
+function pinnedLookup (addresses: LookupAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const wanted = options.family === 4 || options.family === 6 ? addresses.filter((a) => a.family === options.family) : addresses
+    const list = wanted.length > 0 ? wanted : addresses
+    if (options.all === true) callback(null, list)
+    else callback(null, list[0]?.address ?? '', list[0]?.family ?? 4)
+  }
+}
+
+class Timeout extends Error {}
+
+function post (target: Target, addresses: LookupAddress[], headers: http.OutgoingHttpHeaders, body: string,
+  signal: AbortSignal): Promise<CallbackResult> {
+  const { url } = target
+  const client = url.protocol === 'https:' ? https : http
+  return new Promise((resolve) => {
+    if (signal.aborted) { resolve({ outcome: 'retryable', reason: 'timeout' }); return }
+    const req = client.request({
+      protocol: url.protocol,
+      hostname: target.host,
+      port: url.port === '' ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      method: 'POST',
+      headers,
+      agent: false, // one connection per try, closed after it: nothing pooled that skipped the address check
+      lookup: pinnedLookup(addresses)
+    })
+    const onAbort = (): void => { req.destroy(new Timeout()) }
+    signal.addEventListener('abort', onAbort, { once: true })
+    req.once('response', (res) => {
+      signal.removeEventListener('abort', onAbort)
+      // The answer's body carries nothing for us, and draining it would let a receiver hold the socket open
+      // forever: the connection (never reused, agent: false) is closed as soon as the status is known.
+      res.once('error', () => {})
+      res.destroy()
+      const status = res.statusCode ?? 0
+      if (status >= 200 && status < 300) resolve({ outcome: 'delivered', status })
+      else resolve({ outcome: 'retryable', reason: `http ${status}`, status })
+    })
+    req.once('error', (err: NodeJS.ErrnoException) => {
+      signal.removeEventListener('abort', onAbort)
+      resolve({ outcome: 'retryable', reason: err instanceof Timeout ? 'timeout' : (err.code ?? err.message) })
+    })
+    req.end(body)
+  })
+}
+
+function resolveWithin (lookup: (h: string) => Promise<LookupAddress[]>, host: string,
+  signal: AbortSignal): Promise<LookupAddress[]> {
+  if (isIP(host) !== 0) return Promise.resolve([{ address: host, family: isIP(host) }])
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => { reject(new Timeout()) }
+    signal.addEventListener('abort', onAbort, { once: true })
+    lookup(host).then(resolve, reject).finally(() => { signal.removeEventListener('abort', onAbort) })
+  })
+}
+
+/** The CallbackSender of the service: one POST per call, never throws. */
+export function createHttpCallbackSender (opts: HttpCallbackOptions): CallbackSender {
+  const resolve = opts.resolve ?? ((host: string) => dns.lookup(host, { all: true }))
+  return {
+    async send (rawUrl, body) {
+      const target = parseTarget(rawUrl)
+      if (typeof target === 'string') return { outcome: 'refused', reason: target }
+      const signal = AbortSignal.timeout(opts.timeoutMs)
+      let addresses: LookupAddress[]
+      try {
+        addresses = await resolveWithin(resolve, target.host, signal)
+      } catch (err) {
+        // An unknown or unreachable name may come back (DNS outage, record not yet published): retry.
+        const code = err instanceof Timeout ? 'timeout' : (err as NodeJS.ErrnoException).code ?? 'dns error'
+        return { outcome: 'retryable', reason: `resolve ${target.host}: ${code}` }
+      }
+      if (addresses.length === 0) return { outcome: 'retryable', reason: `resolve ${target.host}: no address` }
+      const bad = opts.allowPrivate ? undefined : addresses.find((a) => isForbiddenAddress(a.address))
+      if (bad !== undefined) return { outcome: 'refused', reason: `forbidden address ${bad.address}` }
+      const headers: http.OutgoingHttpHeaders = {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body, 'utf8'),
+        'user-agent': 'fleet-callback/1'
+      }
+      if (target.authorization !== undefined) headers.authorization = target.authorization
+      if (opts.secret !== undefined) headers[SIGNATURE_HEADER.toLowerCase()] = signBody(opts.secret, body)
+      return await post(target, addresses, headers, body, signal)
+    }
+  }
+}

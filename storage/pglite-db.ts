@@ -1,0 +1,39 @@
+import { mkdir } from 'node:fs/promises'
+import { PGlite, types } from '@electric-sql/pglite'
+import { pg_trgm as pgTrgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import type { Db, Queryable, QueryResult } from '../core/ports.js'
+
+// int8 and numeric come back as JS numbers on both adapters: timestamps are epoch ms in bigint columns,
+// well inside Number's safe range (shared/spec/conventions.md §HTTP basics: timestamps are epoch ms).
+// bytea comes back as a Buffer, as pg answers it (text format '\\x<hex>').
+const parsers = {
+  [types.INT8]: Number,
+  [types.NUMERIC]: Number,
+  [types.BYTEA]: (x: string) => Buffer.from(x.slice(2), 'hex')
+}
+
+function wrap (q: Pick<PGlite, 'query'>): Queryable {
+  return {
+    async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
+      const res = await q.query<R>(sql, params as unknown[], { parsers })
+      // PGlite reports affectedRows 0 for a SELECT; pg's rowCount is the rows answered (test/contracts/db.contract.ts).
+      const returnsRows = res.fields.length > 0
+      return { rows: res.rows, rowCount: returnsRows ? res.rows.length : res.affectedRows ?? 0 }
+    }
+  }
+}
+
+/** PGlite in dataDir, or in memory when dataDir is undefined. */
+export async function openPgliteDb (dataDir: string | undefined): Promise<Db> {
+  if (dataDir !== undefined) await mkdir(dataDir, { recursive: true })
+  // pg_trgm: the trigram indexes of the find filters (storage/migrations/0003_find_indexes.sql).
+  const pg = await PGlite.create({ ...(dataDir === undefined ? {} : { dataDir }), extensions: { pg_trgm: pgTrgm } })
+  const base = wrap(pg)
+  return {
+    kind: 'pglite',
+    query: base.query,
+    async exec (sql) { await pg.exec(sql) },
+    async transaction (fn) { return await pg.transaction(async (tx) => await fn(wrap(tx))) },
+    async close () { if (!pg.closed) await pg.close() }
+  }
+}

@@ -1,0 +1,76 @@
+import type { Queryable } from '../../core/ports.js'
+import { FleetError } from '../../core/errors.js'
+import type { ApplicationsRepository } from '../../core/repositories.js'
+import type { Application } from '../../core/domain/system.js'
+import { containsPattern } from './users.repository.js'
+
+interface ApplicationRow {
+  uid: string
+  company_uid: string | null
+  name: string
+  revision: string
+  type: string
+  category: Application['category']
+  protocols: Application['protocols']
+  data: Application['data']
+  actions: Application['actions']
+}
+
+const toApplication = (r: ApplicationRow): Application => ({
+  uid: r.uid, companyUid: r.company_uid, name: r.name, revision: r.revision, type: r.type, category: r.category, protocols: r.protocols, data: r.data, actions: r.actions
+})
+
+export function createApplicationsRepository (q: Queryable): ApplicationsRepository {
+  return {
+    async findByUids (companyUid, uids) {
+      const { rows } = await q.query<ApplicationRow>(
+        'SELECT * FROM applications WHERE uid = ANY($1::text[]) AND (company_uid IS NULL OR company_uid = $2)', [uids, companyUid])
+      return rows.map(toApplication)
+    },
+    async find (companyUid, f, page) {
+      const p: unknown[] = [companyUid]
+      const w = ['(company_uid IS NULL OR company_uid = $1)']
+      const add = (sql: string, v: unknown): void => { p.push(v); w.push(sql.replace('?', `$${p.length}`)) }
+      if (f.uid !== undefined) add('uid = ?', f.uid)
+      if (f.name !== undefined) add('name ILIKE ?', containsPattern(f.name))
+      if (f.type !== undefined) add('type ILIKE ?', containsPattern(f.type))
+      if (f.revision !== undefined) add('revision ILIKE ?', containsPattern(f.revision))
+      if (f.category !== undefined) add('category = ?', f.category)
+      const where = w.join(' AND ')
+      const total = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM applications WHERE ${where}`, p)
+      const { rows } = await q.query<ApplicationRow>(
+        `SELECT * FROM applications WHERE ${where} ORDER BY name, revision, uid LIMIT ${page.size} OFFSET ${page.offset}`, p)
+      return { count: total.rows[0]?.n ?? 0, items: rows.map(toApplication) }
+    },
+    async findByKey (companyUid, type, revision) {
+      const { rows } = await q.query<ApplicationRow>(
+        'SELECT * FROM applications WHERE coalesce(company_uid, \'\') = coalesce($1, \'\') AND type = $2 AND revision = $3',
+        [companyUid, type, revision])
+      return rows[0] === undefined ? undefined : toApplication(rows[0])
+    },
+    async insert (a, createdAt) {
+      try {
+        await q.query(
+          `INSERT INTO applications (uid, company_uid, name, revision, type, category, protocols, data, actions, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10)`,
+          [a.uid, a.companyUid, a.name, a.revision, a.type, a.category, a.protocols, JSON.stringify(a.data), JSON.stringify(a.actions), createdAt])
+      } catch (err) {
+        // Two requests adding one type and revision at once: the later waits on applications_key, then finds it taken.
+        if ((err as { code?: unknown }).code === '23505') throw new FleetError('application.not.unique', [a.type, a.revision])
+        throw err
+      }
+    },
+    async update (uid, a) {
+      await q.query(
+        `UPDATE applications SET name = $2, revision = $3, type = $4, category = $5, protocols = $6, data = $7::jsonb,
+           actions = $8::jsonb WHERE uid = $1`,
+        [uid, a.name, a.revision, a.type, a.category, a.protocols, JSON.stringify(a.data), JSON.stringify(a.actions)])
+    },
+    async ofSystem (systemUid) {
+      const { rows } = await q.query<ApplicationRow>(
+        `SELECT a.* FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
+         WHERE sa.system_uid = $1 ORDER BY a.category DESC, a.type, a.name`, [systemUid])
+      return rows.map(toApplication)
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import type { Queryable } from '../../core/ports.js'
+import type { CatalogueRepository, OperatorAccount, OptionRecord, SettingTemplate } from '../../core/repositories.js'
+import type { Offer } from '../../core/domain/system.js'
+
+interface OfferRow { uid: string, company_uid: string, name: string, limit_bytes: number | null, types: string[] }
+const toOffer = (r: OfferRow): Offer => ({ uid: r.uid, companyUid: r.company_uid, name: r.name, limit: r.limit_bytes, types: r.types })
+
+interface AccountRow { uid: string, company_uid: string, name: string, operator: string, swap_supported: boolean }
+const toAccount = (r: AccountRow): OperatorAccount => ({ uid: r.uid, companyUid: r.company_uid, name: r.name, operator: r.operator, swapSupported: r.swap_supported })
+
+interface TemplateRow { uid: string, company_uid: string, name: string, settings: SettingTemplate['settings'] }
+const toTemplate = (r: TemplateRow): SettingTemplate => ({ uid: r.uid, companyUid: r.company_uid, name: r.name, settings: r.settings })
+
+interface OptionRow { uid: string, company_uid: string | null, type: string, name: string, config: string | null }
+const toOption = (r: OptionRow): OptionRecord => ({ uid: r.uid, companyUid: r.company_uid, type: r.type, name: r.name, ...(r.config === null ? {} : { config: r.config }) })
+
+/** Offers, operator accounts, setting templates and options: the reference data `fleet seed` provides. */
+export function createCatalogueRepository (q: Queryable): CatalogueRepository {
+  const one = async <R, T>(sql: string, params: unknown[], map: (r: R) => T): Promise<T | undefined> => {
+    const { rows } = await q.query<R>(sql, params)
+    return rows[0] === undefined ? undefined : map(rows[0])
+  }
+  return {
+    offer: async (companyUid, uid) => await one('SELECT * FROM offers WHERE company_uid = $1 AND uid = $2', [companyUid, uid], toOffer),
+    offerByName: async (companyUid, name) => await one('SELECT * FROM offers WHERE company_uid = $1 AND name = $2', [companyUid, name], toOffer),
+    async putOffer (o) {
+      await q.query(`INSERT INTO offers (uid, company_uid, name, limit_bytes, types) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name, limit_bytes = EXCLUDED.limit_bytes, types = EXCLUDED.types`,
+      [o.uid, o.companyUid, o.name, o.limit, o.types])
+    },
+    operatorAccount: async (companyUid, uid) => await one('SELECT * FROM operator_accounts WHERE company_uid = $1 AND uid = $2', [companyUid, uid], toAccount),
+    operatorAccountByName: async (companyUid, name) => await one('SELECT * FROM operator_accounts WHERE company_uid = $1 AND name = $2', [companyUid, name], toAccount),
+    operatorAccountByOperator: async (companyUid, operator) => await one(
+      'SELECT * FROM operator_accounts WHERE company_uid = $1 AND operator = $2 ORDER BY name LIMIT 1', [companyUid, operator], toAccount),
+    async putOperatorAccount (a) {
+      await q.query(`INSERT INTO operator_accounts (uid, company_uid, name, operator, swap_supported) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name, operator = EXCLUDED.operator, swap_supported = EXCLUDED.swap_supported`,
+      [a.uid, a.companyUid, a.name, a.operator, a.swapSupported])
+    },
+    template: async (companyUid, uid) => await one('SELECT * FROM setting_templates WHERE company_uid = $1 AND uid = $2', [companyUid, uid], toTemplate),
+    templateByName: async (companyUid, name) => await one('SELECT * FROM setting_templates WHERE company_uid = $1 AND name = $2', [companyUid, name], toTemplate),
+    async putTemplate (t) {
+      await q.query(`INSERT INTO setting_templates (uid, company_uid, name, settings) VALUES ($1, $2, $3, $4::jsonb)
+        ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name, settings = EXCLUDED.settings`,
+      [t.uid, t.companyUid, t.name, JSON.stringify(t.settings)])
+    },
+    optionByName: async (companyUid, type, name) => await one(
+      'SELECT * FROM options WHERE coalesce(company_uid, \'\') = coalesce($1, \'\') AND type = $2 AND name = $3', [companyUid, type, name], toOption),
+    async putOption (o) {
+      await q.query(`INSERT INTO options (uid, company_uid, type, name, config) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (uid) DO UPDATE SET type = EXCLUDED.type, name = EXCLUDED.name, config = EXCLUDED.config`,
+      [o.uid, o.companyUid, o.type, o.name, o.config ?? null])
+    }
+  }
+}

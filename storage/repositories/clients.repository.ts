@@ -1,0 +1,27 @@
+import type { Queryable } from '../../core/ports.js'
+import type { ApiClientRecord, ApiClientsRepository } from '../../core/repositories.js'
+
+interface ClientRow { client_id: string, secret_hash: string, name: string, user_uid: string | null }
+
+const toClient = (r: ClientRow): ApiClientRecord =>
+  ({ clientId: r.client_id, secretHash: r.secret_hash, name: r.name, userUid: r.user_uid })
+
+export function createApiClientsRepository (q: Queryable): ApiClientsRepository {
+  return {
+    async find (clientId) {
+      const { rows } = await q.query<ClientRow>('SELECT * FROM api_clients WHERE client_id = $1', [clientId])
+      return rows[0] === undefined ? undefined : toClient(rows[0])
+    },
+    async put (c, createdAt) {
+      await q.query(
+        `INSERT INTO api_clients (client_id, secret_hash, name, user_uid, created_at) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (client_id) DO UPDATE SET secret_hash = EXCLUDED.secret_hash, name = EXCLUDED.name,
+           user_uid = EXCLUDED.user_uid`,
+        [c.clientId, c.secretHash, c.name, c.userUid, createdAt])
+    },
+    async count () {
+      const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM api_clients')
+      return rows[0]?.n ?? 0
+    }
+  }
+}

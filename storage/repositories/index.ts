@@ -1,0 +1,49 @@
+import type { Queryable } from '../../core/ports.js'
+import type { Repositories } from '../../core/repositories.js'
+import { createCompaniesRepository } from './companies.repository.js'
+import { createProfilesRepository } from './profiles.repository.js'
+import { createUsersRepository } from './users.repository.js'
+import { createMembershipsRepository } from './memberships.repository.js'
+import { createApiClientsRepository } from './clients.repository.js'
+import { createTokensRepository } from './tokens.repository.js'
+import { createSystemsRepository } from './systems.repository.js'
+import { createGatewaysRepository } from './gateways.repository.js'
+import { createSubscriptionsRepository } from './subscriptions.repository.js'
+import { createApplicationsRepository } from './applications.repository.js'
+import { createCatalogueRepository } from './catalogue.repository.js'
+import { createTelemetryRepository } from './telemetry.repository.js'
+import { createOperationsRepository } from './operations.repository.js'
+import { createDataQueriesRepository } from './data-queries.repository.js'
+
+/** Every repository, bound to one Queryable: the pool, or one transaction. */
+export function createRepositories (q: Queryable): Repositories {
+  return {
+    companies: createCompaniesRepository(q),
+    profiles: createProfilesRepository(q),
+    users: createUsersRepository(q),
+    memberships: createMembershipsRepository(q),
+    clients: createApiClientsRepository(q),
+    tokens: createTokensRepository(q),
+    systems: createSystemsRepository(q),
+    gateways: createGatewaysRepository(q),
+    subscriptions: createSubscriptionsRepository(q),
+    applications: createApplicationsRepository(q),
+    catalogue: createCatalogueRepository(q),
+    telemetry: createTelemetryRepository(q),
+    operations: createOperationsRepository(q),
+    savepoint: {
+      async run (fn) {
+        await q.query('SAVEPOINT task')
+        try {
+          const out = await fn()
+          await q.query('RELEASE SAVEPOINT task')
+          return out
+        } catch (err) {
+          await q.query('ROLLBACK TO SAVEPOINT task')
+          throw err
+        }
+      }
+    },
+    dataQueries: createDataQueriesRepository(q)
+  }
+}

@@ -1,0 +1,334 @@
+import type { Queryable } from '../../core/ports.js'
+import { FleetError } from '../../core/errors.js'
+import type { SystemsRepository } from '../../core/repositories.js'
+import type { System, SystemSort, SystemOption } from '../../core/domain/system.js'
+import { criteriaConditions, criteriaJoins, joinsSql, Params, type CriteriaJoins } from './system-criteria.sql.js'
+import { toGateway, type GatewayRow } from './gateways.repository.js'
+import { toSubscription, type SubscriptionRow } from './subscriptions.repository.js'
+
+interface Row {
+  uid: string
+  company_uid: string
+  name: string
+  type: string | null
+  life_cycle_state: System['lifeCycleState']
+  state: System['state']
+  activity_state: System['activityState']
+  creation_date: number
+  activation_date: number | null
+  last_state_change_date: number
+  last_comm_date: number | null
+  comm_status: System['commStatus']
+  last_sync_date: number | null
+  sync_status: string
+  labels: string[]
+  metadata: Record<string, string>
+  communication: System['communication']
+  data: Record<string, unknown>
+  heartbeat: unknown
+  status_report: unknown
+  reports: unknown[]
+  last_applied_template: string | null
+  last_config_name: string | null
+  month_bytes_total: number
+  month_bytes_time: number | null
+  usage_status: string
+  gw: GatewayRow | null
+  sub: SubscriptionRow | null
+  offer: { uid: string, company_uid: string, name: string, limit_bytes: number | null, types: string[] } | null
+  apps: System['applications'] | null
+}
+
+// One statement loads a page of systems with their parts (no N+1): gateway, subscription and offer as JSON
+// objects, applications aggregated per system. json rather than jsonb: it is only sent, never queried, and
+// skipping the binary form is cheaper.
+const SELECT = `SELECT s.*, row_to_json(g) AS gw, row_to_json(b) AS sub, row_to_json(o) AS offer,
+  (SELECT json_agg(json_build_object('uid', a.uid, 'name', a.name, 'revision', a.revision, 'type', a.type,
+     'category', a.category) ORDER BY a.type, a.name)
+   FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid WHERE sa.system_uid = s.uid) AS apps
+FROM systems s LEFT JOIN gateways g ON g.uid = s.gateway_uid LEFT JOIN subscriptions b ON b.uid = s.subscription_uid
+  LEFT JOIN offers o ON o.uid = s.offer_uid`
+
+function toSystem (r: Row): System {
+  return {
+    uid: r.uid,
+    companyUid: r.company_uid,
+    name: r.name,
+    type: r.type,
+    lifeCycleState: r.life_cycle_state,
+    state: r.state,
+    activityState: r.activity_state,
+    creationDate: Number(r.creation_date),
+    activationDate: r.activation_date === null ? null : Number(r.activation_date),
+    lastStateChangeDate: Number(r.last_state_change_date),
+    lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date),
+    commStatus: r.comm_status,
+    lastSyncDate: r.last_sync_date === null ? null : Number(r.last_sync_date),
+    syncStatus: r.sync_status,
+    labels: r.labels,
+    gateway: r.gw === null ? null : toGateway(r.gw),
+    subscription: r.sub === null ? null : toSubscription(r.sub),
+    applications: r.apps ?? [],
+    metadata: r.metadata,
+    communication: r.communication,
+    data: r.data,
+    heartbeat: r.heartbeat,
+    statusReport: r.status_report,
+    reports: r.reports,
+    offer: r.offer === null
+      ? null
+      : { uid: r.offer.uid, companyUid: r.offer.company_uid, name: r.offer.name, limit: r.offer.limit_bytes === null ? null : Number(r.offer.limit_bytes), types: r.offer.types },
+    lastAppliedTemplate: r.last_applied_template,
+    lastConfigName: r.last_config_name,
+    monthBytesTotal: Number(r.month_bytes_total),
+    monthBytesTime: r.month_bytes_time === null ? null : Number(r.month_bytes_time),
+    usageStatus: r.usage_status
+  }
+}
+
+// fleet-api.md §Find systems: the sortable attributes, their SQL expressions and the join they read. Nulls come
+// last both ways; a column that is never null has no NULLS clause, so that one btree index serves both directions
+// (storage/migrations/0003_find_indexes.sql).
+interface SortColumn { sql: string, nullable: boolean, join?: keyof CriteriaJoins }
+const SORT_SQL: Record<SystemSort, SortColumn> = {
+  name: { sql: 'lower(s.name)', nullable: false },
+  creationDate: { sql: 's.creation_date', nullable: false },
+  activationDate: { sql: 's.activation_date', nullable: true },
+  lastStateChangeDate: { sql: 's.last_state_change_date', nullable: false },
+  lastCommDate: { sql: 's.last_comm_date', nullable: true },
+  serialNumber: { sql: 'g.serial_number', nullable: true, join: 'gateway' },
+  imei: { sql: 'g.imei', nullable: true, join: 'gateway' },
+  identifier: { sql: 'b.identifier', nullable: true, join: 'subscription' },
+  ipAddress: { sql: 'b.ip_address', nullable: true, join: 'subscription' },
+  requestedIp: { sql: 'b.requested_ip', nullable: true, join: 'subscription' },
+  'data.rssi': { sql: "(s.data ->> 'rssi')::float8", nullable: true },
+  'data.ecio': { sql: "(s.data ->> 'ecio')::float8", nullable: true },
+  'data.rsrp': { sql: "(s.data ->> 'rsrp')::float8", nullable: true },
+  'data.rsrq': { sql: "(s.data ->> 'rsrq')::float8", nullable: true },
+  'data.bytesSent': { sql: "(s.data ->> 'bytesSent')::float8", nullable: true },
+  'data.bytesReceived': { sql: "(s.data ->> 'bytesReceived')::float8", nullable: true },
+  'data.monthBytesTotal': { sql: 's.month_bytes_total', nullable: false },
+  'dataUsage.bytesTotal': { sql: 's.month_bytes_total', nullable: false },
+  'dataUsage.status': { sql: 's.usage_status', nullable: false }
+}
+
+/** ORDER BY of a find. The default is the creation date (fleet-api.md §Find systems), newest first; the uid breaks
+ *  ties so that paging is stable. */
+function orderSql (sort: Parameters<SystemsRepository['find']>[2]): string {
+  if (sort.length === 0) return 's.creation_date DESC, s.uid'
+  return [...sort.map((x) => {
+    const c = SORT_SQL[x.field]
+    return `${c.sql} ${x.dir === 'desc' ? 'DESC' : 'ASC'}${c.nullable ? ' NULLS LAST' : ''}`
+  }), 's.uid'].join(', ')
+}
+
+const COLUMNS: Record<string, string> = {
+  uid: 'uid',
+  companyUid: 'company_uid',
+  name: 'name',
+  type: 'type',
+  lifeCycleState: 'life_cycle_state',
+  state: 'state',
+  activityState: 'activity_state',
+  creationDate: 'creation_date',
+  activationDate: 'activation_date',
+  lastStateChangeDate: 'last_state_change_date',
+  lastCommDate: 'last_comm_date',
+  commStatus: 'comm_status',
+  lastSyncDate: 'last_sync_date',
+  syncStatus: 'sync_status',
+  labels: 'labels',
+  gatewayUid: 'gateway_uid',
+  subscriptionUid: 'subscription_uid',
+  metadata: 'metadata',
+  communication: 'communication',
+  data: 'data',
+  heartbeat: 'heartbeat',
+  statusReport: 'status_report',
+  reports: 'reports',
+  offerUid: 'offer_uid',
+  lastAppliedTemplate: 'last_applied_template',
+  lastConfigName: 'last_config_name',
+  monthBytesTotal: 'month_bytes_total',
+  monthBytesTime: 'month_bytes_time',
+  usageStatus: 'usage_status'
+}
+const JSON_COLUMNS = new Set(['metadata', 'communication', 'data', 'heartbeat', 'status_report', 'reports'])
+
+function value (column: string, v: unknown): [unknown, string] {
+  if (JSON_COLUMNS.has(column)) return [v === null || v === undefined ? null : JSON.stringify(v), '::jsonb']
+  if (column === 'labels') return [v, '::text[]']
+  return [v, '']
+}
+
+export function createSystemsRepository (q: Queryable): SystemsRepository {
+  function where (companyUid: string, criteria: Parameters<SystemsRepository['find']>[1]): { sql: string, p: Params } {
+    const p = new Params()
+    const conditions = [`s.company_uid = ${p.add(companyUid)}`, ...criteriaConditions(criteria, p)]
+    return { sql: conditions.join(' AND '), p }
+  }
+
+  return {
+    async findByUid (companyUid, uid) {
+      const { rows } = await q.query<Row>(`${SELECT} WHERE s.company_uid = $1 AND s.uid = $2`, [companyUid, uid])
+      return rows[0] === undefined ? undefined : toSystem(rows[0])
+    },
+    async find (companyUid, criteria, sort, page) {
+      const { sql, p } = where(companyUid, criteria)
+      const order = orderSql(sort)
+      const joins = criteriaJoins(criteria)
+      for (const x of sort) { const j = SORT_SQL[x.field].join; if (j !== undefined) joins[j] = true }
+      // The page is chosen on bare rows (with only the joins that filters and sort read), then only its rows are
+      // loaded with their parts in the same statement: a deep offset skips index entries, not assembled systems.
+      const { rows } = await q.query<Row>(`${SELECT} WHERE s.uid IN (SELECT s.uid FROM systems s${joinsSql(joins)}
+        WHERE ${sql} ORDER BY ${order} LIMIT ${page.size} OFFSET ${page.offset}) ORDER BY ${order}`, p.values)
+      const items = rows.map(toSystem)
+      // A partial page tells the total by itself; only a full page, or an empty one past the end, needs a count.
+      if (items.length < page.size && (items.length > 0 || page.offset === 0)) return { count: page.offset + items.length, items }
+      const total = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM systems s${joinsSql(criteriaJoins(criteria))}
+        WHERE ${sql}`, p.values)
+      return { count: total.rows[0]?.n ?? 0, items }
+    },
+    async findUids (companyUid, criteria, limit) {
+      const { sql, p } = where(companyUid, criteria)
+      const { rows } = await q.query<{ uid: string }>(`SELECT s.uid FROM systems s${joinsSql(criteriaJoins(criteria))}
+        WHERE ${sql} ORDER BY s.creation_date, s.uid LIMIT ${Math.trunc(limit)}`, p.values)
+      return rows.map((r) => r.uid)
+    },
+    async refs (companyUid, criteria, limit) {
+      const { sql, p } = where(companyUid, criteria)
+      const { rows } = await q.query<{ uid: string, name: string }>(`SELECT s.uid, s.name FROM systems s${joinsSql(criteriaJoins(criteria))}
+        WHERE ${sql} ORDER BY s.creation_date, s.uid LIMIT ${Math.trunc(limit)}`, p.values)
+      return rows
+    },
+    async count (companyUid) {
+      const { rows } = await q.query<{ n: number }>('SELECT count(*)::int AS n FROM systems WHERE company_uid = $1', [companyUid])
+      return rows[0]?.n ?? 0
+    },
+    async lockCompany (companyUid) {
+      await q.query('SELECT uid FROM companies WHERE uid = $1 FOR UPDATE', [companyUid])
+    },
+    async insert (row) {
+      const cols: string[] = []
+      const marks: string[] = []
+      const params: unknown[] = []
+      for (const [key, column] of Object.entries(COLUMNS)) {
+        const [v, cast] = value(column, (row as unknown as Record<string, unknown>)[key])
+        params.push(v)
+        cols.push(column)
+        marks.push(`$${params.length}${cast}`)
+      }
+      await q.query(`INSERT INTO systems (${cols.join(', ')}) VALUES (${marks.join(', ')})`, params)
+    },
+    async update (uid, patch) {
+      const sets: string[] = []
+      const params: unknown[] = [uid]
+      for (const [key, v] of Object.entries(patch)) {
+        const column = COLUMNS[key]
+        if (column === undefined || v === undefined || column === 'uid') continue
+        const [val, cast] = value(column, v)
+        params.push(val)
+        sets.push(`${column} = $${params.length}${cast}`)
+      }
+      if (sets.length > 0) await q.query(`UPDATE systems SET ${sets.join(', ')} WHERE uid = $1`, params)
+    },
+    async delete (uid) {
+      await q.query('DELETE FROM data_points WHERE system_uid = $1', [uid])
+      await q.query('DELETE FROM systems WHERE uid = $1', [uid])
+    },
+    async setApplications (systemUid, applicationUids) {
+      await q.query('DELETE FROM system_applications WHERE system_uid = $1', [systemUid])
+      if (applicationUids.length > 0) {
+        await q.query(`INSERT INTO system_applications (system_uid, application_uid)
+          SELECT $1, u FROM unnest($2::text[]) AS u`, [systemUid, applicationUids])
+      }
+    },
+    async relabel (companyUid, uid, add, remove) {
+      const res = await q.query(
+        `UPDATE systems SET labels = (SELECT coalesce(array_agg(DISTINCT l ORDER BY l), '{}') FROM unnest(array_cat(labels, $3::text[])) AS l
+           WHERE NOT (l = ANY($4::text[]))) WHERE company_uid = $1 AND uid = $2`, [companyUid, uid, add, remove])
+      return res.rowCount > 0
+    },
+    async relabelMany (companyUid, uids, add, remove) {
+      const { rows } = await q.query<{ uid: string }>(
+        `UPDATE systems SET labels = (SELECT coalesce(array_agg(DISTINCT l ORDER BY l), '{}') FROM unnest(array_cat(labels, $3::text[])) AS l
+           WHERE NOT (l = ANY($4::text[]))) WHERE company_uid = $1 AND uid = ANY($2::text[]) RETURNING uid`, [companyUid, uids, add, remove])
+      return rows.map((r) => r.uid)
+    },
+    async deleteMany (companyUid, uids) {
+      // As delete(): the system's data points, then the system (its other rows follow by ON DELETE CASCADE).
+      await q.query('DELETE FROM data_points WHERE system_uid IN (SELECT uid FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[]))', [companyUid, uids])
+      const { rows } = await q.query<{ uid: string, gateway_uid: string | null, subscription_uid: string | null }>(
+        'DELETE FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[]) RETURNING uid, gateway_uid, subscription_uid', [companyUid, uids])
+      return rows.map((r) => ({ uid: r.uid, gatewayUid: r.gateway_uid, subscriptionUid: r.subscription_uid }))
+    },
+    async byGateway (gatewayUid) {
+      const { rows } = await q.query<{ uid: string }>('SELECT uid FROM systems WHERE gateway_uid = $1', [gatewayUid])
+      return rows[0]?.uid
+    },
+    async bySubscription (subscriptionUid) {
+      const { rows } = await q.query<{ uid: string }>('SELECT uid FROM systems WHERE subscription_uid = $1', [subscriptionUid])
+      return rows[0]?.uid
+    },
+    async options (systemUid) {
+      const { rows } = await q.query<{ type: string, uid: string, name: string, config: string | null }>(
+        `SELECT o.type, o.uid, o.name, o.config FROM system_options so JOIN options o ON o.uid = so.option_uid
+         WHERE so.system_uid = $1 AND so.active ORDER BY o.type, o.name`, [systemUid])
+      return rows.map((r): SystemOption => r.config === null ? { type: r.type, uid: r.uid, name: r.name } : { type: r.type, uid: r.uid, name: r.name, config: r.config })
+    },
+    async setOptions (systemUid, optionUids) {
+      await q.query('DELETE FROM system_options WHERE system_uid = $1', [systemUid])
+      if (optionUids.length > 0) {
+        await q.query(`INSERT INTO system_options (system_uid, option_uid, active)
+          SELECT $1, u, true FROM unnest($2::text[]) AS u`, [systemUid, optionUids])
+      }
+    },
+    async setCommIdentifiers (systemUid, identifiers) {
+      await q.query('DELETE FROM comm_identifiers WHERE system_uid = $1', [systemUid])
+      if (identifiers.length > 0) {
+        try {
+          await q.query(`INSERT INTO comm_identifiers (identifier, system_uid)
+            SELECT DISTINCT u, $1 FROM unnest($2::text[]) AS u`, [systemUid, identifiers])
+        } catch (err) {
+          // Two companies binding one login at once: the later waits on the key, then finds it taken (set C).
+          if ((err as { code?: unknown }).code === '23505') throw new FleetError('system.communication.identifier.already.used', identifiers)
+          throw err
+        }
+      }
+    },
+    async commIdentifierOwner (identifiers, except) {
+      const { rows } = await q.query<{ system_uid: string }>(
+        'SELECT system_uid FROM comm_identifiers WHERE identifier = ANY($1::text[]) AND system_uid IS DISTINCT FROM $2 LIMIT 1',
+        [identifiers, except])
+      return rows[0]?.system_uid
+    },
+    async systemByCommIdentifier (identifier) {
+      const { rows } = await q.query<{ system_uid: string, company_uid: string }>(
+        `SELECT c.system_uid, s.company_uid FROM comm_identifiers c JOIN systems s ON s.uid = c.system_uid
+         WHERE c.identifier = $1`, [identifier])
+      return rows[0] === undefined ? undefined : { systemUid: rows[0].system_uid, companyUid: rows[0].company_uid }
+    },
+    async transfer (uid, to) {
+      const { rows } = await q.query<{ gateway_uid: string | null, subscription_uid: string | null }>(
+        'UPDATE systems SET company_uid = $2, offer_uid = $3 WHERE uid = $1 RETURNING gateway_uid, subscription_uid', [uid, to.companyUid, to.offerUid])
+      const moved = rows[0]
+      if (moved === undefined) return
+      // The destination's unique identifiers (one gateway per IMEI, one subscription per ICCID in a company).
+      const unique = async (code: 'gateway.not.unique.identifiers' | 'subscription.not.unique.identifiers', sql: string, params: unknown[]): Promise<void> => {
+        try { await q.query(sql, params) } catch (err) {
+          if ((err as { code?: unknown }).code === '23505') throw new FleetError(code, [String(params[0])])
+          throw err
+        }
+      }
+      if (moved.gateway_uid !== null) {
+        await unique('gateway.not.unique.identifiers', 'UPDATE gateways SET company_uid = $2, transfer_to = NULL WHERE uid = $1', [moved.gateway_uid, to.companyUid])
+      }
+      if (moved.subscription_uid !== null) {
+        await unique('subscription.not.unique.identifiers', 'UPDATE subscriptions SET company_uid = $2, operator_account_uid = $3 WHERE uid = $1',
+          [moved.subscription_uid, to.companyUid, to.operatorAccountUid])
+      }
+      await q.query(`DELETE FROM system_options WHERE system_uid = $1
+        AND option_uid IN (SELECT uid FROM options WHERE company_uid IS NOT NULL AND company_uid <> $2)`, [uid, to.companyUid])
+    }
+  }
+}

@@ -1,0 +1,105 @@
+import type { Queryable } from '../../core/ports.js'
+import { encodeValue, type DeviceTaskRow, type IngestSystemState, type TelemetryRepository } from '../../core/telemetry.js'
+
+/**
+ * SQL for a duration given as text, in ms: "120" (seconds), or a number with a unit: "500ms", "90s", "5m", "5min",
+ * "1h", "2d" (heartbeat periods, fleet-api.md §System: strings such as "1h"). NULL when absent, unreadable or zero.
+ */
+function durationMs (text: string): string {
+  const t = `lower(btrim(${text}))`
+  return `CASE WHEN ${t} ~ '^[0-9]{1,12} ?(ms|s|min|m|h|d)?$' THEN nullif(substring(${t} from '^[0-9]+')::bigint * CASE coalesce(substring(${t} from '(ms|s|min|m|h|d)$'), 's')
+    WHEN 'ms' THEN 1 WHEN 's' THEN 1000 WHEN 'min' THEN 60000 WHEN 'm' THEN 60000 WHEN 'h' THEN 3600000 ELSE 86400000 END, 0) END`
+}
+
+// Batches are written with one statement per table: unnest() of typed arrays (shared/design.md §Storage).
+// lockSystems takes FOR NO KEY UPDATE: the flush never changes a key, and a stronger lock would make every message
+// insert's foreign-key check (FOR KEY SHARE on the system row) wait for the flush to commit.
+export function createTelemetryRepository (q: Queryable): TelemetryRepository {
+  return {
+    async existingSystems (uids) {
+      const { rows } = await q.query<{ uid: string }>('SELECT uid FROM systems WHERE uid = ANY($1::text[])', [[...new Set(uids)]])
+      return rows.map((r) => r.uid)
+    },
+    async lockSystems (uids) {
+      const sorted = [...new Set(uids)].sort()
+      const { rows } = await q.query<{ uid: string, data: Record<string, unknown>, data_ts: Record<string, number> }>(
+        'SELECT uid, data, data_ts FROM systems WHERE uid = ANY($1::text[]) ORDER BY uid FOR NO KEY UPDATE', [sorted])
+      return rows.map((r): IngestSystemState => ({ uid: r.uid, data: r.data, dataTs: r.data_ts }))
+    },
+    async insertMessages (rows) {
+      if (rows.length === 0) return
+      await q.query(
+        `INSERT INTO device_messages (uid, system_uid, protocol, ts, received_at, nb_data_points)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int4[])`,
+        [rows.map((r) => r.uid), rows.map((r) => r.systemUid), rows.map((r) => r.protocol), rows.map((r) => r.ts),
+          rows.map((r) => r.receivedAt), rows.map((r) => r.nbDataPoints)])
+    },
+    async insertPoints (rows) {
+      if (rows.length === 0) return
+      const enc = rows.map((r) => encodeValue(r.value))
+      await q.query(
+        `INSERT INTO data_points (system_uid, data_id, ts, num, str, message_uid)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::float8[], $5::text[], $6::text[])`,
+        [rows.map((r) => r.systemUid), rows.map((r) => r.dataId), rows.map((r) => r.ts), enc.map((e) => e.num),
+          enc.map((e) => e.str), rows.map((r) => r.messageUid)])
+    },
+    async upsertLast (rows) {
+      if (rows.length === 0) return
+      const enc = rows.map((r) => encodeValue(r.value))
+      await q.query(
+        `INSERT INTO data_last AS d (system_uid, data_id, ts, num, str)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::float8[], $5::text[])
+         ON CONFLICT (system_uid, data_id) DO UPDATE SET ts = EXCLUDED.ts, num = EXCLUDED.num, str = EXCLUDED.str
+         WHERE EXCLUDED.ts >= d.ts`,
+        [rows.map((r) => r.systemUid), rows.map((r) => r.dataId), rows.map((r) => r.ts), enc.map((e) => e.num), enc.map((e) => e.str)])
+    },
+    async updateSystems (rows) {
+      if (rows.length === 0) return
+      await q.query(
+        `UPDATE systems s SET data = v.data, data_ts = v.data_ts, comm_status = 'OK',
+           last_comm_date = GREATEST(coalesce(s.last_comm_date, 0), v.lc)
+         FROM jsonb_to_recordset($1::jsonb) AS v(uid text, data jsonb, data_ts jsonb, lc bigint)
+         WHERE s.uid = v.uid`,
+        [JSON.stringify(rows.map((r) => ({ uid: r.uid, data: r.data, data_ts: r.dataTs, lc: r.lastCommDate })))])
+    },
+    async insertAcks (rows) {
+      if (rows.length === 0) return
+      await q.query(
+        `INSERT INTO device_acks (system_uid, task_uid, status, message, protocol, received_at)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])`,
+        [rows.map((r) => r.systemUid), rows.map((r) => r.taskUid), rows.map((r) => r.status), rows.map((r) => r.message),
+          rows.map((r) => r.protocol), rows.map((r) => r.receivedAt)])
+    },
+    async finishTasks (systemUid, acks, now) {
+      if (acks.length === 0) return []
+      const { rows } = await q.query<{ uid: string }>(
+        `UPDATE device_tasks t SET state = v.state, message = v.message, acked_at = $2
+         FROM jsonb_to_recordset($3::jsonb) AS v(uid text, state text, message text)
+         WHERE t.uid = v.uid AND t.system_uid = $1 AND t.state IN ('PENDING', 'SENT') RETURNING t.uid`,
+        [systemUid, now, JSON.stringify(acks.map((a) => ({ uid: a.taskUid, state: a.state, message: a.message })))])
+      return rows.map((r) => r.uid)
+    },
+    async takePendingTasks (systemUid, now) {
+      const { rows } = await q.query<{ uid: string, system_uid: string, operation_uid: string | null, body: Record<string, unknown>, state: string, created_at: number }>(
+        `UPDATE device_tasks SET state = 'SENT', sent_at = $2 WHERE system_uid = $1 AND state IN ('PENDING', 'SENT')
+         RETURNING uid, system_uid, operation_uid, body, state, created_at`, [systemUid, now])
+      return rows.sort((a, b) => a.created_at - b.created_at).map((r): DeviceTaskRow => ({
+        uid: r.uid, systemUid: r.system_uid, operationUid: r.operation_uid, body: r.body, state: r.state, createdAt: r.created_at
+      }))
+    },
+    async sweepCommStatus (now, defaultPeriodMs) {
+      // The expected period is the heartbeat period when the heartbeat is ON, else the configured default: WARNING
+      // once a period is missed, ERROR after two (conventions.md §Data). A heartbeat sla ({warning, error}, fleet-api.md
+      // §System) replaces those two delays when given.
+      const hb = (path: string): string => durationMs(`CASE WHEN upper(heartbeat ->> 'state') = 'ON' THEN heartbeat #>> '${path}' END`)
+      const res = await q.query(
+        `UPDATE systems s SET comm_status = x.status FROM (
+           SELECT uid, CASE WHEN $1 - last_comm_date > greatest(e, w) THEN 'ERROR' WHEN $1 - last_comm_date > w THEN 'WARNING' ELSE 'OK' END AS status
+           FROM (SELECT uid, last_comm_date, coalesce(sw, p) AS w, coalesce(se, 2 * p) AS e
+                 FROM (SELECT uid, last_comm_date, coalesce(${hb('{period}')}, $2) AS p, ${hb('{sla,warning}')} AS sw, ${hb('{sla,error}')} AS se
+                       FROM systems WHERE last_comm_date IS NOT NULL) t) u) x
+         WHERE s.uid = x.uid AND s.comm_status <> x.status`, [now, defaultPeriodMs])
+      return res.rowCount
+    }
+  }
+}

@@ -1,0 +1,184 @@
+// The Db port's contract (shared/style.md §2.9, contract suites): every adapter (PGlite, PostgreSQL) must
+// answer the same SQL the same way, so that repositories written once run on both (shared/design.md §Storage).
+import { readdir } from 'node:fs/promises'
+import { fileURLToPath } from 'node:url'
+import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
+import type { Db } from '../../core/ports.js'
+import { migrate } from '../../storage/migrate.js'
+
+/** A fresh store with nothing in it (not migrated) and how to dispose of it. */
+export interface FreshDb { db: Db, drop (): Promise<void> }
+
+const MIGRATIONS = fileURLToPath(new URL('../../storage/migrations/', import.meta.url))
+
+export function describeDbContract (name: string, makeDb: () => Promise<FreshDb>): void {
+  describe(`Db contract: ${name}`, () => {
+    // One store per suite (opening PGlite takes seconds); every test starts from an empty public schema.
+    let store: FreshDb | undefined
+    beforeAll(async () => { store = await makeDb() })
+    afterAll(async () => { await store?.drop() })
+    afterEach(async () => { await store?.db.exec('DROP SCHEMA public CASCADE; CREATE SCHEMA public') })
+
+    function empty (): Db {
+      if (store === undefined) throw new Error('no store')
+      return store.db
+    }
+
+    async function withTable (): Promise<Db> {
+      const db = empty()
+      await db.exec('CREATE TABLE items (id int PRIMARY KEY, name text NOT NULL, tags text[], doc jsonb, data bytea, n bigint)')
+      return db
+    }
+
+    it('runs a query with $n parameters and reports rowCount for inserts, updates, deletes and selects', async () => {
+      const db = await withTable()
+      for (const [id, label] of [[1, 'a'], [2, 'b'], [3, 'b']] as const) {
+        expect((await db.query('INSERT INTO items (id, name) VALUES ($1, $2)', [id, label])).rowCount).toBe(1)
+      }
+      expect((await db.query('UPDATE items SET name = $1 WHERE name = $2', ['c', 'b'])).rowCount).toBe(2)
+      expect((await db.query('UPDATE items SET name = $1 WHERE id = $2', ['z', 99])).rowCount).toBe(0)
+      const sel = await db.query<{ id: number }>('SELECT id FROM items WHERE name = $1 ORDER BY id', ['c'])
+      expect(sel.rows).toEqual([{ id: 2 }, { id: 3 }])
+      expect(sel.rowCount).toBe(2)
+      const ret = await db.query<{ id: number }>('DELETE FROM items WHERE id >= $1 RETURNING id', [2])
+      expect(ret.rowCount).toBe(2)
+      expect(ret.rows.map((r) => r.id).sort()).toEqual([2, 3])
+      expect((await db.query('SELECT * FROM items')).rowCount).toBe(1)
+    })
+
+    it('answers null parameters and null columns as null', async () => {
+      const db = await withTable()
+      await db.query('INSERT INTO items (id, name, tags, doc, data, n) VALUES ($1, $2, $3, $4, $5, $6)', [1, 'a', null, null, null, null])
+      const { rows } = await db.query('SELECT tags, doc, data, n FROM items')
+      expect(rows).toEqual([{ tags: null, doc: null, data: null, n: null }])
+    })
+
+    it('answers int8, numeric and count(*) as JS numbers', async () => {
+      const db = await withTable()
+      const ms = 1_767_225_600_123 // an epoch-ms timestamp, as stored in bigint columns
+      await db.query('INSERT INTO items (id, name, n) VALUES (1, $1, $2), (2, $1, $3)', ['a', ms, Number.MAX_SAFE_INTEGER])
+      const { rows } = await db.query<{ n: unknown }>('SELECT n FROM items ORDER BY id')
+      expect(rows).toEqual([{ n: ms }, { n: Number.MAX_SAFE_INTEGER }])
+      // sum(int4) is int8, sum(int8) and avg are numeric
+      const agg = await db.query('SELECT count(*) AS c, sum(id) AS s, sum(n) FILTER (WHERE id = 1) * 2 AS big, 12.25::numeric AS dec, avg(id) AS mean FROM items')
+      expect(agg.rows[0]).toEqual({ c: 2, s: 3, big: 2 * ms, dec: 12.25, mean: 1.5 })
+      for (const v of Object.values(agg.rows[0] ?? {})) expect(typeof v).toBe('number')
+    })
+
+    it('round-trips jsonb given as JSON text', async () => {
+      // Convention of the repositories: jsonb parameters are JSON.stringify'd with a ::jsonb cast, because pg
+      // would turn a JS array parameter into a PostgreSQL array literal.
+      const db = await withTable()
+      const doc = { startIPAddress: null, list: ['10.0.0.1', 'x"y'], nested: { n: 1.5, ok: true }, unicode: 'é✓' }
+      await db.query('INSERT INTO items (id, name, doc) VALUES ($1, $2, $3::jsonb)', [1, 'a', JSON.stringify(doc)])
+      await db.query('INSERT INTO items (id, name, doc) VALUES ($1, $2, $3::jsonb)', [2, 'b', JSON.stringify([1, 'two'])])
+      const { rows } = await db.query<{ doc: unknown }>('SELECT doc FROM items ORDER BY id')
+      expect(rows).toEqual([{ doc }, { doc: [1, 'two'] }])
+      const byKey = await db.query<{ id: number }>("SELECT id FROM items WHERE doc->'nested'->>'ok' = $1", ['true'])
+      expect(byKey.rows).toEqual([{ id: 1 }])
+    })
+
+    it('takes text[] parameters and answers text[] columns as string arrays', async () => {
+      const db = await withTable()
+      const tags = ['plain', 'with,comma', 'with "quotes"', '', 'NULL', 'é']
+      await db.query('INSERT INTO items (id, name, tags) VALUES ($1, $2, $3::text[])', [1, 'a', tags])
+      await db.query('INSERT INTO items (id, name, tags) VALUES ($1, $2, $3::text[])', [2, 'b', []])
+      const { rows } = await db.query<{ tags: string[] }>('SELECT tags FROM items ORDER BY id')
+      expect(rows).toEqual([{ tags }, { tags: [] }])
+      const any = await db.query<{ id: number }>('SELECT id FROM items WHERE name = ANY($1::text[]) ORDER BY id', [['b', 'zz']])
+      expect(any.rows).toEqual([{ id: 2 }])
+      const agg = await db.query<{ names: string[] }>('SELECT array_agg(name ORDER BY id) AS names FROM items')
+      expect(agg.rows[0]?.names).toEqual(['a', 'b'])
+    })
+
+    it('round-trips bytea as a Buffer', async () => {
+      const db = await withTable()
+      const data = Buffer.from([0, 1, 2, 0x5c, 0x78, 127, 128, 254, 255])
+      await db.query('INSERT INTO items (id, name, data) VALUES ($1, $2, $3)', [1, 'a', data])
+      await db.query('INSERT INTO items (id, name, data) VALUES ($1, $2, $3)', [2, 'b', Buffer.alloc(0)])
+      const { rows } = await db.query<{ data: Buffer }>('SELECT data FROM items ORDER BY id')
+      expect(Buffer.isBuffer(rows[0]?.data)).toBe(true)
+      expect(rows[0]?.data.equals(data)).toBe(true)
+      expect(Buffer.isBuffer(rows[1]?.data)).toBe(true)
+      expect(rows[1]?.data.length).toBe(0)
+    })
+
+    it('commits a transaction when its function resolves, and answers its value', async () => {
+      const db = await withTable()
+      const out = await db.transaction(async (tx) => {
+        await tx.query('INSERT INTO items (id, name) VALUES ($1, $2)', [1, 'a'])
+        await tx.query('INSERT INTO items (id, name) VALUES ($1, $2)', [2, 'b'])
+        return 'done'
+      })
+      expect(out).toBe('done')
+      expect((await db.query('SELECT id FROM items ORDER BY id')).rows).toEqual([{ id: 1 }, { id: 2 }])
+    })
+
+    it('rolls a transaction back when its function throws, and rethrows the same error', async () => {
+      const db = await withTable()
+      await db.query('INSERT INTO items (id, name) VALUES (1, $1)', ['before'])
+      const boom = new Error('boom')
+      await expect(db.transaction(async (tx) => {
+        await tx.query('INSERT INTO items (id, name) VALUES (2, $1)', ['inside'])
+        await tx.query('UPDATE items SET name = $1 WHERE id = 1', ['changed'])
+        throw boom
+      })).rejects.toBe(boom)
+      expect((await db.query('SELECT id, name FROM items')).rows).toEqual([{ id: 1, name: 'before' }])
+    })
+
+    it('rolls back when a statement fails inside the transaction, and the store stays usable', async () => {
+      const db = await withTable()
+      await expect(db.transaction(async (tx) => {
+        await tx.query('INSERT INTO items (id, name) VALUES (1, $1)', ['a'])
+        await tx.query('INSERT INTO items (id, name) VALUES (1, $1)', ['duplicate'])
+      })).rejects.toThrow(/duplicate key|unique/i)
+      expect((await db.query('SELECT count(*) AS n FROM items')).rows).toEqual([{ n: 0 }])
+      await db.query('INSERT INTO items (id, name) VALUES (1, $1)', ['after'])
+      expect((await db.query('SELECT name FROM items')).rows).toEqual([{ name: 'after' }])
+    })
+
+    it('sees its own writes inside a transaction', async () => {
+      const db = await withTable()
+      await db.transaction(async (tx) => {
+        await tx.query('INSERT INTO items (id, name) VALUES (1, $1)', ['a'])
+        expect((await tx.query('SELECT name FROM items WHERE id = 1')).rows).toEqual([{ name: 'a' }])
+        await tx.query('UPDATE items SET name = $1 WHERE id = 1', ['b'])
+        expect((await tx.query<{ name: string }>('SELECT name FROM items')).rows).toEqual([{ name: 'b' }])
+      })
+    })
+
+    it('runs several statements with exec', async () => {
+      const db = empty()
+      await db.exec(`
+        CREATE TABLE a (x int);
+        CREATE TABLE b (y text);
+        INSERT INTO a VALUES (1), (2);
+        INSERT INTO b VALUES ('z');
+      `)
+      expect((await db.query('SELECT sum(x) AS s FROM a')).rows).toEqual([{ s: 3 }])
+      expect((await db.query('SELECT y FROM b')).rows).toEqual([{ y: 'z' }])
+      await expect(db.exec('SELECT * FROM missing_table')).rejects.toThrow(/missing_table/)
+    })
+
+    it('applies every migration once, in name order, and nothing on a second run', async () => {
+      const db = empty()
+      const files = (await readdir(MIGRATIONS)).filter((f) => f.endsWith('.sql')).sort()
+      expect(files.length).toBeGreaterThan(0)
+      expect(await migrate(db)).toEqual(files)
+      expect(await migrate(db)).toEqual([])
+      const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations ORDER BY name')
+      expect(rows.map((r) => r.name)).toEqual(files)
+      // The schema is there: a table of the first migration answers.
+      expect((await db.query('SELECT count(*) AS n FROM companies')).rows).toEqual([{ n: 0 }])
+    })
+
+    it('refuses queries once closed, and closing twice is harmless', async () => {
+      const other = await makeDb()
+      onTestFinished(async () => { await other.drop() })
+      expect((await other.db.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }])
+      await other.db.close()
+      await expect(other.db.query('SELECT 1')).rejects.toThrow()
+      await other.db.close()
+    })
+  })
+}

@@ -1,0 +1,144 @@
+// Acknowledge after commit, never lose (shared/design.md §How data flows; shared/style.md §2.1 rule 5): the real
+// service runs as a child process (`node bin/fleet.mjs serve`), a simulated MQTT fleet publishes QoS 1 messages
+// numbered by `sim.seq`, the service is killed with SIGKILL in the middle of it, restarted on the same store, and
+// every message whose PUBACK reached its device must be there.
+import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { describe, expect, it, onTestFinished } from 'vitest'
+import { startFleet } from '../../simulator/fleet.js'
+import { connectApi } from '../../simulator/provision.js'
+import { freePort, spawnFleet, type Child } from '../helpers/child.js'
+import { TEST_DATABASE_URL, databaseUrl } from '../helpers/env.js'
+
+const DEVICES = 20
+const ACKED_BEFORE_KILL = 200
+const CLIENT_SECRET = 'kill-test-secret'
+const ADMIN_PASSWORD = 'kill-test-password'
+
+interface Store { env: Record<string, string>, drop (): Promise<void> }
+
+async function pgliteStore (): Promise<Store> {
+  const dir = await mkdtemp(join(tmpdir(), 'fleet-kill-'))
+  return { env: { DATA_DIR: dir }, drop: async () => { await rm(dir, { recursive: true, force: true }) } }
+}
+
+/** A fresh empty database: the service migrates it itself. */
+async function postgresStore (): Promise<Store> {
+  if (TEST_DATABASE_URL === undefined) throw new Error('TEST_DATABASE_URL is not set')
+  const base = TEST_DATABASE_URL
+  const name = `fleet_kill_${randomBytes(6).toString('hex')}`
+  const admin = async (sql: string): Promise<void> => {
+    const c = new pg.Client({ connectionString: base })
+    await c.connect()
+    try { await c.query(sql) } finally { await c.end() }
+  }
+  await admin(`CREATE DATABASE ${name}`)
+  const dir = await mkdtemp(join(tmpdir(), 'fleet-kill-'))
+  return {
+    env: { DATA_DIR: dir, DATABASE_URL: databaseUrl(base, name) },
+    drop: async () => {
+      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await rm(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+async function twoFreePorts (): Promise<[number, number]> {
+  for (;;) {
+    const a = await freePort()
+    const b = await freePort()
+    if (a !== b) return [a, b]
+  }
+}
+
+async function until (what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+const kinds: Array<[string, () => Promise<Store>]> = [['PGlite in DATA_DIR', pgliteStore]]
+if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') kinds.push(['PostgreSQL (DATABASE_URL)', postgresStore])
+
+describe.each(kinds)('SIGKILL of the service on %s', (_kind, makeStore) => {
+  it('loses no message whose PUBACK was received', { timeout: 240_000 }, async () => {
+    const store = await makeStore()
+    onTestFinished(async () => { await store.drop() })
+    const [httpPort, mqttPort] = await twoFreePorts()
+    const env = {
+      ...store.env,
+      HTTP_HOST: '127.0.0.1',
+      HTTP_PORT: String(httpPort),
+      MQTT_PORT: String(mqttPort),
+      M3DA_PORT: '0',
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_S: '100000',
+      FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD,
+      FLEET_CLIENT_SECRET: CLIENT_SECRET
+    }
+    const serve = async (): Promise<Child> => {
+      const child = spawnFleet(['serve'], env)
+      // A cold start of PGlite on disk takes seconds of CPU, many more when other test files share the cores.
+      await child.waitForLine(/fleet service started/, 90_000)
+      return child
+    }
+    const credentials = { url: `http://127.0.0.1:${httpPort}`, clientId: 'fleet-cli', clientSecret: CLIENT_SECRET, email: 'admin@fleet.local', password: ADMIN_PASSWORD }
+
+    const first = await serve()
+    // sim.seq of each message whose PUBACK came, per system.
+    const acked = new Map<string, number[]>()
+    let total = 0
+    const fleet = startFleet({
+      api: credentials,
+      devices: DEVICES,
+      protocol: 'mqtt',
+      mqttUrl: `mqtt://127.0.0.1:${mqttPort}`,
+      rate: 0, // as fast as the acknowledgements come
+      reconnectPeriod: 0,
+      events: {
+        onData: (device, points) => {
+          const seq = points.find((p) => p.dataId === 'sim.seq')?.value as number
+          const list = acked.get(device.systemUid) ?? []
+          list.push(seq)
+          acked.set(device.systemUid, list)
+          total++
+        }
+      }
+    })
+    onTestFinished(async () => { await fleet.stop() })
+    await fleet.ready
+    await until(`${ACKED_BEFORE_KILL} acknowledged messages`, () => total >= ACKED_BEFORE_KILL, 30_000)
+
+    first.signal('SIGKILL')
+    expect(await first.exited()).toMatchObject({ signal: 'SIGKILL' })
+    const ackedAtKill = total
+    await fleet.stop()
+    expect(total).toBe(ackedAtKill) // nothing acknowledged by a dead service
+    expect(acked.size).toBe(DEVICES)
+
+    const second = await serve()
+    const api = await connectApi(credentials)
+    const uids = [...acked.keys()]
+    const stored = new Map<string, Set<number>>()
+    for (let i = 0; i < uids.length; i += 5) { // fleet-api.md §Raw data: up to 5 systems per request
+      const targets = uids.slice(i, i + 5)
+      const res = await api.request('GET', `/api/v1/systems/data/raw?targetIds=${targets.join(',')}&dataIds=sim.seq&from=0&size=500`)
+      expect(res.status).toBe(200)
+      const body = res.json as Record<string, Record<string, Array<{ ts: number, v: number }>>>
+      for (const uid of targets) stored.set(uid, new Set((body[uid]?.['sim.seq'] ?? []).map((p) => p.v)))
+    }
+    for (const [uid, seqs] of acked) {
+      expect(seqs.length).toBeLessThan(500) // all of them fit in one raw page
+      const missing = seqs.filter((s) => stored.get(uid)?.has(s) !== true)
+      expect(missing, `system ${uid}: acknowledged but not stored`).toEqual([])
+    }
+
+    second.signal('SIGTERM')
+    expect(await second.exited()).toEqual({ code: 0, signal: null })
+  })
+})

@@ -1,0 +1,42 @@
+// `npx fleet simulate` as a user runs it (simulator/README.md): a child process against a listening stack,
+// registering devices through the API and publishing over MQTT, then what it reported is checked through the API.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { runFleet } from '../helpers/child.js'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, CLIENT_ID, CLIENT_SECRET, startStack, type Stack } from '../helpers/stack.js'
+
+let stack: Stack
+beforeAll(async () => { stack = await startStack({ listen: true }) })
+afterAll(async () => { await stack?.close() })
+
+describe('fleet simulate', { timeout: 120_000 }, () => {
+  it('registers the devices, publishes for the duration, shows progress and a summary that the store confirms', async () => {
+    const r = await runFleet(['simulate', '--devices', '3', '--protocol', 'mqtt', '--mqtt-version', '5', '--rate', '5', '--duration', '2',
+      '--url', stack.httpUrl, '--mqtt-url', stack.mqttUrl, '--client-id', CLIENT_ID, '--client-secret', CLIENT_SECRET], {
+      FLEET_ADMIN_EMAIL: ADMIN_EMAIL, FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD, HTTP_HOST: '127.0.0.1'
+    })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^\[ +\d+s\] (registering|\d+\/3 connected)/m) // the progress line, once a second
+    const done = /done \(run (\w+), label sim-\w+\): 3 MQTT devices, (\d+) messages \((\d+) points\) acknowledged .*, 0 tasks answered, 0 errors/.exec(r.stdout)
+    expect(done, r.stdout).not.toBeNull()
+    const [, run = '', messages = '0'] = done ?? []
+    expect(Number(messages)).toBeGreaterThan(3)
+
+    const found = (await stack.call(stack.adminToken, { method: 'GET', url: `/api/v1/systems?labels=sim-${run}&fields=uid,gateway,commStatus` })).json()
+    expect(found.count).toBe(3)
+    let stored = 0
+    for (const s of found.items) {
+      expect(s.gateway.serialNumber).toMatch(new RegExp(`^SIM${run.toUpperCase()}\\d{5}$`))
+      const res = (await stack.call(stack.adminToken, { method: 'GET', url: `/api/v1/systems/${s.uid as string}/messages?size=500` })).json()
+      stored += res.messages.length
+    }
+    expect(stored).toBe(Number(messages)) // every acknowledged message is there, and nothing else was sent
+  })
+
+  it('explains a bad command line with the usage and exit code 2', async () => {
+    const r = await runFleet(['simulate', '--devices', '3', '--protocol', 'carrier-pigeon'], {})
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('fleet simulate: --protocol must be mqtt or rest')
+    expect(r.stderr).toContain('usage: fleet simulate --devices N --protocol mqtt|rest')
+  })
+})

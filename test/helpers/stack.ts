@@ -1,0 +1,112 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pino } from 'pino'
+import { loadConfig, type Config } from '../../core/config.js'
+import type { AppContext } from '../../core/context.js'
+import type { Db } from '../../core/ports.js'
+import { openOperationParts, systemClock } from '../../bin/context.js'
+import { assembleService, type Service } from '../../bin/serve.js'
+import { createMemoryCounter } from '../../storage/rate/memory-counter.js'
+import { createRedisCounter } from '../../storage/rate/redis-counter.js'
+import { createTestDb, type TestDb } from './test-db.js'
+import { TEST_REDIS_URL } from './env.js'
+
+export const ADMIN_EMAIL = 'admin@test.local'
+export const ADMIN_PASSWORD = 'admin-password'
+export const CLIENT_ID = 'test-client'
+export const CLIENT_SECRET = 'test-secret'
+export const COMPANY_NAME = 'Test Company'
+
+export interface Stack {
+  ctx: AppContext
+  db: Db
+  api: FastifyInstance
+  config: Readonly<Config>
+  companyUid: string
+  adminUid: string
+  /** An access token of the bootstrap administrator. */
+  adminToken: string
+  /** A token by the password grant. */
+  login (email: string, password: string): Promise<string>
+  service: Service
+  /** Set when started with `listen: true`: real ports on 127.0.0.1. */
+  httpUrl: string
+  mqttUrl: string
+  mqttPort: number
+  /** inject() with a bearer token. */
+  call (token: string, opts: InjectOptions): Promise<LightMyRequestResponse>
+  close (): Promise<void>
+}
+
+export interface StackOptions {
+  env?: Record<string, string>
+  db?: 'pglite' | 'postgres' | 'default'
+  /** Listen on real ports (HTTP and MQTT on port 0) for tests with real clients. */
+  listen?: boolean
+}
+
+/** The whole API on a fresh store, built with the same functions as bin/serve.ts (not listening). */
+export async function startStack (opts: StackOptions = {}): Promise<Stack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'fleet-test-'))
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    HTTP_PORT: '0',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_S: '100000',
+    FLEET_COMPANY_NAME: COMPANY_NAME,
+    FLEET_ADMIN_EMAIL: ADMIN_EMAIL,
+    FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    FLEET_CLIENT_ID: CLIENT_ID,
+    FLEET_CLIENT_SECRET: CLIENT_SECRET,
+    ...opts.env
+  })
+  const testDb: TestDb = await createTestDb(opts.db)
+  const rateCounter = TEST_REDIS_URL !== undefined
+    ? await createRedisCounter(TEST_REDIS_URL, `fleet-test:${Math.random().toString(36).slice(2)}:`)
+    : createMemoryCounter()
+  const log = pino({ level: 'silent' })
+  const parts = await openOperationParts(config, testDb.db, log, `fleet-test-${Math.random().toString(36).slice(2)}`)
+  const service = await assembleService(config, log, { db: testDb.db, rateCounter, clock: systemClock, ...parts })
+  const { ctx, api } = service
+  let ports = { httpPort: 0, mqttPort: 0 }
+  if (opts.listen === true) ports = await service.listen({ http: 0, mqtt: 0, host: '127.0.0.1' })
+  else await api.ready()
+
+  const login = async (email: string, password: string): Promise<string> => {
+    const res = await api.inject({
+      method: 'POST',
+      url: '/api/oauth/token',
+      payload: { grant_type: 'password', username: email, password, client_id: CLIENT_ID, client_secret: CLIENT_SECRET }
+    })
+    if (res.statusCode !== 200) throw new Error(`login ${email} failed: ${res.statusCode} ${res.body}`)
+    return (res.json() as { access_token: string }).access_token
+  }
+  const adminToken = await login(ADMIN_EMAIL, ADMIN_PASSWORD)
+  const me = (await api.inject({ method: 'GET', url: '/api/v1/users/current', headers: { authorization: `Bearer ${adminToken}` } })).json() as
+    { uid: string, company: { uid: string } }
+
+  return {
+    ctx,
+    db: testDb.db,
+    api,
+    config,
+    companyUid: me.company.uid,
+    adminUid: me.uid,
+    adminToken,
+    login,
+    service,
+    httpUrl: `http://127.0.0.1:${ports.httpPort}`,
+    mqttUrl: `mqtt://127.0.0.1:${ports.mqttPort}`,
+    mqttPort: ports.mqttPort,
+    async call (token, o) {
+      return await api.inject({ ...o, headers: { ...o.headers, authorization: `Bearer ${token}` } })
+    },
+    async close () {
+      await service.close() // closes the rate counter and the store too
+      await testDb.drop()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }
+}

@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../../core/config.js'
+
+/** The ConfigError loadConfig throws for env, or fails the test when none is thrown. */
+function configError (env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env)
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError)
+    return err as ConfigError
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`)
+}
+
+describe('loadConfig', () => {
+  it('answers the documented defaults on an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      HTTP_PORT: 8080,
+      HTTP_HOST: '0.0.0.0',
+      DATA_DIR: './data',
+      DATABASE_URL: undefined,
+      REDIS_URL: undefined,
+      LOG_LEVEL: 'info',
+      TOKEN_TTL_S: 3600,
+      REFRESH_TOKEN_TTL_S: 2_592_000,
+      RATE_LIMIT_PER_S: 100,
+      FLEET_COMPANY_NAME: 'Fleet',
+      FLEET_ADMIN_EMAIL: 'admin@fleet.local',
+      FLEET_ADMIN_PASSWORD: undefined,
+      FLEET_CLIENT_ID: 'fleet-cli',
+      FLEET_CLIENT_SECRET: undefined,
+      MQTT_PORT: 1883,
+      M3DA_PORT: 44900,
+      COMM_PERIOD_S: 3600,
+      WORKER_CONCURRENCY: 16,
+      SMTP_URL: undefined,
+      SMTP_FROM: 'fleet@fleet.local',
+      CALLBACK_SECRET: undefined,
+      CALLBACK_ALLOW_PRIVATE: false,
+      CALLBACK_RETRY_BASE_MS: 30_000
+    })
+  })
+
+  it('treats an empty value as unset', () => {
+    const c = loadConfig({ HTTP_PORT: '', DATABASE_URL: '', LOG_LEVEL: '', FLEET_ADMIN_PASSWORD: '' })
+    expect(c).toMatchObject({ HTTP_PORT: 8080, DATABASE_URL: undefined, LOG_LEVEL: 'info', FLEET_ADMIN_PASSWORD: undefined })
+  })
+
+  it('reads given values', () => {
+    const c = loadConfig({
+      HTTP_PORT: '0',
+      DATABASE_URL: 'postgres://u@db:5432/fleet',
+      REDIS_URL: 'rediss://cache:6380',
+      SMTP_URL: 'smtp://mail:25',
+      LOG_LEVEL: 'silent',
+      FLEET_ADMIN_EMAIL: 'root@example.com',
+      CALLBACK_ALLOW_PRIVATE: 'yes',
+      WORKER_CONCURRENCY: '4'
+    })
+    expect(c).toMatchObject({
+      HTTP_PORT: 0,
+      DATABASE_URL: 'postgres://u@db:5432/fleet',
+      REDIS_URL: 'rediss://cache:6380',
+      SMTP_URL: 'smtp://mail:25',
+      LOG_LEVEL: 'silent',
+      FLEET_ADMIN_EMAIL: 'root@example.com',
+      CALLBACK_ALLOW_PRIVATE: true,
+      WORKER_CONCURRENCY: 4
+    })
+    expect(loadConfig({ CALLBACK_ALLOW_PRIVATE: 'off' }).CALLBACK_ALLOW_PRIVATE).toBe(false)
+  })
+
+  it('answers a frozen object', () => {
+    expect(Object.isFrozen(loadConfig({}))).toBe(true)
+  })
+
+  it.each([
+    ['HTTP_PORT', 'abc'],
+    ['HTTP_PORT', '80.5'],
+    ['HTTP_PORT', '-1'],
+    ['MQTT_PORT', '1e3'],
+    ['TOKEN_TTL_S', 'one hour']
+  ])('refuses a non-integer %s=%s, naming the variable', (name, value) => {
+    const err = configError({ [name]: value })
+    expect(err.variable).toBe(name)
+    expect(err.message).toContain(name)
+    expect(err.message).toMatch(/integer/)
+  })
+
+  it.each([
+    ['HTTP_PORT', '65536'],
+    ['M3DA_PORT', '100000'],
+    ['TOKEN_TTL_S', '0'],
+    ['WORKER_CONCURRENCY', '0'],
+    ['RATE_LIMIT_PER_S', '0']
+  ])('refuses an out-of-range %s=%s, naming the variable', (name, value) => {
+    const err = configError({ [name]: value })
+    expect(err.variable).toBe(name)
+    expect(err.message).toContain(name)
+    expect(err.message).toMatch(/between/)
+  })
+
+  it.each([
+    ['DATABASE_URL', 'mysql://db/fleet'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://cache:6379'],
+    ['SMTP_URL', 'imap://mail']
+  ])('refuses %s=%s (wrong scheme or not a URL), naming the variable', (name, value) => {
+    const err = configError({ [name]: value })
+    expect(err.variable).toBe(name)
+    expect(err.message).toContain(name)
+  })
+
+  it('refuses an unknown LOG_LEVEL and lists the accepted ones', () => {
+    const err = configError({ LOG_LEVEL: 'verbose' })
+    expect(err.variable).toBe('LOG_LEVEL')
+    expect(err.message).toMatch(/LOG_LEVEL.*info/)
+  })
+
+  it.each([
+    ['FLEET_ADMIN_EMAIL', 'admin'],
+    ['FLEET_ADMIN_EMAIL', 'a b@c'],
+    ['SMTP_FROM', 'fleet.local']
+  ])('refuses %s=%s, not an e-mail address', (name, value) => {
+    const err = configError({ [name]: value })
+    expect(err.variable).toBe(name)
+    expect(err.message).toMatch(/e-mail/)
+  })
+
+  it('refuses a CALLBACK_ALLOW_PRIVATE that is not a boolean', () => {
+    const err = configError({ CALLBACK_ALLOW_PRIVATE: 'maybe' })
+    expect(err.variable).toBe('CALLBACK_ALLOW_PRIVATE')
+    expect(err.message).toMatch(/CALLBACK_ALLOW_PRIVATE.*true or false/)
+  })
+
+  it('has every variable in the configuration table of the README', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8')
+    const documented = [...readme.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((m) => m[1])
+    expect(documented.sort()).toEqual(Object.keys(loadConfig({})).sort())
+  })
+})
