@@ -45,7 +45,8 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     await app.register(swagger, {
       openapi: {
         info: { title: 'Fleet service API', version: '1', description: 'Users, companies, systems, data and bulk operations of a cellular IoT fleet.' },
-        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+        // Devices authenticate with HTTP Basic on /device/* (conventions.md §Devices), API callers with a bearer token.
+        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, basic: { type: 'http', scheme: 'basic' } } },
         security: [{ bearer: [] }]
       }
     })
