@@ -1,15 +1,12 @@
 // OpenAPI 3 generated from the route schemas at /api/docs/json and Swagger UI at /api/docs (issue: Foundation).
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { readSpec } from '../helpers/spec.js'
 import { startStack, type Stack } from '../helpers/stack.js'
 import type { Json } from '../helpers/systems.js'
 
-const SPEC = fileURLToPath(new URL('../../../shared/spec/fleet-api.md', import.meta.url))
-
 /** The endpoint rows of fleet-api.md (`| GET | /api/v1/... | right |`), path parameters reduced to `{}`. */
 function specEndpoints (): string[] {
-  const rows = readFileSync(SPEC, 'utf8').matchAll(/^\| (GET|POST|PUT|DELETE) \| (\/api\/v1\/\S+) \|/gm)
+  const rows = readSpec('fleet-api.md').matchAll(/^\| (GET|POST|PUT|DELETE) \| (\/api\/v1\/\S+) \|/gm)
   return [...rows].map((m) => `${m[1] ?? ''} ${(m[2] ?? '').replace(/\{[^}]+\}/g, '{}')}`)
 }
 

@@ -1,16 +1,14 @@
-import { readFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { readSpec } from '../helpers/spec.js'
 import { FleetError, SPEC_ERROR_CODES, isErrorCode, statusOf } from '../../core/errors.js'
 
 // Every code named in fleet-api.md §Errors (the shared sets and the per-endpoint table), read from the spec
 // itself so that a code added there fails here until the catalogue has it (shared/style.md §2.8).
-const SPEC = fileURLToPath(new URL('../../../shared/spec/fleet-api.md', import.meta.url))
 
 function specCodes (): string[] {
-  const text = readFileSync(SPEC, 'utf8')
+  const text = readSpec('fleet-api.md')
   const section = /^## Errors\n([\s\S]*?)^## /m.exec(text)?.[1]
-  if (section === undefined) throw new Error(`no "## Errors" section in ${SPEC}`)
+  if (section === undefined) throw new Error('no "## Errors" section in fleet-api.md')
   // A code is a dotted lowercase word (`system.unknown`), backticked or bare.
   const codes = section.match(/\b[a-z][a-z0-9_]*(?:\.[a-z][a-z0-9_]*)+\b/g) ?? []
   return [...new Set(codes)].sort()
