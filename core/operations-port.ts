@@ -29,7 +29,11 @@ export interface OperationsRepository {
   /** Open (not final) tasks left. */
   openTasks (operationUid: string): Promise<number>
   /** Changes the state when it is `from` (or any of `from`); answers whether it changed. */
-  transition (uid: string, from: OperationState[], to: OperationState, patch: Partial<Pick<Operation, 'startDate' | 'endDate' | 'cancelDate'>>): Promise<boolean>
+  transition (uid: string, from: OperationState[], to: OperationState, patch: Partial<Pick<Operation, 'startDate' | 'endDate' | 'cancelDate'>> & { followupsPending?: boolean }): Promise<boolean>
+  /** FINISHED operations whose follow-ups (callback, mail, dependent operations) may not all be queued yet. */
+  pendingFollowups (): Promise<Operation[]>
+  /** Marks the follow-ups of the operation queued. */
+  clearFollowups (uid: string): Promise<void>
   setResolved (uid: string): Promise<void>
   /** Parent tasks' systems, for a dependsOn selection. */
   parentSystems (dependsOn: DependsOn): Promise<Array<{ systemUid: string, systemName: string | null }>>

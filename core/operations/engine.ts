@@ -167,12 +167,26 @@ export function createEngine (deps: EngineDeps) {
     const now = clock.now()
     const op = await repos.operations.find(operationUid)
     if (op === undefined || !op.resolved) return
-    if (!(await repos.operations.transition(operationUid, ['SCHEDULED', 'IN_PROGRESS'], 'FINISHED', { endDate: now }))) return
     const handler = deps.handlers[op.type]
-    if (handler?.finished !== undefined) await inTransaction(async (tx) => { await handler.finished?.(tx, op, now) })
-    await emit(operationUid)
-    if (op.notify && op.userEmail !== null) await queue.enqueue('operation.notify', { operationUid }, { jobId: `notify:${operationUid}` })
-    for (const child of await repos.operations.children(operationUid)) await queue.enqueue('operation.start', { operationUid: child }, { jobId: `start:${child}` })
+    // The handler's clean-up commits with FINISHED, and so does the mark that the follow-ups are still to queue.
+    const finished = await inTransaction(async (tx) => {
+      if (!(await tx.operations.transition(operationUid, ['SCHEDULED', 'IN_PROGRESS'], 'FINISHED', { endDate: now, followupsPending: true }))) return false
+      await handler?.finished?.(tx, op, now)
+      return true
+    })
+    if (finished) await followUp(op)
+  }
+
+  /**
+   * The callback, the e-mail and the dependent operations of a FINISHED operation. Queued under fixed job ids, so
+   * running it again after a crash queues nothing twice that is still waiting; a callback already delivered may be
+   * delivered again (at least once, conventions.md §Callbacks), never lost.
+   */
+  async function followUp (op: Operation): Promise<void> {
+    await emit(op.uid)
+    if (op.notify && op.userEmail !== null) await queue.enqueue('operation.notify', { operationUid: op.uid }, { jobId: `notify:${op.uid}` })
+    for (const child of await repos.operations.children(op.uid)) await queue.enqueue('operation.start', { operationUid: child }, { jobId: `start:${child}` })
+    await repos.operations.clearFollowups(op.uid)
   }
 
   /** Finishes a task that waited for its device (acknowledgement, or cancellation answered). */
@@ -204,6 +218,7 @@ export function createEngine (deps: EngineDeps) {
 
   /** After a restart: every unfinished operation is looked at again (idempotent job ids make this safe). */
   async function recover (): Promise<void> {
+    for (const op of await repos.operations.pendingFollowups()) await followUp(op)
     for (const op of await repos.operations.unfinished()) {
       // A run job of its own: the killed process's job keeps its lease (30 s) before it may run again.
       if (op.state === 'IN_PROGRESS') await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:recover:${clock.now()}` })

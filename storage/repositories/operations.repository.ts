@@ -179,9 +179,17 @@ export function createOperationsRepository (q: Queryable): OperationsRepository 
     async transition (uid, from, to, patch) {
       const res = await q.query(
         `UPDATE operations SET state = $3, start_date = coalesce($4, start_date), end_date = coalesce($5, end_date),
-           cancel_date = coalesce($6, cancel_date) WHERE uid = $1 AND state = ANY($2::text[])`,
-        [uid, from, to, patch.startDate ?? null, patch.endDate ?? null, patch.cancelDate ?? null])
+           cancel_date = coalesce($6, cancel_date), followups_pending = coalesce($7, followups_pending)
+         WHERE uid = $1 AND state = ANY($2::text[])`,
+        [uid, from, to, patch.startDate ?? null, patch.endDate ?? null, patch.cancelDate ?? null, patch.followupsPending ?? null])
       return res.rowCount > 0
+    },
+    async pendingFollowups () {
+      const { rows } = await q.query<OperationRow>('SELECT * FROM operations WHERE followups_pending ORDER BY end_date, uid')
+      return rows.map(toOperation)
+    },
+    async clearFollowups (uid) {
+      await q.query('UPDATE operations SET followups_pending = false WHERE uid = $1', [uid])
     },
     async setResolved (uid) {
       await q.query('UPDATE operations SET resolved = true WHERE uid = $1', [uid])

@@ -10,6 +10,7 @@
 //   order), then one row per timestamp (epoch milliseconds) in ascending time, with an empty cell where a data has
 //   no value at that time. Numbers are written as they are, booleans as true/false, strings quoted per RFC 4180
 //   when they hold a comma, a quote or a line break; lines end with CRLF (RFC 4180). A null value is an empty cell.
+//   Texts that a spreadsheet would take for a formula are written after a single quote (see csvField).
 //   When one data has several points at the same millisecond, the row holds one of them.
 import { FleetError } from '../../errors.js'
 import { toMillis } from '../../domain/lists.js'
@@ -71,11 +72,16 @@ export async function exportOperation (deps: OperationDeps, caller: Caller, syst
   return await launch(deps, op, [{ systemUid: system.uid, systemName: system.name }])
 }
 
-/** RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled. */
+/**
+ * RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled. A text a spreadsheet
+ * would run as a formula (starting with =, +, -, @, a tab or a carriage return: CSV injection) is written after a
+ * single quote, so it opens as text. Numbers are never strings here, so -1 stays a number.
+ */
 export function csvField (v: DataValue | undefined): string {
   if (v === null || v === undefined) return ''
   if (typeof v !== 'string') return String(v)
-  return /[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v
+  const text = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
 }
 
 /** One data id's points, read newest first in batches of `size`, one point per timestamp. */

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FleetError } from '../../../core/errors.js'
 import type { Operation } from '../../../core/domain/operation.js'
 import type { OperationHandler } from '../../../core/operations/handler.js'
+import type { CallbackSender } from '../../../core/notify.js'
 import { createEngine } from '../../../core/operations/engine.js'
 import type { Repositories } from '../../../core/repositories.js'
 import { newUid } from '../../../core/security/secrets.js'
@@ -371,28 +372,34 @@ describe('handler contract', () => {
     }
   }
 
-  async function engineWith (handler: OperationHandler) {
-    const queue = createLocalQueue<any>(stack.db, { queue: uniq('engine'), pollMs: 20, onError: () => {} })
+  interface EngineOptions { queueName?: string, callbacks?: CallbackSender, enqueue?: (name: string, payload: any) => void }
+  async function engineWith (handler: OperationHandler, opts: EngineOptions = {}) {
+    const local = createLocalQueue<any>(stack.db, { queue: opts.queueName ?? uniq('engine'), pollMs: 20, onError: () => {} })
+    // `enqueue` sees every job before it is queued; throwing there plays a process that dies at that point.
+    const queue: typeof local = {
+      ...local,
+      enqueue: async (name, payload, o) => { opts.enqueue?.(name, payload); return await local.enqueue(name, payload, o) }
+    }
     const engine = createEngine({
       repos: createRepositories(stack.db),
       inTransaction: async (fn) => await stack.db.transaction(async (tx) => await fn(createRepositories(tx))),
       queue,
       clock: { now: () => Date.now() },
       log: pino({ level: 'silent' }),
-      callbacks: { send: async () => ({ outcome: 'delivered', status: 200 }) },
+      callbacks: opts.callbacks ?? { send: async () => ({ outcome: 'delivered', status: 200 }) },
       mailer: { send: async () => {}, close: async () => {} },
       handlers: { SYSTEM_REBOOT: handler },
       chunkSize: 2,
       sliceMs: 0
     })
     await engine.work(2)
-    return { engine, close: async () => { await queue.close() } }
+    return { engine, close: async () => { await local.close() } }
   }
 
-  async function launch (engine: Awaited<ReturnType<typeof engineWith>>['engine'], systems: string[]): Promise<string> {
+  async function launch (engine: Awaited<ReturnType<typeof engineWith>>['engine'], systems: string[], callback: string | null = null): Promise<string> {
     const now = Date.now()
     const dates = { createdAt: now, startDate: now, scheduledTime: null, timeoutDate: now + DAY, endDate: null, cancelDate: null }
-    const who = { companyUid: stack.companyUid, userUid: stack.adminUid, userEmail: null, notify: false, callback: null }
+    const who = { companyUid: stack.companyUid, userUid: stack.adminUid, userEmail: null, notify: false, callback }
     const op: Operation = { uid: newUid(), type: 'SYSTEM_REBOOT', state: 'IN_PROGRESS', total: 0, target: null, parameters: {}, dependsOn: null, resolved: true, ...dates, ...who }
     return await engine.create(op, systems.map((systemUid) => ({ systemUid, systemName: null })))
   }
@@ -437,5 +444,37 @@ describe('handler contract', () => {
       expect(calls).toEqual({ chunks: 2, failed: [systems[1]] })
       expect((await listTasks(stack, uid, { states: 'FAILURE' })).items[0]).toMatchObject({ system: { uid: systems[1] }, error: { code: 'system.unknown' } })
     } finally { await close() }
+  })
+
+  it('queues the FINISHED callback at the next start when the process died after FINISHED committed', async () => {
+    const systems = await createSystems(stack, 2, uniq('followup'), [])
+    const handler: OperationHandler = { async run () { return { state: 'SUCCESS' } } }
+    const queueName = uniq('followups')
+    const delivered: string[] = []
+    const callbacks: CallbackSender = {
+      send: async (_url, body) => { delivered.push((JSON.parse(body) as { content: { state: string } }).content.state); return { outcome: 'delivered', status: 200 } }
+    }
+    // First life: the FINISHED callback is never queued, as if the process died right after the commit.
+    const first = await engineWith(handler, {
+      queueName,
+      callbacks,
+      enqueue: (name, payload) => { if (name === 'operation.callback' && payload.event.content.state === 'FINISHED') throw new Error('killed') }
+    })
+    let uid = ''
+    try {
+      uid = await launch(first.engine, systems, 'http://receiver.test/cb')
+      await waitFinished(stack, uid)
+      const pending = async (): Promise<boolean> => (await stack.db.query<{ p: boolean }>('SELECT followups_pending AS p FROM operations WHERE uid = $1', [uid])).rows[0]?.p ?? false
+      expect(await pending()).toBe(true)
+      expect(delivered).not.toContain('FINISHED')
+    } finally { await first.close() }
+    // Second life: recovery queues what the first one left.
+    const second = await engineWith(handler, { queueName, callbacks })
+    try {
+      await second.engine.recover()
+      await until('the FINISHED callback', () => delivered.includes('FINISHED'))
+      const { rows } = await stack.db.query<{ p: boolean }>('SELECT followups_pending AS p FROM operations WHERE uid = $1', [uid])
+      expect(rows[0]?.p).toBe(false)
+    } finally { await second.close() }
   })
 })

@@ -94,6 +94,24 @@ describe('export data history: the file', () => {
     ])
   })
 
+  it('writes texts a spreadsheet would run as formulas after a single quote, data ids included', async () => {
+    const s = await createSystem(stack, { name: uniq('formulas') })
+    await insertPoints(stack.db, s.uid, [
+      { dataId: '=id', ts: t1, value: '=HYPERLINK("http://x")' },
+      { dataId: 'text', ts: t1, value: '@SUM(1)' },
+      { dataId: 'text', ts: t2, value: '+1' },
+      { dataId: 'text', ts: t3, value: '-2' },
+      { dataId: 'num', ts: t3, value: -2 }
+    ])
+    const csv = await exported(s.uid, { data: ['=id', 'text', 'num'] })
+    expect(parse(csv)).toEqual([
+      ['timestamp', "'=id", 'text', 'num'],
+      [String(t1), '\'=HYPERLINK("http://x")', "'@SUM(1)", ''],
+      [String(t2), '', "'+1", ''],
+      [String(t3), '', "'-2", '-2']
+    ])
+  })
+
   it('downloads as text/csv with a file name, and keeps only the rows of [fromDate, toDate] (both inclusive)', async () => {
     const uid = await started(postExport(stack, system.uid, { data: ['temp', 'status'], fromDate: t2, toDate: t3 }))
     await waitFinished(stack, uid)
