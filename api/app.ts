@@ -9,6 +9,7 @@ import type { AppContext } from '../core/context.js'
 import errorHandler from './plugins/error-handler.js'
 import auth from './plugins/auth.js'
 import oauthRoutes from './routes/oauth.routes.js'
+import authorizeRoutes from './routes/oauth-authorize.routes.js'
 import usersRoutes from './routes/users.routes.js'
 import companiesRoutes from './routes/companies.routes.js'
 import systemsRoutes from './routes/systems.routes.js'
@@ -54,6 +55,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   }
   const rate = { rateCounter: ctx.rateCounter, ratePerSecond: ctx.config.RATE_LIMIT_PER_S }
   await app.register(oauthRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate })
+  await app.register(authorizeRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate })
   await app.register(async (v1) => {
     // Inside this scope only: the docs and the OAuth endpoints are open.
     await v1.register(auth, { auth: ctx.services.auth, companies: ctx.services.companiesRepo, ...rate })

@@ -3,6 +3,8 @@
 // Per store (PGlite in a temporary DATA_DIR; PostgreSQL too when DATABASE_URL names a server, on a database of its
 // own that is dropped after): seeds the systems straight through the Db port, starts the real API on an ephemeral
 // port, then measures over HTTP with keep-alive connections from a worker thread:
+//   - each query kind alone on one connection, one request at a time (BENCH_KIND_SECONDS each): the latency a user
+//     of the console sees, queueing aside (the p99 target of the issue is read here);
 //   - each query kind alone (BENCH_KIND_SECONDS each), then all kinds interleaved (BENCH_SECONDS), the overall figure;
 //   - GET /api/v1/users/current the same way, the baseline: the ratio says what a find costs beyond the HTTP,
 //     authentication and company-context work every route does.
@@ -48,8 +50,8 @@ function kinds (): LoadKind[] {
   ]
 }
 
-interface KindFigures { name: string, alone: Summary, inMix: Summary }
-interface Figures { store: string, seedSeconds: number, kinds: KindFigures[], overall: Summary, baseline: Summary }
+interface KindFigures { name: string, single: Summary, alone: Summary, inMix: Summary }
+interface Figures { store: string, seedSeconds: number, kinds: KindFigures[], single: Summary, overall: Summary, baseline: Summary }
 
 function merge (r: LoadResult): Summary {
   return summarize(r.kinds.flatMap((k) => k.latencies), r.kinds.reduce((n, k) => n + k.errors, 0), r.seconds)
@@ -78,6 +80,13 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
       const mix = kinds()
       const load = { origin: service.origin, headers, concurrency: CONCURRENCY }
       await runLoadInWorker({ ...load, kinds: mix, durationMs: 2000 }) // warm up: plans, caches, JIT
+      console.log(`   each kind alone: ${KIND_SECONDS} s, one request at a time`)
+      const single: LoadResult[] = []
+      for (const k of mix) {
+        const r = await runLoadInWorker({ ...load, concurrency: 1, kinds: [k], durationMs: KIND_SECONDS * 1000 })
+        reportErrors(r)
+        single.push(r)
+      }
       console.log(`   each kind alone: ${KIND_SECONDS} s, ${CONCURRENCY} connections`)
       const alone: Summary[] = []
       for (const k of mix) {
@@ -94,7 +103,14 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
       const figures: Figures = {
         store,
         seedSeconds,
-        kinds: found.kinds.map((k, i) => ({ name: k.name, alone: alone[i] ?? merge({ seconds: 0, kinds: [] }), inMix: summarize(k.latencies, k.errors, found.seconds) })),
+        kinds: found.kinds.map((k, i) => ({
+          name: k.name,
+          single: merge(single[i] ?? { seconds: 0, kinds: [] }),
+          alone: alone[i] ?? merge({ seconds: 0, kinds: [] }),
+          inMix: summarize(k.latencies, k.errors, found.seconds)
+        })),
+        // Every kind for the same time, one at a time: their latencies together.
+        single: summarize(single.flatMap((r) => r.kinds.flatMap((k) => k.latencies)), 0, single.reduce((n, r) => n + r.seconds, 0)),
         overall: merge(found),
         baseline: merge(base)
       }
@@ -109,13 +125,14 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
 }
 
 function print (f: Figures): void {
-  const line = (name: string, a: Summary, m: Summary | undefined): Cell[] =>
-    [name, a.rps, a.p50, a.p99, m?.p50 ?? Number.NaN, m?.p99 ?? Number.NaN, a.errors + (m?.errors ?? 0)]
+  const nan = Number.NaN
+  const line = (name: string, s: Summary | undefined, a: Summary, m: Summary | undefined): Cell[] =>
+    [name, s?.p50 ?? nan, s?.p99 ?? nan, a.rps, a.p50, a.p99, m?.p50 ?? nan, m?.p99 ?? nan, a.errors + (m?.errors ?? 0)]
   console.log()
-  console.log(table(['query kind', 'alone req/s', 'p50 ms', 'p99 ms', 'in mix p50 ms', 'p99 ms', 'errors'], [
-    ...f.kinds.map((k) => line(k.name, k.alone, k.inMix)),
-    line('all finds, interleaved', f.overall, undefined),
-    line('baseline users/current', f.baseline, undefined)
+  console.log(table(['query kind', '1 at a time p50 ms', 'p99 ms', `${CONCURRENCY} conns req/s`, 'p50 ms', 'p99 ms', 'in mix p50 ms', 'p99 ms', 'errors'], [
+    ...f.kinds.map((k) => line(k.name, k.single, k.alone, k.inMix)),
+    line('all finds', f.single, f.overall, undefined),
+    line('baseline users/current', undefined, f.baseline, undefined)
   ]))
   console.log(`\n   finds/s ÷ baseline req/s = ${(f.overall.rps / f.baseline.rps).toFixed(3)}`)
 }
@@ -126,5 +143,5 @@ if (SERVER_URL !== undefined) results.push(await benchOn('postgres'))
 else console.log('\n(DATABASE_URL not set: PostgreSQL skipped)')
 
 console.log('\n== summary')
-console.log(table(['store', 'seed s', 'finds/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio'],
-  results.map((f) => [f.store, f.seedSeconds, f.overall.rps, f.overall.p50, f.overall.p99, f.baseline.rps, f.overall.rps / f.baseline.rps])))
+console.log(table(['store', 'seed s', '1 at a time p50 ms', 'p99 ms', 'finds/s', 'p50 ms', 'p99 ms', 'baseline req/s', 'ratio'],
+  results.map((f) => [f.store, f.seedSeconds, f.single.p50, f.single.p99, f.overall.rps, f.overall.p50, f.overall.p99, f.baseline.rps, f.overall.rps / f.baseline.rps])))

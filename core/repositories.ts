@@ -51,7 +51,14 @@ export interface MembershipsRepository {
   setAdministrators (companyUid: string, userUids: string[]): Promise<void>
 }
 
-export interface ApiClientRecord { clientId: string, secretHash: string, name: string, userUid: string | null }
+export interface ApiClientRecord {
+  clientId: string
+  secretHash: string
+  name: string
+  userUid: string | null
+  /** Where the authorization_code grant may send its codes (exact match). */
+  redirectUris: string[]
+}
 
 export interface ApiClientsRepository {
   find (clientId: string): Promise<ApiClientRecord | undefined>
@@ -76,7 +83,12 @@ export interface TokensRepository {
   /** Deletes the token and its pair. */
   revoke (hash: string): Promise<void>
   deleteExpired (now: number): Promise<number>
+  insertCode (c: AuthorizationCode, createdAt: number): Promise<void>
+  /** Deletes the code and answers it: a code is used at most once, even by concurrent token requests. */
+  takeCode (hash: string): Promise<AuthorizationCode | undefined>
 }
+
+export interface AuthorizationCode { hash: string, clientId: string, userUid: string, redirectUri: string, expiresAt: number }
 
 /** The columns of a systems row that services write. */
 export type SystemRow = Omit<System, 'gateway' | 'subscription' | 'applications' | 'offer'> & {

@@ -34,7 +34,9 @@ function tokenRequest (req: FastifyRequest): TokenRequest {
     clientSecret,
     username: param(req, 'username'),
     password: param(req, 'password'),
-    refreshToken: param(req, 'refresh_token')
+    refreshToken: param(req, 'refresh_token'),
+    code: param(req, 'code'),
+    redirectUri: param(req, 'redirect_uri')
   }
 }
 

@@ -11,7 +11,7 @@ const ACTORS_MAX = 100_000
 
 /** An RFC 6749 error: rendered as `{error, error_description}` by the token route. */
 export class OAuthError extends Error {
-  constructor (readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type',
+  constructor (readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'unsupported_response_type',
     readonly description: string, readonly status = error === 'invalid_client' ? 401 : 400) {
     super(description)
     this.name = 'OAuthError'
@@ -33,7 +33,28 @@ export interface TokenRequest {
   username?: string | undefined
   password?: string | undefined
   refreshToken?: string | undefined
+  /** authorization_code grant */
+  code?: string | undefined
+  redirectUri?: string | undefined
 }
+
+/** GET or POST /api/oauth/authorize: who asks for a code, and where it goes. */
+export interface AuthorizeRequest {
+  responseType?: string | undefined
+  clientId?: string | undefined
+  redirectUri?: string | undefined
+}
+
+/** RFC 6749 §4.1.2.1: a request naming an unknown client or an unregistered redirect URI is never redirected. */
+export class AuthorizeRefused extends Error {
+  constructor (readonly reason: 'invalid_request' | 'invalid_client', readonly description: string) {
+    super(description)
+    this.name = 'AuthorizeRefused'
+  }
+}
+
+/** An authorization code lives this long (RFC 6749 §4.1.2: short-lived, at most 10 minutes). */
+export const CODE_TTL_MS = 5 * 60_000
 
 export interface AuthServiceDeps {
   repos: Pick<Repositories, 'clients' | 'users' | 'tokens' | 'memberships'>
@@ -90,17 +111,62 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     return await issue(c.clientId, found.userUid)
   }
 
+  /** The code is bound to the client and to the redirect URI given at /authorize, checked again here. */
+  async function codeGrant (c: ApiClientRecord, req: TokenRequest): Promise<TokenResponse> {
+    if (req.code === undefined) throw new OAuthError('invalid_request', 'code is required')
+    const found = await repos.tokens.takeCode(sha256(req.code))
+    if (found === undefined || found.expiresAt <= clock.now() || found.clientId !== c.clientId) {
+      throw new OAuthError('invalid_grant', 'authorization code is invalid, used or expired')
+    }
+    if (req.redirectUri !== found.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request')
+    return await issue(c.clientId, found.userUid)
+  }
+
   /** @throws OAuthError with the RFC 6749 code. */
   async function token (req: TokenRequest): Promise<TokenResponse> {
     const grant = req.grantType
     if (grant === undefined) throw new OAuthError('invalid_request', 'grant_type is required')
-    if (!['password', 'client_credentials', 'refresh_token'].includes(grant)) {
+    if (!['password', 'client_credentials', 'refresh_token', 'authorization_code'].includes(grant)) {
       throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported`)
     }
     const c = await client(req)
     if (grant === 'password') return await passwordGrant(c, req)
     if (grant === 'refresh_token') return await refreshGrant(c, req)
+    if (grant === 'authorization_code') return await codeGrant(c, req)
     return await issue(c.clientId, c.userUid) // client_credentials acts as the client's owner
+  }
+
+  /**
+   * The client and redirect URI of an authorization request. The redirect URI must be one the client registered;
+   * it may be left out when the client registered exactly one.
+   * @throws AuthorizeRefused (never redirected); OAuthError unsupported_response_type (sent to the redirect URI)
+   */
+  async function authorizeTarget (req: AuthorizeRequest): Promise<{ clientId: string, redirectUri: string }> {
+    if (req.clientId === undefined) throw new AuthorizeRefused('invalid_request', 'client_id is required')
+    const c = await repos.clients.find(req.clientId)
+    if (c === undefined) throw new AuthorizeRefused('invalid_client', 'unknown client')
+    const redirectUri = req.redirectUri ?? (c.redirectUris.length === 1 ? c.redirectUris[0] : undefined)
+    if (redirectUri === undefined || !c.redirectUris.includes(redirectUri)) {
+      throw new AuthorizeRefused('invalid_request', 'redirect_uri is missing or not registered for this client')
+    }
+    if (req.responseType !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code')
+    return { clientId: c.clientId, redirectUri }
+  }
+
+  /**
+   * The user's credentials for a code sent to the client's redirect URI.
+   * @throws AuthorizeRefused, OAuthError unsupported_response_type (as authorizeTarget); invalid_grant (bad credentials)
+   */
+  async function authorize (req: AuthorizeRequest & { username?: string | undefined, password?: string | undefined }): Promise<{ code: string, redirectUri: string }> {
+    const target = await authorizeTarget(req)
+    const user = req.username === undefined ? undefined : await repos.users.findByEmail(req.username)
+    if (user === undefined || req.password === undefined || !(await verifyPassword(req.password, user.passwordHash))) {
+      throw new OAuthError('invalid_grant', 'bad user credentials')
+    }
+    const code = randomSecret(32)
+    const now = clock.now()
+    await repos.tokens.insertCode({ hash: sha256(code), clientId: target.clientId, userUid: user.uid, redirectUri: target.redirectUri, expiresAt: now + CODE_TTL_MS }, now)
+    return { code, redirectUri: target.redirectUri }
   }
 
   /** Ends the token (and its pair). Unknown tokens are ignored: logging out twice is not an error. */
@@ -152,7 +218,7 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     return { userUid: found.userUid, clientId: found.clientId, ip, homeCompanyUid: user?.companyUid ?? null, memberships }
   }
 
-  return { token, expire, authenticate }
+  return { token, expire, authenticate, authorizeTarget, authorize }
 }
 
 export type AuthService = ReturnType<typeof createAuthService>

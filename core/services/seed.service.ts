@@ -6,6 +6,7 @@ import { emptyIpFilters } from '../domain/company.js'
 import { hashPassword, newUid } from '../security/secrets.js'
 import type { AccessEpoch } from './access-epoch.js'
 import { FleetSeedSections, seedFleet } from './seed/fleet.seed.js'
+import { isRedirectUri } from '../domain/redirect-uri.js'
 
 // The shape of a `fleet seed <file.json>` document (README, "Seed file"). Everything is matched by a natural
 // key (company name, profile name within its company, user e-mail, client id), so seeding twice changes nothing.
@@ -38,7 +39,9 @@ const SeedClient = Type.Object({
   clientId: Type.String({ minLength: 1 }),
   clientSecret: Type.String({ minLength: 1 }),
   name: Type.Optional(Type.String()),
-  user: Type.Optional(Type.Union([Type.String(), Type.Null()]))
+  user: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /** The authorization_code grant's redirect URIs; absent: those the client has, none for a new one. */
+  redirectUris: Type.Optional(Type.Array(Type.String({ minLength: 1 })))
 }, { additionalProperties: false })
 
 export const SeedDocumentSchema = Type.Object({
@@ -135,8 +138,17 @@ export function createSeedService ({ inTransaction, clock, epoch }: SeedServiceD
         if (u === undefined) throw new SeedError(`unknown user "${c.user}" for client "${c.clientId}"`)
         userUid = u.uid
       }
+      for (const uri of c.redirectUris ?? []) {
+        if (!isRedirectUri(uri)) throw new SeedError(`redirect URI "${uri}" of client "${c.clientId}" is not an absolute http(s) URL without a fragment`)
+      }
       const found = await repos.clients.find(c.clientId)
-      await repos.clients.put({ clientId: c.clientId, secretHash: await hashPassword(c.clientSecret), name: c.name ?? found?.name ?? c.clientId, userUid }, clock.now())
+      await repos.clients.put({
+        clientId: c.clientId,
+        secretHash: await hashPassword(c.clientSecret),
+        name: c.name ?? found?.name ?? c.clientId,
+        userUid,
+        redirectUris: c.redirectUris ?? found?.redirectUris ?? []
+      }, clock.now())
     }
   }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports.js'
-import type { TokenRecord, TokensRepository } from '../../core/repositories.js'
+import type { AuthorizationCode, TokenRecord, TokensRepository } from '../../core/repositories.js'
 
 interface TokenRow {
   hash: string
@@ -26,11 +26,23 @@ export function createTokensRepository (q: Queryable): TokensRepository {
       const { rows } = await q.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1', [hash])
       return rows[0] === undefined ? undefined : toToken(rows[0])
     },
+    async insertCode (c, createdAt) {
+      await q.query(
+        'INSERT INTO oauth_codes (hash, client_id, user_uid, redirect_uri, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
+        [c.hash, c.clientId, c.userUid, c.redirectUri, c.expiresAt, createdAt])
+    },
+    async takeCode (hash) {
+      const { rows } = await q.query<{ hash: string, client_id: string, user_uid: string, redirect_uri: string, expires_at: number }>(
+        'DELETE FROM oauth_codes WHERE hash = $1 RETURNING hash, client_id, user_uid, redirect_uri, expires_at', [hash])
+      const r = rows[0]
+      return r === undefined ? undefined : { hash: r.hash, clientId: r.client_id, userUid: r.user_uid, redirectUri: r.redirect_uri, expiresAt: Number(r.expires_at) } satisfies AuthorizationCode
+    },
     async revoke (hash) {
       await q.query('DELETE FROM tokens WHERE hash = $1 OR pair_hash = $1', [hash])
     },
     async deleteExpired (now) {
-      return (await q.query('DELETE FROM tokens WHERE expires_at <= $1', [now])).rowCount
+      const codes = (await q.query('DELETE FROM oauth_codes WHERE expires_at <= $1', [now])).rowCount
+      return (await q.query('DELETE FROM tokens WHERE expires_at <= $1', [now])).rowCount + codes
     }
   }
 }
