@@ -50,7 +50,7 @@ function usageSource (dataId: string, u: UsageSeries): string {
   return `SELECT system_uid, '${dataId}'::text AS data_id, ts, num, num IS NOT NULL AS present FROM (
       SELECT r.system_uid, ${date} AS ts, (${MEASURES[u.measure]})::float8 AS num
       FROM usage_records r
-      WHERE r.system_uid = ANY(ARRAY(SELECT uid FROM sys)) AND r.type = '${u.type}' AND ${date} >= $3 AND ${date} < $4) u`
+      WHERE r.system_uid = ANY($6::text[]) AND r.type = '${u.type}' AND ${date} >= $3 AND ${date} < $4) u`
 }
 
 function aggregateSql (q: AggregateQuery): string {
@@ -60,8 +60,9 @@ function aggregateSql (q: AggregateQuery): string {
   const sources = [
     `SELECT p.system_uid, p.data_id, p.ts, p.num, (p.num IS NOT NULL OR p.str IS NOT NULL) AS present
       FROM data_points p
-      -- An array condition (not a join on the CTE) lets the planner read the (system, data id, ts) index.
-      WHERE p.system_uid = ANY(ARRAY(SELECT uid FROM sys)) AND p.data_id = ANY($2::text[]) AND p.ts >= $3 AND p.ts < $4`,
+      -- The system uids as a parameter (not a join on the CTE, nor a subquery the planner cannot size): PostgreSQL
+      -- then reads the (system, data id, ts) index instead of scanning the whole table.
+      WHERE p.system_uid = ANY($6::text[]) AND p.data_id = ANY($2::text[]) AND p.ts >= $3 AND p.ts < $4`,
     ...Object.entries(q.usage).map(([id, u]) => usageSource(id, u))
   ]
   const perSystem = `SELECT system_uid, data_id, width_bucket(ts, $5::int8[]) AS bucket, ${fold(q.fn, 'num', 'present')} AS v
@@ -109,8 +110,12 @@ export function createDataQueriesRepository (q: Queryable): DataQueriesRepositor
     async aggregate (query) {
       if (query.buckets.length === 0) return []
       const keys = 'systems' in query.targets ? query.targets.systems : query.targets.companies
+      const systems = 'systems' in query.targets
+        ? query.targets.systems
+        : (await q.query<{ uid: string }>('SELECT uid FROM systems WHERE company_uid = ANY($1::text[])', [keys])).rows.map((r) => r.uid)
+      if (systems.length === 0) return []
       const { rows } = await q.query<{ key: string, data_id: string, bucket: number, v: number | null }>(
-        aggregateSql(query), [keys, query.dataIds, query.from, query.to, query.buckets])
+        aggregateSql(query), [keys, query.dataIds, query.from, query.to, query.buckets, systems])
       // width_bucket answers 1 for the first bucket; nothing outside [from, to) is read, so 0 never comes back.
       return rows.map((r): AggregateRow => ({ key: r.key, dataId: r.data_id, bucket: r.bucket - 1, v: r.v === null ? null : Number(r.v) }))
     },
