@@ -4,16 +4,9 @@ import type { RateCounter } from '../../core/ports.js'
 import { withParams } from '../../core/domain/redirect-uri.js'
 import { enforceRate } from '../plugins/auth.js'
 import { refusedPage, signInPage, type PageFields } from './authorize-page.js'
+import { param } from './oauth.routes.js'
 
 export interface AuthorizeRoutesOptions { auth: AuthService, rateCounter: RateCounter, ratePerSecond: number }
-
-function param (req: FastifyRequest, name: string): string | undefined {
-  for (const source of [req.body, req.query] as Array<Record<string, unknown> | undefined>) {
-    const v = source?.[name]
-    if (typeof v === 'string' && v !== '') return v
-  }
-  return undefined
-}
 
 /**
  * `/api/oauth/authorize` (conventions.md §Authentication; RFC 6749 §4.1): GET shows the sign-in form, POST checks

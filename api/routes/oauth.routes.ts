@@ -7,7 +7,8 @@ export interface OAuthRoutesOptions { auth: AuthService, rateCounter: RateCounte
 
 type Params = Record<string, unknown>
 
-function param (req: FastifyRequest, name: string): string | undefined {
+/** A non-empty parameter of the form body, else of the query (conventions.md §Authentication: both are read). */
+export function param (req: FastifyRequest, name: string): string | undefined {
   for (const source of [req.body, req.query] as Params[]) {
     const v = source?.[name]
     if (typeof v === 'string' && v !== '') return v

@@ -7,6 +7,7 @@ import type { MessageCursor, MessageRecord } from '../../data-queries.js'
 import type { CompanyAccess } from '../access.js'
 import type { LastPoints } from './points.service.js'
 import { range, size, threeMonthsBefore } from './params.js'
+import { checkOwnSystems } from './own-systems.js'
 
 export interface MessagesQuery {
   from?: number | undefined
@@ -41,10 +42,7 @@ export function decodeCursor (v: string): MessageCursor {
 }
 
 export function createMessagesService ({ repos, clock }: { repos: Pick<Repositories, 'dataQueries'>, clock: Clock }) {
-  async function ownSystem (access: CompanyAccess, uid: string): Promise<void> {
-    const found = await repos.dataQueries.systemsOf(access.company.uid, [uid])
-    if (found.length === 0) throw new FleetError('system.unknown', [uid])
-  }
+  const ownSystem = async (access: CompanyAccess, uid: string): Promise<void> => { await checkOwnSystems(repos.dataQueries, access, [uid]) }
 
   return {
     /** @throws FleetError system.unknown, system.invalid.timerange (from greater than to) */

@@ -9,6 +9,7 @@ import type { AggregateRow, LastSelection, StoredPoint } from '../../data-querie
 import type { DataValue } from '../../domain/device-message.js'
 import { list } from '../../domain/lists.js'
 import { USAGE_DATA_IDS, bucketsOf, isUsageDataId, parseFn, parseInterval, type AggregateFn, type UsageSeries } from '../../domain/aggregation.js'
+import { checkOwnSystems } from './own-systems.js'
 import { MAX_DATA_IDS, idList, range, size, threeMonthsBefore } from './params.js'
 
 /** fleet-api.md §Limits: targetIds 5 systems (raw), 50 systems (aggregated), 5 companies (fleet). */
@@ -100,12 +101,7 @@ function splitUsage (dataIds: string[]): { stored: string[], usage: Record<strin
 }
 
 export function createPointsService ({ repos, clock }: { repos: Pick<Repositories, 'dataQueries' | 'companies'>, clock: Clock }) {
-  /** @throws FleetError system.unknown naming the first system that is not the company's */
-  async function ownSystems (access: CompanyAccess, uids: string[]): Promise<void> {
-    const found = new Set(await repos.dataQueries.systemsOf(access.company.uid, uids))
-    const missing = uids.find((u) => !found.has(u))
-    if (missing !== undefined) throw new FleetError('system.unknown', [missing])
-  }
+  const ownSystems = async (access: CompanyAccess, uids: string[]): Promise<void> => { await checkOwnSystems(repos.dataQueries, access, uids) }
 
   return {
     async last (access: CompanyAccess, systemUid: string, q: LastQuery): Promise<LastPoints> {

@@ -1,0 +1,13 @@
+import { FleetError } from '../../errors.js'
+import type { DataQueriesRepository } from '../../data-queries.js'
+import type { CompanyAccess } from '../access.js'
+
+/**
+ * Every data and message endpoint reads only systems of the context company (fleet-api.md §Conventions 6).
+ * @throws FleetError system.unknown naming the first system that is not the company's
+ */
+export async function checkOwnSystems (dataQueries: Pick<DataQueriesRepository, 'systemsOf'>, access: CompanyAccess, uids: string[]): Promise<void> {
+  const found = new Set(await dataQueries.systemsOf(access.company.uid, uids))
+  const missing = uids.find((u) => !found.has(u))
+  if (missing !== undefined) throw new FleetError('system.unknown', [missing])
+}
