@@ -6,8 +6,13 @@ import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import type { AppContext } from '../core/context.js'
-import errorHandler from './plugins/error-handler.js'
+import errorHandler, { frameworkError, MAX_PATH_PARAM_LENGTH } from './plugins/error-handler.js'
+import inputGuard from './plugins/input-guard.js'
+import jsonBody from './plugins/json-body.js'
+import { redactedRequest } from './log-serializers.js'
 import auth from './plugins/auth.js'
+import { openapiOptions } from './openapi.js'
+import { sharedSchemas } from './schemas/common.schema.js'
 import oauthRoutes from './routes/oauth.routes.js'
 import authorizeRoutes from './routes/oauth-authorize.routes.js'
 import usersRoutes from './routes/users.routes.js'
@@ -15,23 +20,35 @@ import companiesRoutes from './routes/companies.routes.js'
 import systemsRoutes from './routes/systems.routes.js'
 import applicationsRoutes from './routes/applications.routes.js'
 import operationsRoutes from './routes/operations.routes.js'
+import partsRoutes from './routes/parts.routes.js'
 import dataRoutes from './routes/data.routes.js'
 import messagesRoutes from './routes/messages.routes.js'
+import healthRoutes, { type ReadinessCheck } from './routes/health.routes.js'
+import metricsRoutes from './routes/metrics.routes.js'
+import corsPlugin from './plugins/cors.js'
+import overload from './plugins/overload.js'
+import { createHttpMetrics } from './plugins/http-metrics.js'
 
 export interface ApiOptions {
   /** Serve the OpenAPI document and Swagger UI (on by default). */
   docs?: boolean
   /** More routes at the root, outside /api/v1 (the device-facing endpoints of ingest/, wired by bin/). */
   plugins?: Array<(app: FastifyInstance) => Promise<void>>
+  /** What GET /ready checks (the store, the migrations, the device listeners: wired by bin/serve.ts). */
+  readiness?: readonly ReadinessCheck[]
 }
 
 /** The HTTP API, built but not listening (shared/style.md §2.1: build, don't listen). */
 export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: ctx.log as FastifyBaseLogger,
+    // Request lines write URLs with their secret parameters masked (log-serializers.ts).
+    loggerInstance: ctx.log.child({}, { serializers: { req: redactedRequest } }) as FastifyBaseLogger,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     requestTimeout: 60_000,
+    // `/api//v1/users/current` is `/api/v1/users/current` (the Clojure AirVantage client joins paths that way).
+    routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
+    frameworkErrors: (err, _req, reply) => frameworkError(err, reply),
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Query strings and path parameters arrive as text and are coerced to their schema types; JSON bodies are typed
   // already and are never coerced (a coercing validator would turn null into "" in a string-or-null field).
@@ -41,16 +58,27 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
 
   app.addHook('onSend', async (req, reply) => { reply.header('x-request-id', req.id) })
   await app.register(errorHandler)
+  // The error bodies every route references (api/schemas/common.schema.ts), with or without the docs.
+  for (const schema of sharedSchemas) app.addSchema(schema)
+  // Operability (issue 8): CORS first so that every answer (a shed one too) carries its headers, then timing, then
+  // shedding; health, readiness and metrics sit outside /api/v1, so no token and no rate limit.
+  await app.register(corsPlugin, { origins: ctx.config.CORS_ORIGINS })
+  const httpMetrics = createHttpMetrics(ctx.metrics)
+  await httpMetrics.register(app)
+  await app.register(overload, {
+    maxEventLoopDelayMs: ctx.config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+    maxHeapMb: ctx.config.OVERLOAD_MAX_HEAP_MB,
+    maxInFlight: ctx.config.OVERLOAD_MAX_IN_FLIGHT,
+    retryAfterS: ctx.config.OVERLOAD_RETRY_AFTER_S,
+    onShed: httpMetrics.shed
+  })
+  await app.register(healthRoutes, { checks: opts.readiness ?? [] })
+  await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.METRICS_TOKEN })
+  await app.register(inputGuard)
+  await app.register(jsonBody)
   await app.register(formbody)
   if (opts.docs !== false) {
-    await app.register(swagger, {
-      openapi: {
-        info: { title: 'Fleet service API', version: '1', description: 'Users, companies, systems, data and bulk operations of a cellular IoT fleet.' },
-        // Devices authenticate with HTTP Basic on /device/* (conventions.md §Devices), API callers with a bearer token.
-        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' }, basic: { type: 'http', scheme: 'basic' } } },
-        security: [{ bearer: [] }]
-      }
-    })
+    await app.register(swagger, openapiOptions)
     await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } })
   }
   const rate = { rateCounter: ctx.rateCounter, ratePerSecond: ctx.config.RATE_LIMIT_PER_S }
@@ -66,6 +94,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     await v1.register(messagesRoutes, { messages: ctx.services.data.messages })
     await v1.register(applicationsRoutes, { applications: ctx.services.applications })
     await v1.register(operationsRoutes, { operations: ctx.services.operations })
+    await v1.register(partsRoutes, { parts: ctx.services.parts })
   }, { prefix: '/api/v1' })
   for (const plugin of opts.plugins ?? []) await app.register(plugin)
   return app

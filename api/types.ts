@@ -12,6 +12,8 @@ declare module 'fastify' {
     context?: ContextFrom
     /** Open to anyone: no token asked (the OAuth endpoints, the docs). */
     public?: boolean
+    /** false: never refused by load shedding (health, readiness, metrics: api/plugins/overload.ts). */
+    shed?: boolean
   }
   interface FastifyRequest {
     actor: Actor

@@ -17,11 +17,11 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Aedes } from 'aedes'
 import { pino } from 'pino'
-import { loadConfig } from '../core/config.js'
 import type { Db } from '../core/ports.js'
 import { openInfra } from '../bin/context.js'
 import { assembleService } from '../bin/serve.js'
 import type { DevicesInput, TargetResult } from './ingest-devices.js'
+import { benchConfig } from './lib/service.js'
 import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
 import { row, seedSystems } from './lib/seed-systems.js'
 import { table } from './lib/table.js'
@@ -118,14 +118,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-ingest-'))
   try {
     console.log(`\n== ${store}: starting the service and registering ${DEVICES} systems`)
-    const config = loadConfig({
-      HTTP_PORT: '0',
-      MQTT_PORT: '0',
-      HTTP_HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_S: '1000000000',
-      DATA_DIR: dataDir,
-      DATABASE_URL: scratch?.url,
+    const config = benchConfig(dataDir, scratch?.url, {
       FLEET_ADMIN_PASSWORD: 'bench-password',
       FLEET_CLIENT_SECRET: 'bench-secret'
     })

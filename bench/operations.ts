@@ -11,9 +11,9 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
-import { loadConfig } from '../core/config.js'
 import { openInfra } from '../bin/context.js'
 import { assembleService } from '../bin/serve.js'
+import { benchConfig } from './lib/service.js'
 import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
 import { seedSystems } from './lib/seed-systems.js'
 import { percentile } from './lib/stats.js'
@@ -48,14 +48,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Run[]> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-ops-'))
   try {
     console.log(`\n== ${store}: starting the service and seeding ${SYSTEMS} systems`)
-    const config = loadConfig({
-      HTTP_PORT: '0',
-      MQTT_PORT: '0',
-      HTTP_HOST: '127.0.0.1',
-      LOG_LEVEL: 'silent',
-      RATE_LIMIT_PER_S: '1000000000',
-      DATA_DIR: dataDir,
-      DATABASE_URL: scratch?.url,
+    const config = benchConfig(dataDir, scratch?.url, {
       WORKER_CONCURRENCY: CONCURRENCY,
       FLEET_ADMIN_PASSWORD: 'bench-password',
       FLEET_CLIENT_SECRET: 'bench-secret'

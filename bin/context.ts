@@ -1,12 +1,15 @@
 // The composition root (shared/style.md §2.4): the only place that wires storage/ to core/.
-import { pino } from 'pino'
+import { pino, type DestinationStream } from 'pino'
+import { PinoPretty } from 'pino-pretty'
 import type { Config } from '../core/config.js'
 import type { AppContext } from '../core/context.js'
 import type { Logger } from '../core/logger.js'
+import { REDACTED, REDACTED_PATHS, redactLine } from '../core/security/log-redaction.js'
 import type { Clock, Db, RateCounter, UnitOfWork } from '../core/ports.js'
 import { createServices } from '../core/services/index.js'
 import { bootstrap, type BootstrapResult } from '../core/services/bootstrap.service.js'
 import { openDb } from '../storage/db.js'
+import { redisFailure, storeFailure } from './start-failure.js'
 import { migrate } from '../storage/migrate.js'
 import { createRepositories } from '../storage/repositories/index.js'
 import { createMemoryCounter } from '../storage/rate/memory-counter.js'
@@ -17,14 +20,20 @@ import { openMailer } from '../storage/notify/open-mailer.js'
 import type { JobQueue } from '../core/queue.js'
 import type { CallbackSender, Mailer } from '../core/notify.js'
 import type { OperationJobs } from '../core/operations/jobs.js'
+import type { MetricsRegistry } from '../core/metrics.js'
+import { createPromRegistry } from '../metrics/prom-registry.js'
+import { registerInfraGauges } from '../metrics/infra-gauges.js'
+import type { CallbackGuard } from '../core/operations/callback-guard.js'
 
 export interface Infrastructure {
   db: Db
   rateCounter: RateCounter
   clock: Clock
   queue: JobQueue<OperationJobs>
-  callbacks: CallbackSender
+  callbacks: CallbackSender & CallbackGuard
   mailer: Mailer
+  /** Absent: a Prometheus registry of its own for this context (GET /metrics). */
+  metrics?: MetricsRegistry
 }
 
 // One try of a callback: name resolution, connection and the answer's headers (conventions.md §Callbacks).
@@ -41,16 +50,35 @@ export async function openOperationParts (config: Readonly<Config>, db: Db, log:
 
 export const systemClock: Clock = { now: () => Date.now() }
 
-export function createLogger (config: Pick<Config, 'LOG_LEVEL'>): Logger {
-  return pino({ level: config.LOG_LEVEL })
+/**
+ * The service's logger: JSON lines on stdout, or LOG_FORMAT=pretty for people. Secrets are masked in every line
+ * (core/security/log-redaction.ts); `destination` is for tests that read what is written.
+ */
+export function createLogger (config: Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT'>>, destination?: DestinationStream): Logger {
+  const out = config.LOG_FORMAT === 'pretty'
+    ? PinoPretty({ destination: destination ?? 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: destination === undefined })
+    : destination ?? pino.destination(1)
+  return pino({
+    level: config.LOG_LEVEL,
+    redact: { paths: REDACTED_PATHS, censor: REDACTED },
+    // The last layer: whatever a log call wrote, the finished line is scrubbed before it leaves.
+    hooks: { streamWrite: redactLine }
+  }, out)
+}
+
+/** Opens the configured store; a failure a user can fix comes out as one line naming the variable (bin/start-failure.ts). */
+export async function openStore (config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>): Promise<Db> {
+  const where = { databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }
+  try { return await openDb(where) } catch (err) { throw storeFailure(err, where) }
 }
 
 /** Opens the store (and Redis when configured) and applies the migrations. */
 export async function openInfra (config: Readonly<Config>, log: Logger = createLogger({ LOG_LEVEL: 'warn' })): Promise<Infrastructure> {
-  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR })
+  const db = await openStore(config)
   try {
     await migrate(db)
-    const rateCounter = config.REDIS_URL === undefined ? createMemoryCounter() : await createRedisCounter(config.REDIS_URL)
+    const redisUrl = config.REDIS_URL
+    const rateCounter = redisUrl === undefined ? createMemoryCounter() : await createRedisCounter(redisUrl).catch((err: unknown) => { throw redisFailure(err, redisUrl) })
     return { db, rateCounter, clock: systemClock, ...await openOperationParts(config, db, log) }
   } catch (err) {
     await db.close()
@@ -61,12 +89,15 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
 export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure): AppContext {
   const repos = createRepositories(infra.db)
   const inTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx)))
-  const services = createServices({ config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer })
+  const metrics = infra.metrics ?? createPromRegistry({ onCollectError: (metric, err) => { log.warn({ err, metric }, 'metric not collected') } })
+  registerInfraGauges(metrics, infra)
+  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter })
   return {
     config,
     log,
     services,
     rateCounter: infra.rateCounter,
+    metrics,
     async close () {
       // Workers first (they finish their running jobs), then what they used.
       await infra.queue.close()

@@ -1,25 +1,27 @@
-// `npx fleet <command>`: serve (what `npm start` runs), migrate, seed <file.json>.
+// `npx fleet <command>`: serve (what `npm start` runs), migrate, seed <file.json>, admin reset-password <email>.
 import { readFile } from 'node:fs/promises'
 import { ConfigError, loadConfig, type Config } from '../core/config.js'
 import { SeedError } from '../core/services/seed.service.js'
-import { createContext, createLogger, openInfra } from './context.js'
+import { createContext, createLogger, openInfra, openStore } from './context.js'
 import { startService, welcome } from './serve.js'
 import { simulate } from './simulate.js'
-import { openDb } from '../storage/db.js'
 import { migrate } from '../storage/migrate.js'
+import { createRepositories } from '../storage/repositories/index.js'
+import { resetPassword } from '../core/services/password-reset.js'
+import { StoreLockedError } from '../storage/dir-lock.js'
+import { StartFailure } from './start-failure.js'
 
 const USAGE = `usage: fleet <command>
   serve              run the service (HTTP API) on the configured ports
   migrate            apply the database migrations and exit
   seed <file.json>   create or update what the file describes (see README, "Seed file")
-  simulate ...       run simulated devices against a running service (fleet simulate --help)`
+  simulate ...       run simulated devices against a running service (fleet simulate --help)
+  admin reset-password <email>
+                     give that user a new generated password and print it`
 
 async function serve (config: Readonly<Config>): Promise<void> {
   const log = createLogger(config)
   const running = await startService(config, log)
-  const hello = welcome(running.bootstrap, running.httpPort)
-  if (hello !== '') process.stdout.write(hello + '\n')
-  log.info({ httpPort: running.httpPort, mqttPort: running.mqttPort, store: config.DATABASE_URL === undefined ? 'pglite' : 'postgres' }, 'fleet service started')
   let stopping = false
   const stop = (signal: string): void => {
     if (stopping) return
@@ -29,10 +31,14 @@ async function serve (config: Readonly<Config>): Promise<void> {
   }
   process.on('SIGTERM', () => { stop('SIGTERM') })
   process.on('SIGINT', () => { stop('SIGINT') })
+  // Announced once the signals are handled: whoever reads "started" may stop the service at once.
+  const hello = welcome(running.bootstrap, running.httpPort)
+  if (hello !== '') process.stdout.write(hello + '\n')
+  log.info({ httpPort: running.httpPort, mqttPort: running.mqttPort, store: config.DATABASE_URL === undefined ? 'pglite' : 'postgres' }, 'fleet service started')
 }
 
 async function runMigrate (config: Readonly<Config>): Promise<void> {
-  const db = await openDb({ databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR })
+  const db = await openStore(config)
   try {
     const applied = await migrate(db)
     process.stdout.write(applied.length === 0 ? 'migrations: up to date\n' : `migrations applied: ${applied.join(', ')}\n`)
@@ -52,6 +58,17 @@ async function seed (config: Readonly<Config>, file: string | undefined): Promis
   } finally { await ctx.close() }
 }
 
+async function admin (config: Readonly<Config>, [action, email]: string[]): Promise<void> {
+  if (action !== 'reset-password' || email === undefined) throw new StartFailure('usage: fleet admin reset-password <email>')
+  const db = await openStore(config)
+  try {
+    await migrate(db)
+    const password = await resetPassword(createRepositories(db).users, email)
+    if (password === undefined) throw new StartFailure(`no user has the e-mail "${email}"`)
+    process.stdout.write(`new password of ${email} (shown once): ${password}\n`)
+  } finally { await db.close() }
+}
+
 async function main (argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv
   if (command === 'help' || command === '--help') { process.stdout.write(USAGE + '\n'); return }
@@ -60,12 +77,14 @@ async function main (argv: string[]): Promise<void> {
   if (command === 'migrate') return await runMigrate(config)
   if (command === 'seed') return await seed(config, rest[0])
   if (command === 'simulate') { process.exitCode = await simulate(config, rest); return }
+  if (command === 'admin') return await admin(config, rest)
   process.stderr.write(`unknown command "${command}"\n${USAGE}\n`)
   process.exitCode = 2
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof SeedError) process.stderr.write(`fleet: ${err.message}\n`)
+  // What a user can fix is one line (README, "Command line"); a stack trace only for what is a bug of the service.
+  if (err instanceof ConfigError || err instanceof SeedError || err instanceof StartFailure || err instanceof StoreLockedError) process.stderr.write(`fleet: ${err.message}\n`)
   else process.stderr.write(`fleet: ${(err as Error).stack ?? String(err)}\n`)
   process.exit(1)
 })

@@ -8,13 +8,14 @@ import { buildApi } from '../api/app.js'
 import { createMqttIngest, type MqttIngest } from '../ingest/mqtt/mqtt-ingest.js'
 import mqttWebSocketRoutes from '../ingest/mqtt/ws.routes.js'
 import deviceRoutes from '../ingest/rest/device.routes.js'
+import { readinessChecks, registerDeviceGauges } from './operability.js'
 import { bootstrapStore, createContext, openInfra, type Infrastructure } from './context.js'
+import { portFailure } from './start-failure.js'
 
 export interface Service {
   ctx: AppContext
   api: FastifyInstance
   mqtt: MqttIngest
-  bootstrap: BootstrapResult
   /** Starts listening: HTTP (API, REST devices, MQTT over WebSocket) and MQTT over TCP. */
   listen (ports: { http: number, mqtt: number, host?: string }): Promise<{ httpPort: number, mqttPort: number }>
   close (): Promise<void>
@@ -26,54 +27,54 @@ const COMM_SWEEP_MS = 30_000
 // Operation timeouts are looked for this often (conventions.md §Operations: operation.timeout).
 const TIMEOUT_SWEEP_MS = 5_000
 
-/** Builds every part of the service on the given infrastructure, nothing listening yet (tests use it on port 0). */
-export async function assembleService (config: Readonly<Config>, log: Logger, infra: Infrastructure): Promise<Service> {
+/**
+ * Builds every part of the service on the given infrastructure, nothing listening yet (tests use it on port 0).
+ * With bootstrap (the default) the first company, administrator and client are created now when the store is empty;
+ * startService instead creates them once every port is bound (see there).
+ */
+export async function assembleService (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { bootstrap?: boolean } = {}): Promise<Service> {
   const ctx = createContext(config, log, infra)
-  const boot = await bootstrapStore(ctx, infra.db)
+  if (opts.bootstrap !== false) await bootstrapStore(ctx, infra.db)
   const { ingest, devices } = ctx.services
   const pendingTasks = async (s: DeviceSession): Promise<string | undefined> => {
     const tasks = await ingest.pendingTasks(s.systemUid)
     return tasks.length === 0 ? undefined : JSON.stringify(tasks)
   }
   const mqtt = await createMqttIngest({ devices, ingest, log, now: infra.clock.now, pendingTasks })
+  registerDeviceGauges(ctx.metrics, mqtt)
   const api = await buildApi(ctx, {
+    readiness: readinessChecks(infra.db, mqtt),
     plugins: [
       async (app) => { await app.register(deviceRoutes, { devices, ingest, now: infra.clock.now }) },
       async (app) => { await app.register(mqttWebSocketRoutes, { mqtt }) }
     ]
   })
-  // Operation workers run in every process that serves (shared/design.md: one process by default).
+  // Operation workers run in every process that serves (shared/design.md: one process by default). The sweepers are
+  // repeatable jobs of the queue, not timers: in a cluster each runs once per period, in whichever process claims it.
+  // A failed sweep goes to the queue's onError (logged); the next period sweeps again.
   const { engine } = ctx.services.operations
-  await engine.work(config.WORKER_CONCURRENCY)
+  await engine.work(config.WORKER_CONCURRENCY, {
+    'sweep.timeouts': { everyMs: TIMEOUT_SWEEP_MS, run: engine.sweepTimeouts },
+    'sweep.comm-status': { everyMs: COMM_SWEEP_MS, run: async () => { await ctx.services.sweepCommStatus() } }
+  })
   await engine.recover()
-  const timeouts = setInterval(() => { engine.sweepTimeouts().catch((err: unknown) => { log.warn({ err }, 'timeout sweep failed') }) }, TIMEOUT_SWEEP_MS)
-  timeouts.unref()
-  let sweeper: NodeJS.Timeout | undefined
   let closing: Promise<void> | undefined
   return {
     ctx,
     api,
     mqtt,
-    bootstrap: boot,
     async listen (ports) {
       const host = ports.host ?? config.HTTP_HOST
-      await api.listen({ port: ports.http, host })
+      await api.listen({ port: ports.http, host }).catch((err: unknown) => { throw portFailure('HTTP_PORT', ports.http, host, err) })
       const address = api.server.address()
       const httpPort = typeof address === 'object' && address !== null ? address.port : ports.http
-      const mqttPort = await mqtt.listen(ports.mqtt, host).catch((err: NodeJS.ErrnoException) => {
-        // Another broker often holds 1883 already: say which variable moves the embedded one.
-        if (err.code === 'EADDRINUSE') throw new Error(`MQTT_PORT ${ports.mqtt} is already in use (another MQTT broker?): set MQTT_PORT to a free port`)
-        throw err
-      })
-      sweeper = setInterval(() => { ctx.services.sweepCommStatus().catch((err: unknown) => { log.warn({ err }, 'comm status sweep failed') }) }, COMM_SWEEP_MS)
-      sweeper.unref()
+      // Another broker often holds 1883 already: the failure names the variable that moves the embedded one.
+      const mqttPort = await mqtt.listen(ports.mqtt, host).catch((err: unknown) => { throw portFailure('MQTT_PORT', ports.mqtt, host, err) })
       return { httpPort, mqttPort }
     },
     async close () {
       // Stop accepting (HTTP, MQTT), let what was accepted be committed, then close the store.
       closing ??= (async () => {
-        clearInterval(sweeper)
-        clearInterval(timeouts)
         await api.close()
         await mqtt.close()
         await ingest.drain()
@@ -84,15 +85,20 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   }
 }
 
-export interface Running extends Service { httpPort: number, mqttPort: number }
+export interface Running extends Service { httpPort: number, mqttPort: number, bootstrap: BootstrapResult }
 
-/** Starts every part of the service in this process on the configured ports. */
+/**
+ * Starts every part of the service in this process on the configured ports. Every port is bound before the first
+ * company and administrator are created: a start that fails (a busy port) creates nothing, so the generated
+ * password is never stored without being printed (the next start would otherwise have nothing to show).
+ */
 export async function startService (config: Readonly<Config>, log: Logger): Promise<Running> {
   const infra = await openInfra(config, log)
-  const service = await assembleService(config, log, infra)
+  const service = await assembleService(config, log, infra, { bootstrap: false })
   try {
     const ports = await service.listen({ http: config.HTTP_PORT, mqtt: config.MQTT_PORT })
-    return { ...service, ...ports }
+    const bootstrap = await bootstrapStore(service.ctx, infra.db)
+    return { ...service, ...ports, bootstrap }
   } catch (err) {
     await service.close()
     throw err

@@ -8,6 +8,14 @@ export interface Config {
   DATABASE_URL: string | undefined
   REDIS_URL: string | undefined
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+  /** JSON lines (for machines, the default) or pretty (coloured, one readable line per event, for people). */
+  LOG_FORMAT: 'json' | 'pretty'
+  /** Sign-in throttling: failed password tries of one account before the first wait. */
+  LOGIN_THROTTLE_FAILURES: number
+  /** Sign-in throttling: failed tries from one client address before the first wait (many users may share one). */
+  LOGIN_THROTTLE_ADDRESS_FAILURES: number
+  /** Sign-in throttling: the first wait (ms); each further failure doubles it, up to 15 minutes. */
+  LOGIN_THROTTLE_BASE_MS: number
   TOKEN_TTL_S: number
   REFRESH_TOKEN_TTL_S: number
   RATE_LIMIT_PER_S: number
@@ -33,6 +41,18 @@ export interface Config {
   CALLBACK_ALLOW_PRIVATE: boolean
   /** Delay before the first retry of a failed callback; each next one doubles it (default 30 s; tests shorten it). */
   CALLBACK_RETRY_BASE_MS: number
+  /** Origins allowed to call the API from a browser (CORS): a list, or '*' for any; undefined: no CORS headers. */
+  CORS_ORIGINS: string[] | '*' | undefined
+  /** When set, GET /metrics needs `Authorization: Bearer <it>`. */
+  METRICS_TOKEN: string | undefined
+  /** Load shedding (503 + Retry-After): a request read after the event loop went this long (ms) without turning is refused; 0: not checked. */
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: number
+  /** Load shedding: API requests being answered at once above which new ones are refused; 0: no cap. */
+  OVERLOAD_MAX_IN_FLIGHT: number
+  /** Load shedding: heap in use (MiB) above which requests are refused; 0: not checked. */
+  OVERLOAD_MAX_HEAP_MB: number
+  /** Retry-After (seconds) of a shed request. */
+  OVERLOAD_RETRY_AFTER_S: number
 }
 
 export class ConfigError extends Error {
@@ -83,12 +103,32 @@ function level (env: Env): Config['LOG_LEVEL'] {
   return found
 }
 
+function logFormat (env: Env): Config['LOG_FORMAT'] {
+  const v = str(env, 'LOG_FORMAT', 'json')
+  if (v !== 'json' && v !== 'pretty') throw new ConfigError('LOG_FORMAT', `must be json or pretty, got "${v}"`)
+  return v
+}
+
 function bool (env: Env, name: string, fallback: boolean): boolean {
   const v = optional(env, name)
   if (v === undefined) return fallback
   if (/^(1|true|yes|on)$/i.test(v)) return true
   if (/^(0|false|no|off)$/i.test(v)) return false
   throw new ConfigError(name, `must be true or false, got "${v}"`)
+}
+
+function origins (env: Env): Config['CORS_ORIGINS'] {
+  const v = optional(env, 'CORS_ORIGINS')
+  if (v === undefined) return undefined
+  if (v.trim() === '*') return '*'
+  const list = v.split(',').map((o) => o.trim()).filter((o) => o.length > 0)
+  for (const o of list) {
+    // An origin is scheme://host[:port] and nothing else: a path or a trailing slash never matches a browser's Origin.
+    let parsed: URL | undefined
+    try { parsed = new URL(o) } catch {}
+    if (parsed === undefined || parsed.origin !== o) throw new ConfigError('CORS_ORIGINS', `must be * or comma-separated origins such as https://app.example.com, got "${o}"`)
+  }
+  return list
 }
 
 function email (env: Env, name: string, fallback: string): string {
@@ -106,6 +146,10 @@ export function loadConfig (env: Env): Readonly<Config> {
     DATABASE_URL: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     REDIS_URL: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     LOG_LEVEL: level(env),
+    LOG_FORMAT: logFormat(env),
+    LOGIN_THROTTLE_FAILURES: int(env, 'LOGIN_THROTTLE_FAILURES', 5, 1, 1_000_000),
+    LOGIN_THROTTLE_ADDRESS_FAILURES: int(env, 'LOGIN_THROTTLE_ADDRESS_FAILURES', 20, 1, 1_000_000),
+    LOGIN_THROTTLE_BASE_MS: int(env, 'LOGIN_THROTTLE_BASE_MS', 1000, 1, 900_000),
     TOKEN_TTL_S: int(env, 'TOKEN_TTL_S', 3600, 1, 31_536_000),
     REFRESH_TOKEN_TTL_S: int(env, 'REFRESH_TOKEN_TTL_S', 30 * 86_400, 1, 315_360_000),
     RATE_LIMIT_PER_S: int(env, 'RATE_LIMIT_PER_S', 100, 1, 1_000_000_000),
@@ -122,6 +166,12 @@ export function loadConfig (env: Env): Readonly<Config> {
     SMTP_FROM: email(env, 'SMTP_FROM', 'fleet@fleet.local'),
     CALLBACK_SECRET: optional(env, 'CALLBACK_SECRET'),
     CALLBACK_ALLOW_PRIVATE: bool(env, 'CALLBACK_ALLOW_PRIVATE', false),
-    CALLBACK_RETRY_BASE_MS: int(env, 'CALLBACK_RETRY_BASE_MS', 30_000, 1, 3_600_000)
+    CALLBACK_RETRY_BASE_MS: int(env, 'CALLBACK_RETRY_BASE_MS', 30_000, 1, 3_600_000),
+    CORS_ORIGINS: origins(env),
+    METRICS_TOKEN: optional(env, 'METRICS_TOKEN'),
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: int(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 0, 600_000),
+    OVERLOAD_MAX_IN_FLIGHT: int(env, 'OVERLOAD_MAX_IN_FLIGHT', 0, 0, 1_000_000),
+    OVERLOAD_MAX_HEAP_MB: int(env, 'OVERLOAD_MAX_HEAP_MB', 0, 0, 1_000_000),
+    OVERLOAD_RETRY_AFTER_S: int(env, 'OVERLOAD_RETRY_AFTER_S', 1, 1, 3600)
   })
 }

@@ -2,6 +2,7 @@ import type { Config } from './config.js'
 import type { RateCounter } from './ports.js'
 import type { Services } from './services/index.js'
 import type { Logger } from './logger.js'
+import type { MetricsRegistry } from './metrics.js'
 
 /** What api/ and ingest/ receive: built by bin/context.ts, the composition root. */
 export interface AppContext {
@@ -9,5 +10,7 @@ export interface AppContext {
   log: Logger
   services: Services
   rateCounter: RateCounter
+  /** Where the services report their metrics; GET /metrics reads it. */
+  metrics: MetricsRegistry
   close (): Promise<void>
 }

@@ -56,6 +56,8 @@ const OWN_CODES = {
   'request.invalid': 400, // a body or query that fails its JSON schema, with no spec code for it
   'sort.invalid.field': 400, // conventions.md §Lists: sort on an attribute that is not sortable
   'operation.timeout': 400, // conventions.md §Operations: a task still running at timeoutDate
+  'callback.invalid': 400, // conventions.md §Callbacks: a callback that is not an http(s) URL
+  'callback.forbidden': 400, // conventions.md §Callbacks: a callback host in a loopback, link-local or private network
   'ip.forbidden': 403, // company ipFiltering refuses the caller's address
   'missing.rights': 403,
   invalid_token: 401,
@@ -63,6 +65,7 @@ const OWN_CODES = {
   'payload.too.large': 413,
   'unsupported.media.type': 415,
   'rate.limit.exceeded': 429,
+  'service.unavailable': 503, // overload: the request was shed, try again after Retry-After (api/plugins/overload.ts)
   'internal.error': 500
 } as const
 

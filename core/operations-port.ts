@@ -1,6 +1,7 @@
 // The store of the operations engine (issue: Operations engine): operations, their tasks and produced files.
 import type { Counters, DependsOn, NewTask, Operation, OperationState, Task, TaskState } from './domain/operation.js'
 import type { Found, Page } from './paging.js'
+import type { CallbackAttempt } from './operations/callback-guard.js'
 
 export interface OperationFilter {
   uid?: string[] | undefined
@@ -44,6 +45,8 @@ export interface OperationsRepository {
   timeOut (now: number): Promise<string[]>
   /** Operations not FINISHED: for recovery after a restart. */
   unfinished (): Promise<Operation[]>
+  /** Counts one callback try and keeps its outcome when it is the latest (operation JSON `callbackDelivery`). */
+  recordCallback (operationUid: string, attempt: CallbackAttempt): Promise<void>
   putFile (operationUid: string, file: { name: string, contentType: string, data: Buffer }): Promise<void>
   file (operationUid: string): Promise<{ name: string, contentType: string, data: Buffer } | undefined>
   /** Operations with a dependsOn on this company's operation, and the like: by uid in a company. */

@@ -83,10 +83,33 @@ export interface JobQueue<P extends JobPayloadMap = Record<string, unknown>> {
    * A running job is not interrupted. Answers true when a job was removed.
    */
   remove (jobId: string): Promise<boolean>
+  /** Jobs in the queue now, for metrics: due and waiting for a worker, delayed (runAt or a retry's backoff), running. */
+  depth (): Promise<QueueDepth>
+  /**
+   * Declares a repeatable job (periodic work: the sweepers of bin/serve.ts): `name` runs with `payload` about
+   * every `everyMs`, first as soon as it is declared, then one period after the previous run was due. Every
+   * queue instance on the namespace (every process of a cluster) may declare it: it is one job, run once per
+   * period by one of the workers, so a restart or a second process declaring it again does not duplicate it
+   * (the period and payload of the last declaration apply). A run that throws is reported to the queue's
+   * onError and not retried: the next period is its retry (onFailed is not called). It lives in the store or
+   * Redis, not in the instance: closing a queue stops this process's runs; the others carry on.
+   * @throws RangeError on everyMs that is not an integer ≥ 1
+   */
+  repeat<N extends JobName<P>>(name: N, everyMs: number, payload: P[N]): Promise<void>
   /** Starts working in this process; resolves once the worker is running. Call at most once. */
   work (handlers: JobHandlers<P>, opts: WorkOptions<P>): Promise<void>
   /** Stops taking jobs, waits for the running handlers and releases the queue's own resources. Idempotent. */
   close (): Promise<void>
+}
+
+export interface QueueDepth { waiting: number, delayed: number, active: number }
+
+/** The id of the one job a repeatable job name stands for (JobInfo.id of its runs). */
+export const repeatJobId = (name: string): string => `repeat:${name}`
+
+/** repeat()'s check of its period, the same in every adapter. */
+export function checkPeriod (everyMs: number): void {
+  if (!Number.isInteger(everyMs) || everyMs < 1) throw new RangeError(`everyMs must be an integer ≥ 1, got ${everyMs}`)
 }
 
 /** Attempts of a job when EnqueueOptions.attempts is absent. */

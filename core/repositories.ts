@@ -3,6 +3,7 @@ import type { Company, CompanyPatch, PictureSize } from './domain/company.js'
 import type { Membership, Profile, UserFilter, UserRecord, UserSort } from './domain/user.js'
 import type { Application, Gateway, Offer, Subscription, System, SystemOption, SystemSort } from './domain/system.js'
 import type { SystemCriteria } from './domain/system-criteria.js'
+import type { GatewayFilter, GatewaySort, SubscriptionFilter, SubscriptionSort } from './domain/parts.js'
 import type { TelemetryRepository } from './telemetry.js'
 import type { OperationsRepository } from './operations-port.js'
 import type { DataQueriesRepository } from './data-queries.js'
@@ -74,14 +75,30 @@ export interface TokenRecord {
   userUid: string | null
   /** The other token of the pair issued together (the refresh token of an access token and back). */
   pairHash: string | null
+  /** Shared by every token issued from one grant and the refreshes after it (RFC 9700 §4.14.2). */
+  family: string
+  /** When a refresh token was exchanged; null while unused (and for access tokens). */
+  usedAt: number | null
   expiresAt: number
 }
 
 export interface TokensRepository {
-  insert (t: TokenRecord, createdAt: number): Promise<void>
+  /**
+   * Inserts the tokens in one statement. With `parent`, only while that token still exists, holding it meanwhile: a
+   * revocation of the family (revokeFamily) that runs at the same time either comes first, and nothing is inserted
+   * (false), or removes these too.
+   */
+  insertAll (tokens: Array<Omit<TokenRecord, 'usedAt'>>, createdAt: number, parent?: string): Promise<boolean>
   find (hash: string): Promise<TokenRecord | undefined>
   /** Deletes the token and its pair. */
   revoke (hash: string): Promise<void>
+  /**
+   * Marks an unused refresh token used and deletes the access token issued with it; false when it was used already
+   * (also by a concurrent request): a replay.
+   */
+  markUsed (hash: string, now: number): Promise<boolean>
+  /** Deletes every token of the family, also those an insertAll running at the same time adds; answers their hashes. */
+  revokeFamily (family: string): Promise<string[]>
   deleteExpired (now: number): Promise<number>
   insertCode (c: AuthorizationCode, createdAt: number): Promise<void>
   /** Deletes the code and answers it: a code is used at most once, even by concurrent token requests. */
@@ -138,6 +155,8 @@ export interface SystemsRepository {
 
 export interface GatewaysRepository {
   findByUid (companyUid: string, uid: string): Promise<Gateway | undefined>
+  /** GET /api/v1/gateways: the company's gateways matching every given filter, sorted and paged. */
+  find (companyUid: string, filter: GatewayFilter, sort: Array<Sort<GatewaySort>>, page: Page): Promise<Found<Gateway>>
   /** Gateways of the company holding any of the given identifiers. */
   findByIdentifiers (companyUid: string, ids: { imei?: string | null, serialNumber?: string | null, macAddress?: string | null }): Promise<Gateway[]>
   insert (g: Gateway): Promise<void>
@@ -152,6 +171,8 @@ export interface GatewaysRepository {
 export interface SubscriptionsRepository {
   findByUid (companyUid: string, uid: string): Promise<Subscription | undefined>
   findByIdentifier (companyUid: string, identifier: string): Promise<Subscription | undefined>
+  /** GET /api/v1/subscriptions: the company's subscriptions matching every given filter, sorted and paged. */
+  find (companyUid: string, filter: SubscriptionFilter, sort: Array<Sort<SubscriptionSort>>, page: Page): Promise<Found<Subscription>>
   insert (s: Subscription): Promise<void>
   update (uid: string, patch: Partial<Omit<Subscription, 'uid' | 'companyUid' | 'creationDate'>>): Promise<void>
   delete (uid: string): Promise<void>

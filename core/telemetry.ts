@@ -22,7 +22,8 @@ export interface TelemetryRepository {
   existingSystems (uids: string[]): Promise<string[]>
   /** Locks and reads the systems (in uid order, so concurrent batches never deadlock); missing systems are absent. */
   lockSystems (uids: string[]): Promise<IngestSystemState[]>
-  insertMessages (rows: MessageRow[]): Promise<void>
+  /** Inserts the messages not stored yet (by uid); answers the uids inserted now, so a batch can be written again. */
+  insertMessages (rows: MessageRow[]): Promise<string[]>
   insertPoints (rows: PointRow[]): Promise<void>
   /** Keeps, per (system, data id), the point with the latest timestamp. Rows must be unique per key. */
   upsertLast (rows: LastRow[]): Promise<void>

@@ -3,6 +3,8 @@
 // service configuration.
 import { parseArgs } from 'node:util'
 import { startFleet, type FleetOptions, type FleetStats } from './fleet.js'
+import { connectApi } from './provision.js'
+import { verificationLine, verifyStored } from './verify.js'
 
 export interface SimulateDefaults {
   url: string
@@ -117,5 +119,13 @@ export async function runSimulateCli (argv: string[], defaults: SimulateDefaults
   io.out.write(`done (run ${fleet.run}, label sim-${fleet.run}): ${s.devices} ${opts.protocol.toUpperCase()} devices, ${s.messages} messages ` +
     `(${s.points} points) acknowledged in ${seconds.toFixed(1)} s (${(s.messages / Math.max(seconds, 0.001)).toFixed(1)} msg/s), ` +
     `${s.tasksAnswered} tasks answered, ${s.errors} errors\n`)
-  return 0
+  // Acknowledged is not stored until the service says so (simulator/verify.ts).
+  try {
+    const v = await verifyStored(await connectApi(opts.api), fleet.devices.map((d) => d.systemUid), s.messages)
+    io.out.write(verificationLine(v, { protocol: opts.protocol, url: opts.api.url, mqttUrl: opts.mqttUrl }) + '\n')
+    return v.ok ? 0 : 1
+  } catch (err) {
+    io.out.write(`verification failed: cannot read the messages back through ${opts.api.url}: ${(err as Error).message}\n`)
+    return 1
+  }
 }

@@ -89,7 +89,7 @@ const isMqtt = (t: DeviceTransport): t is MqttDevice => 'client' in t
 
 /** Runs fn on every item, `limit` at a time; after a failure no new item starts, and once the running ones have
  * settled the first error is thrown (so nothing is left half-started behind the caller's back). */
-async function inParallel<T> (items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+export async function inParallel<T> (items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0
   let failure: { err: unknown } | undefined
   const worker = async (): Promise<void> => {

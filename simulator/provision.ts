@@ -60,7 +60,9 @@ export async function connectApi (c: ApiCredentials): Promise<ApiClient> {
           ...(body === undefined ? {} : { body: JSON.stringify(body) })
         })
         const t = await r.text()
-        if (r.status === 429 && attempt < MAX_RATE_RETRIES) {
+        // 429 (rate limit) and 503 (shed under load, or the store briefly lost) both mean nothing changed and
+        // Retry-After says when to come back (conventions.md §Errors shape).
+        if ((r.status === 429 || r.status === 503) && attempt < MAX_RATE_RETRIES) {
           await sleep(1000 * Math.max(1, Number(r.headers.get('retry-after') ?? 1)))
           continue
         }

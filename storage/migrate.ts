@@ -25,6 +25,14 @@ export async function migrate (db: Db): Promise<string[]> {
   })
 }
 
+/** The migration files not applied to the store yet (GET /ready: none is the expected answer). */
+export async function pendingMigrations (db: Db): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql'))
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations')
+  const done = new Set(rows.map((r) => r.name))
+  return files.filter((f) => !done.has(f)).sort()
+}
+
 /** Splits a migration file on the semicolons that end statements (files hold no functions or quoted ';'). */
 function splitStatements (sql: string): string[] {
   return sql.split(/;\s*(?:\n|$)/).map((s) => s.replace(/^\s*--.*$/gm, '').trim()).filter((s) => s.length > 0)

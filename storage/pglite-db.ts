@@ -1,7 +1,9 @@
 import { mkdir } from 'node:fs/promises'
+import { dirname } from 'node:path'
 import { PGlite, types } from '@electric-sql/pglite'
 import { pg_trgm as pgTrgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import type { Db, Queryable, QueryResult } from '../core/ports.js'
+import { lockDir, type DirLock } from './dir-lock.js'
 
 // int8 and numeric come back as JS numbers on both adapters: timestamps are epoch ms in bigint columns,
 // well inside Number's safe range (shared/spec/conventions.md §HTTP basics: timestamps are epoch ms).
@@ -25,15 +27,36 @@ function wrap (q: Pick<PGlite, 'query'>): Queryable {
 
 /** PGlite in dataDir, or in memory when dataDir is undefined. */
 export async function openPgliteDb (dataDir: string | undefined): Promise<Db> {
-  if (dataDir !== undefined) await mkdir(dataDir, { recursive: true })
-  // pg_trgm: the trigram indexes of the find filters (storage/migrations/0003_find_indexes.sql).
-  const pg = await PGlite.create({ ...(dataDir === undefined ? {} : { dataDir }), extensions: { pg_trgm: pgTrgm } })
+  let lock: DirLock | undefined
+  if (dataDir !== undefined) {
+    await mkdir(dataDir, { recursive: true })
+    // Before PGlite touches a file: a second process on the same files corrupts them (storage/dir-lock.ts).
+    lock = lockDir(`${dataDir}.lock`, dirname(dataDir))
+  }
+  let pg: PGlite
+  try {
+    // pg_trgm: the trigram indexes of the find filters (storage/migrations/0003_find_indexes.sql).
+    pg = await PGlite.create({ ...(dataDir === undefined ? {} : { dataDir }), extensions: { pg_trgm: pgTrgm } })
+  } catch (err) {
+    lock?.release()
+    throw err
+  }
   const base = wrap(pg)
+  // Statements and transactions sent and not answered yet (the store pool metric; PGlite runs one at a time).
+  let inFlight = 0
+  const track = async <T>(run: () => Promise<T>): Promise<T> => {
+    inFlight++
+    try { return await run() } finally { inFlight-- }
+  }
   return {
     kind: 'pglite',
-    query: base.query,
-    async exec (sql) { await pg.exec(sql) },
-    async transaction (fn) { return await pg.transaction(async (tx) => await fn(wrap(tx))) },
-    async close () { if (!pg.closed) await pg.close() }
+    async query<R> (sql: string, params?: readonly unknown[]) { return await track(async () => await base.query<R>(sql, params)) },
+    async exec (sql) { await track(async () => { await pg.exec(sql) }) },
+    async transaction (fn) { return await track(async () => await pg.transaction(async (tx) => await fn(wrap(tx)))) },
+    poolStats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1), inFlight }),
+    async close () {
+      if (!pg.closed) await pg.close()
+      lock?.release()
+    }
   }
 }

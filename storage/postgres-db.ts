@@ -1,5 +1,7 @@
 import pg from 'pg'
 import type { Db, Queryable, QueryResult } from '../core/ports.js'
+import { StoreUnavailableError, isStoreUnavailable } from '../core/store-errors.js'
+import { isFleetError } from '../core/errors.js'
 
 const NUMBER_OIDS = new Set([20, 1700]) // int8, numeric: see storage/pglite-db.ts
 
@@ -8,19 +10,41 @@ function getTypeParser (oid: number, format?: string): (v: string) => unknown {
   return pg.types.getTypeParser(oid, format as 'text')
 }
 
+// A lost or refused connection, as opposed to an error of the statement (PostgreSQL Appendix A: class 08 connection
+// exception; 57P01-57P03 the server shuts down or cannot take connections yet). pg reports a socket that closed
+// under it without a SQLSTATE ("Connection terminated unexpectedly", "... is not queryable").
+const LOST_STATES = new Set(['57P01', '57P02', '57P03'])
+const SOCKET_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ENOTCONN', 'EHOSTUNREACH', 'ENETUNREACH'])
+const LOST_MESSAGE = /connection terminated|not queryable|connection error/i
+
+function isConnectionLoss (err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code === 'string' && (code.startsWith('08') || LOST_STATES.has(code) || SOCKET_CODES.has(code))) return true
+  return typeof code !== 'string' && err instanceof Error && LOST_MESSAGE.test(err.message)
+}
+
+/** StoreUnavailableError for a lost connection (or any failure on a connection known lost), else err unchanged. */
+function storeError (err: unknown, connectionLost = false): unknown {
+  if (isStoreUnavailable(err) || isFleetError(err)) return err
+  return connectionLost || isConnectionLoss(err) ? new StoreUnavailableError(err) : err
+}
+
 function wrap (q: pg.Pool | pg.PoolClient): Queryable {
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      const res = await q.query(sql, params as unknown[])
-      return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length }
+      try {
+        const res = await q.query(sql, params as unknown[])
+        return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length }
+      } catch (err) { throw storeError(err) }
     }
   }
 }
 
 /** A pool on a PostgreSQL server. */
 export async function openPostgresDb (url: string, max = 10): Promise<Db> {
-  const pool = new pg.Pool({ connectionString: url, max, types: { getTypeParser } as pg.CustomTypesConfig })
-  // An idle client that loses its connection must not crash the process.
+  // application_name (overridden by one in the URL) names the service's sessions in pg_stat_activity.
+  const pool = new pg.Pool({ connectionString: url, max, application_name: 'fleet', types: { getTypeParser } as pg.CustomTypesConfig })
+  // An idle client that loses its connection must not crash the process: the pool drops it and opens another.
   pool.on('error', () => {})
   await pool.query('SELECT 1')
   const base = wrap(pool)
@@ -28,19 +52,30 @@ export async function openPostgresDb (url: string, max = 10): Promise<Db> {
   return {
     kind: 'postgres',
     query: base.query,
-    async exec (sql) { await pool.query(sql) },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, inFlight: pool.totalCount - pool.idleCount }),
+    async exec (sql) { try { await pool.query(sql) } catch (err) { throw storeError(err) } },
     async transaction (fn) {
-      const client = await pool.connect()
+      let client: pg.PoolClient
+      try { client = await pool.connect() } catch (err) { throw storeError(err) }
+      // A checked-out client has no listener of the pool's: a connection lost now (the server restarts, the backend
+      // is terminated) emits 'error' on it, which without this listener is an uncaught exception that ends the
+      // process. Noted instead: the statement running fails, the transaction rejects and the client leaves the pool.
+      let lost: Error | undefined
+      const onError = (err: Error): void => { lost ??= err }
+      client.on('error', onError)
       try {
         await client.query('BEGIN')
         const out = await fn(wrap(client))
         await client.query('COMMIT')
         return out
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => {})
-        throw err
+        if (lost === undefined) await client.query('ROLLBACK').catch(() => {})
+        throw storeError(err, lost !== undefined)
       } finally {
-        client.release()
+        // release(err) closes a broken connection instead of handing it to the next caller; the pool then has the
+        // idle listener on the client again, so this one can go.
+        client.release(lost)
+        client.off('error', onError)
       }
     },
     async close () { if (!closed) { closed = true; await pool.end() } }

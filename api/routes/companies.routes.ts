@@ -4,8 +4,10 @@ import { Type } from 'typebox'
 import type { CompaniesService } from '../../core/services/companies.service.js'
 import { MAX_PICTURE_BYTES, type CompanyPictureService } from '../../core/services/company-picture.service.js'
 import { FleetError } from '../../core/errors.js'
-import { errors, UidParams } from '../schemas/common.schema.js'
-import { AdministratorsBody, AdministratorView, CompanyEditBody, CompanyView, PictureParams } from '../schemas/companies.schema.js'
+import { Empty, errors, uidParams } from '../schemas/common.schema.js'
+import { AdministratorsBody, AdministratorView, CompanyEditBody, CompanyView, PictureParams, PictureResponse } from '../schemas/companies.schema.js'
+
+const CompanyUid = uidParams('uid of the company (the context company)')
 
 export interface CompaniesRoutesOptions { companies: CompaniesService, pictures: CompanyPictureService }
 
@@ -13,27 +15,33 @@ export interface CompaniesRoutesOptions { companies: CompaniesService, pictures:
 const companiesRoutes: FastifyPluginAsyncTypebox<CompaniesRoutesOptions> = async (app, { companies, pictures }) => {
   app.get('/company/:uid', {
     config: { right: 'accountNetwork.company.viewDetails', context: 'path' },
-    schema: { tags: ['companies'], summary: 'Company details', params: UidParams, response: { 200: CompanyView, ...errors } }
+    schema: { tags: ['companies'], summary: 'Company details', description: 'The caller\'s company or a partner\'s.', params: CompanyUid, response: { 200: CompanyView, ...errors } }
   }, async (req) => companies.details(req.access))
 
   app.put('/company/:uid', {
     config: { right: 'administrator', context: 'path' },
-    schema: { tags: ['companies'], summary: 'Edit the company', params: UidParams, body: CompanyEditBody, response: { 200: CompanyView, ...errors } }
+    schema: { tags: ['companies'], summary: 'Edit the company', description: 'Administrators change name, address, ipFiltering, ipFilters, deviceIpFiltering and deviceIpFilters; other fields are ignored. Turning a filtering on needs its filters; a range needs both ends in order.', params: CompanyUid, body: CompanyEditBody, response: { 200: CompanyView, ...errors } }
   }, async (req) => await companies.edit(req.access, req.body))
 
   app.get('/company/:uid/administrators', {
     config: { right: 'accountNetwork.company.viewAdministrators', context: 'path' },
-    schema: { tags: ['companies'], summary: 'Administrators of the company', params: UidParams, response: { 200: Type.Array(AdministratorView), ...errors } }
+    schema: { tags: ['companies'], summary: 'Administrators of the company', description: 'The users holding the administrator profile.', params: CompanyUid, response: { 200: Type.Array(AdministratorView, { description: 'The administrators' }), ...errors } }
   }, async (req) => await companies.administrators(req.access))
 
   app.put('/company/:uid/administrators', {
     config: { right: 'administrator', context: 'path' },
-    schema: { tags: ['companies'], summary: 'Replace the administrators', params: UidParams, body: AdministratorsBody, response: { 200: Type.Array(AdministratorView), ...errors } }
+    schema: { tags: ['companies'], summary: 'Replace the administrators', description: 'The list replaces the current one: to add an administrator, send the current uids and the new one. An empty list is refused.', params: CompanyUid, body: AdministratorsBody, response: { 200: Type.Array(AdministratorView, { description: 'The new administrators' }), ...errors } }
   }, async (req) => await companies.setAdministrators(req.access, req.body))
 
   app.get('/company/:uid/picture/:name', {
     config: { right: 'accountNetwork.company.viewDetails', context: 'path' },
-    schema: { tags: ['companies'], summary: 'Company picture: normal, small or icon', params: PictureParams }
+    schema: {
+      tags: ['companies'],
+      summary: 'Company picture: normal, small or icon',
+      description: 'The image in the size asked; company.file.not.found while none was uploaded.',
+      params: PictureParams,
+      response: { 200: PictureResponse, ...errors }
+    }
   }, async (req, reply) => {
     const picture = await pictures.get(req.access, req.params.name)
     return await reply.type(picture.contentType).send(picture.data)
@@ -52,7 +60,13 @@ const companiesRoutes: FastifyPluginAsyncTypebox<CompaniesRoutesOptions> = async
     scope.post('/company/:uid/picture', {
       config: { right: 'administrator', context: 'path' },
       bodyLimit: MAX_PICTURE_BYTES,
-      schema: { tags: ['companies'], summary: 'Upload the picture (JPEG or PNG, at most 750 KB and 1024 px per side)', params: UidParams, response: errors }
+      schema: {
+        tags: ['companies'],
+        summary: 'Upload the picture (JPEG or PNG, at most 750 KB and 1024 px per side)',
+        description: 'The body is the image itself (Content-Type image/jpeg or image/png). The service keeps it and makes the 32 px and 16 px sizes; answers an empty body.',
+        params: CompanyUid,
+        response: { 200: Empty, ...errors }
+      }
     }, async (req, reply) => {
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
       await pictures.upload(req.access, body)

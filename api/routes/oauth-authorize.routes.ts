@@ -1,17 +1,21 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AuthorizeRefused, OAuthError, type AuthService } from '../../core/services/auth.service.js'
 import type { RateCounter } from '../../core/ports.js'
-import { withParams } from '../../core/domain/redirect-uri.js'
+import { isFleetError } from '../../core/errors.js'
+import { withFragment, withParams } from '../../core/domain/redirect-uri.js'
 import { enforceRate } from '../plugins/auth.js'
 import { refusedPage, signInPage, type PageFields } from './authorize-page.js'
 import { param } from './oauth.routes.js'
+import { AuthorizeForm, AuthorizeQuery, Redirect, RefusedPage, SignInPage, ThrottledPage, WrongCredentialsPage } from '../schemas/oauth.schema.js'
 
 export interface AuthorizeRoutesOptions { auth: AuthService, rateCounter: RateCounter, ratePerSecond: number }
 
 /**
  * `/api/oauth/authorize` (conventions.md §Authentication; RFC 6749 §4.1): GET shows the sign-in form, POST checks
- * the credentials and redirects to the client with `code` and `state`. A bad client or redirect URI is answered
- * here (400), never redirected; an unsupported response_type is sent to the redirect URI as `error`.
+ * the credentials and redirects to the client with `code` and `state` in the query, or, for the implicit grant
+ * (response_type=token, §4.2), with `access_token`, `token_type`, `expires_in` and `state` in the fragment. A bad
+ * client or redirect URI is answered here (400), never redirected; an unsupported response_type is sent to the
+ * redirect URI as `error`.
  */
 export default async function authorizeRoutes (app: FastifyInstance, { auth, rateCounter, ratePerSecond }: AuthorizeRoutesOptions): Promise<void> {
   const request = (req: FastifyRequest) => ({
@@ -38,7 +42,7 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
     const r = request(req)
     try {
       const target = await auth.authorizeTarget(r)
-      const fields: PageFields = { response_type: 'code', client_id: target.clientId, redirect_uri: target.redirectUri, state: r.state }
+      const fields: PageFields = { response_type: target.responseType, client_id: target.clientId, redirect_uri: target.redirectUri, state: r.state }
       return html(reply, 200, signInPage(fields, { clientName: target.clientId }))
     } catch (err) {
       const answered = refused(reply, err, r.redirectUri, r.state)
@@ -52,18 +56,46 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
     const r = request(req)
     const username = param(req, 'username')
     try {
-      const { code, redirectUri } = await auth.authorize({ ...r, username, password: param(req, 'password') })
-      return await reply.header('cache-control', 'no-store').redirect(withParams(redirectUri, { code, state: r.state }), 302)
+      const done = await auth.authorize({ ...r, address: req.ip, username, password: param(req, 'password') })
+      const to = 'code' in done
+        ? withParams(done.redirectUri, { code: done.code, state: r.state })
+        : withFragment(done.redirectUri, { ...done.token, expires_in: String(done.token.expires_in), state: r.state })
+      return await reply.header('cache-control', 'no-store').redirect(to, 302)
     } catch (err) {
       const answered = refused(reply, err, r.redirectUri, r.state)
       if (answered !== undefined) return answered
-      if (!(err instanceof OAuthError)) throw err
       const fields: PageFields = { response_type: r.responseType ?? '', client_id: r.clientId ?? '', redirect_uri: r.redirectUri ?? '', state: r.state }
-      return html(reply, 401, signInPage(fields, { clientName: r.clientId ?? '', username, error: 'Wrong e-mail or password.' }))
+      const page = (status: number, error: string): FastifyReply => html(reply, status, signInPage(fields, { clientName: r.clientId ?? '', username, error }))
+      // login-throttle.ts: during a wait the form is shown again with the wait, and Retry-After (conventions.md §Errors).
+      const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS
+      if (isFleetError(err) && err.code === 'rate.limit.exceeded' && typeof retryAfterS === 'number') {
+        return page(429, `Too many failed sign-ins: try again in ${retryAfterS} s.`).header('retry-after', String(retryAfterS))
+      }
+      if (!(err instanceof OAuthError)) throw err
+      return page(401, 'Wrong e-mail or password.')
     }
   }
 
-  const options = { config: { public: true }, schema: { tags: ['oauth'], summary: 'Authorization code grant: sign in and get a code' } }
-  app.get('/authorize', options, show)
-  app.post('/authorize', options, signIn)
+  // The OpenAPI document (api/schemas/oauth.schema.ts): open routes (security: []), HTML answers.
+  const doc = { tags: ['oauth'], security: [] }
+  app.get('/authorize', {
+    config: { public: true },
+    schema: {
+      ...doc,
+      summary: 'Sign-in page of the authorization code and implicit grants',
+      description: 'Shows the form where the user signs in to let the client act on their behalf.',
+      querystring: AuthorizeQuery,
+      response: { 200: SignInPage, 400: RefusedPage }
+    }
+  }, show)
+  app.post('/authorize', {
+    config: { public: true },
+    schema: {
+      ...doc,
+      summary: 'Sign in and go back to the client',
+      description: 'Checks the e-mail and password posted by the sign-in page and redirects to the client: a code to exchange at /api/oauth/token, or (response_type=token) the access token in the fragment.',
+      body: AuthorizeForm,
+      response: { 302: Redirect, 400: RefusedPage, 401: WrongCredentialsPage, 429: ThrottledPage }
+    }
+  }, signIn)
 }

@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { OAuthError, type AuthService, type TokenRequest } from '../../core/services/auth.service.js'
 import type { RateCounter } from '../../core/ports.js'
 import { bearerToken, enforceRate } from '../plugins/auth.js'
+import { errors } from '../schemas/common.schema.js'
+import { ExpireQuery, LogoutView, OAuthErrorView, TokenForm, TokenQuery, TokenView } from '../schemas/oauth.schema.js'
 
 export interface OAuthRoutesOptions { auth: AuthService, rateCounter: RateCounter, ratePerSecond: number }
 
@@ -30,6 +32,7 @@ function tokenRequest (req: FastifyRequest): TokenRequest {
     }
   }
   return {
+    address: req.ip,
     grantType: param(req, 'grant_type'),
     clientId,
     clientSecret,
@@ -54,13 +57,29 @@ export default async function oauthRoutes (app: FastifyInstance, { auth, rateCou
     }
   }
   const expire = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const t = bearerToken(req) ?? param(req, 'access_token')
+    // The token named in the query is the one to revoke (conventions.md §Authentication: expire?access_token=<t>);
+    // a client that also sends its own bearer header must not log itself out with someone else's stale token.
+    const t = param(req, 'access_token') ?? bearerToken(req)
     if (t !== undefined) await auth.expire(t)
     return await reply.type('application/json').send(JSON.stringify('logout.successful'))
   }
-  const options = { config: { public: true }, schema: { tags: ['oauth'], hide: false } }
-  app.get('/token', { ...options, schema: { ...options.schema, summary: 'Get an access token' } }, token)
-  app.post('/token', { ...options, schema: { ...options.schema, summary: 'Get an access token' } }, token)
-  app.get('/expire', { ...options, schema: { ...options.schema, summary: 'Log out' } }, expire)
-  app.post('/expire', { ...options, schema: { ...options.schema, summary: 'Log out' } }, expire)
+  // The OpenAPI document (api/schemas/oauth.schema.ts): open routes (security: []), every parameter optional.
+  const options = { config: { public: true }, schema: { tags: ['oauth'], security: [] } }
+  const tokenDoc = {
+    ...options.schema,
+    summary: 'Get an access token',
+    description: 'OAuth 2 token endpoint: grant_type password (e-mail and password), client_credentials (acts as the user owning the API client), refresh_token or authorization_code. Client id and secret in an HTTP Basic header, the form or the query. Parameters in the query (GET) or a form body (POST).',
+    response: { 200: TokenView, 400: OAuthErrorView, 401: OAuthErrorView, 429: errors[429] }
+  }
+  const expireDoc = {
+    ...options.schema,
+    summary: 'Log out',
+    description: 'Revokes the access token named by access_token (query or form), or else the bearer token of the Authorization header.',
+    querystring: ExpireQuery,
+    response: { 200: LogoutView }
+  }
+  app.get('/token', { ...options, schema: { ...tokenDoc, querystring: TokenQuery } }, token)
+  app.post('/token', { ...options, schema: { ...tokenDoc, body: TokenForm } }, token)
+  app.get('/expire', { ...options, schema: expireDoc }, expire)
+  app.post('/expire', { ...options, schema: expireDoc }, expire)
 }

@@ -1,66 +1,107 @@
 // The data and message endpoints of fleet-api.md §Systems (§Last data points ... §Messages).
 import { Type } from 'typebox'
-import { ListParam, Uid } from './common.schema.js'
+import { CompanyParam, documented, listParam, UidOf } from './common.schema.js'
+import { EpochTime } from './numbers.schema.js'
 
 /** Epoch ms; seconds and microseconds are tolerated (conventions.md §HTTP basics). */
-const Timestamp = Type.Number()
-const Size = Type.Integer({ minimum: 0 })
+const time = (description: string) => Type.Optional(EpochTime({ description: `${description} (epoch ms; seconds and microseconds are converted)` }))
+const size = (description: string) => Type.Optional(Type.Integer({ minimum: 0, description, ...documented({ maximum: 500, default: 100 }) }))
+const company = Type.Optional(CompanyParam)
 
 export const LastDataQuery = Type.Object({
-  company: Type.Optional(Uid),
-  ids: Type.Optional(ListParam),
-  idPrefix: Type.Optional(Type.String())
+  company,
+  ids: Type.Optional(listParam('Data ids to read (not with idPrefix); all data when neither is set')),
+  idPrefix: Type.Optional(Type.String({ description: 'Read the data ids starting with this prefix (not empty, not with ids)' }))
 })
 
+// fleet-api.md §Raw data points: targetIds and dataIds are required, checked by the service (its own error codes).
 const rangeQuery = {
-  company: Type.Optional(Uid),
-  targetIds: Type.Optional(ListParam),
-  dataIds: Type.Optional(ListParam),
-  from: Type.Optional(Timestamp),
-  to: Type.Optional(Timestamp),
-  size: Type.Optional(Size)
+  company,
+  targetIds: Type.Optional(listParam('Required: system uids, at most 5')),
+  dataIds: Type.Optional(listParam('Required: data ids, at most 10')),
+  from: time('Start, included; default 3 months ago'),
+  to: time('End, excluded; default now'),
+  size: size('Points per system and data id, most recent first: default 100, at most 500 (larger is clamped)')
 }
 
 export const RawDataQuery = Type.Object(rangeQuery)
 
-const aggregatedQuery = { ...rangeQuery, interval: Type.Optional(Type.String()), fn: Type.Optional(Type.String()) }
+/** conventions.md §Data: the folding functions and the interval syntax. */
+const FUNCTIONS = ['mean', 'min', 'max', 'sum', 'stddev', 'ss', 'cnt', 'count', 'standarddeviation']
+const aggregatedQuery = {
+  ...rangeQuery,
+  targetIds: Type.Optional(listParam('Required: system uids, at most 50')),
+  dataIds: Type.Optional(listParam('Required: data ids, at most 10; usage ids such as DATA_BYTES_TOTAL or SMS_SENT allowed')),
+  from: time('Start, included; default: as many intervals before `to` as `size` asks'),
+  size: size('Intervals per system and data id, most recent first: default 100, at most 500 (larger is clamped)'),
+  interval: Type.Optional(Type.String({
+    description: 'Interval length: a multiplier from 1 to 50 and a unit hour, day, month or year (UTC calendar buckets); default 1hour',
+    ...documented({ pattern: '^([1-9]|[1-4][0-9]|50)(hour|day|month|year)$', default: '1hour' })
+  })),
+  fn: Type.Optional(Type.String({
+    description: 'Folding function inside each interval: mean (default), min, max, sum, stddev, ss (sum of squares), cnt (count); count and standarddeviation are aliases',
+    ...documented({ enum: FUNCTIONS, default: 'mean' })
+  }))
+}
 
 export const AggregatedDataQuery = Type.Object(aggregatedQuery)
 
-export const FleetDataQuery = Type.Object({ ...aggregatedQuery, fleetFn: Type.Optional(Type.String()) })
-
-/** fleet-api.md §Data point shapes. */
-const LastPoint = Type.Object({ value: Type.Unknown(), timestamp: Type.Integer() })
-const Point = Type.Object({ ts: Type.Integer(), v: Type.Union([Type.Number(), Type.String(), Type.Null()]) })
-
-export const LastDataView = Type.Record(Type.String(), Type.Array(LastPoint), { description: 'data id → [last point]' })
-
-export const PointsView = Type.Record(Type.String(), Type.Record(Type.String(), Type.Array(Point)),
-  { description: 'system (or company) uid → data id → points, most recent first' })
-
-export const MessagesQuery = Type.Object({
-  company: Type.Optional(Uid),
-  from: Type.Optional(Timestamp),
-  to: Type.Optional(Timestamp),
-  fromDate: Type.Optional(Timestamp),
-  toDate: Type.Optional(Timestamp),
-  size: Type.Optional(Size),
-  cursor: Type.Optional(Type.String({ description: 'set by the `next` URL' }))
+export const FleetDataQuery = Type.Object({
+  ...aggregatedQuery,
+  targetIds: Type.Optional(listParam('Required: company uids, at most 5')),
+  size: size('Intervals per company and data id, most recent first: default 100, at most 500 (larger is clamped)'),
+  fleetFn: Type.Optional(Type.String({
+    description: 'Function over the systems of a company in each interval, applied to the per-system fn values: mean (default), min, max, sum, stddev, ss, cnt',
+    ...documented({ enum: FUNCTIONS, default: 'mean' })
+  }))
 })
 
-export const MessageParams = Type.Object({ uid: Uid, messageUid: Uid })
+/** fleet-api.md §Data point shapes. */
+const LastPoint = Type.Object({
+  value: Type.Unknown({ description: 'The value: number, string, boolean or null' }),
+  timestamp: Type.Integer({ description: 'When it was measured (epoch ms)' })
+})
+const Point = Type.Object({
+  ts: Type.Integer({ description: 'Time of the point, or start of the interval (epoch ms)' }),
+  v: Type.Union([Type.Number(), Type.String(), Type.Null()], { description: 'The value; null for an interval without points' })
+})
+
+export const LastDataView = Type.Record(Type.String(), Type.Array(LastPoint), {
+  description: 'Data id → its last point, in a one-item array',
+  examples: [{ 'machine.temperature': [{ value: 21.5, timestamp: 1767398400000 }], _RSSI: [{ value: -71, timestamp: 1767398400000 }] }]
+})
+
+export const PointsView = Type.Record(Type.String(), Type.Record(Type.String(), Type.Array(Point)), {
+  description: 'System (or company) uid → data id → points, most recent first',
+  examples: [{ '3f9c2b7a1d4e4f6a8b0c2d4e6f8a0b1c': { 'machine.temperature': [{ ts: 1767398400000, v: 21.5 }, { ts: 1767394800000, v: 20.9 }] } }]
+})
+
+export const MessagesQuery = Type.Object({
+  company,
+  from: time('Start, included; default 3 months ago'),
+  to: time('End, excluded; default now'),
+  fromDate: time('Deprecated: see from'),
+  toDate: time('Deprecated: see to'),
+  size: size('Messages per page, most recent first: default 100, at most 500 (larger is clamped)'),
+  cursor: Type.Optional(Type.String({ description: 'Where the page starts; set by the `next` URL of the previous page' }))
+})
+
+export const MessageParams = Type.Object({ uid: UidOf('uid of the system'), messageUid: UidOf('uid of the message') })
 
 /** fleet-api.md §Device message. */
 const MessageFields = {
-  uid: Type.String(),
-  timestamp: Type.Integer(),
-  protocol: Type.String(),
-  nbDataPoints: Type.Integer()
+  uid: Type.String({ description: 'uid of the message' }),
+  timestamp: Type.Integer({ description: 'Time of the message (epoch ms)' }),
+  protocol: Type.String({ description: 'MQTT, REST, M3DA, MSCI, SPARKPLUG...' }),
+  nbDataPoints: Type.Integer({ description: 'Number of data points it carried' })
 }
 
 export const MessagesView = Type.Object({
   next: Type.Union([Type.String(), Type.Null()], { description: 'URL of the following page, null on the last' }),
-  messages: Type.Array(Type.Object(MessageFields))
-})
+  messages: Type.Array(Type.Object(MessageFields), { description: 'The messages, most recent first' })
+}, { description: 'A page of messages' })
 
-export const MessageDetailView = Type.Object({ ...MessageFields, data: LastDataView })
+export const MessageDetailView = Type.Object({
+  ...MessageFields,
+  data: Type.Record(Type.String(), Type.Array(LastPoint), { description: 'Data id → its points in this message' })
+}, { description: 'A message with its data points' })

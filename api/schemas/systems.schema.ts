@@ -1,10 +1,11 @@
 import { Type } from 'typebox'
 import {
-  APPLET_GENERATIONS, APPLICATION_CATEGORIES, CONF_TYPES, FORM_FACTORS, LIFE_CYCLE_STATES, PROTOCOLS, SUBSCRIPTION_STATES,
-  SYSTEM_STATES, TECHNOLOGIES, ACTION_KINDS
+  ACTIVITY_STATES, APPLET_GENERATIONS, APPLICATION_CATEGORIES, COMM_STATUSES, CONF_TYPES, FORM_FACTORS, LIFE_CYCLE_STATES,
+  PROTOCOLS, SUBSCRIPTION_STATES, SYNC_STATUSES, SYSTEM_FIELDS, SYSTEM_SORTS, SYSTEM_STATES, TECHNOLOGIES, ACTION_KINDS
 } from '../../core/domain/system.js'
-import { DATE_BOUNDS } from '../../core/domain/system-criteria.js'
-import { ListParam, PageQuery, Uid } from './common.schema.js'
+import { APPLICATION_KEYS, DATA_KEYS, DATE_BOUNDS, GATEWAY_KEYS, SUBSCRIPTION_KEYS } from '../../core/domain/system-criteria.js'
+import { CompanyParam, documented, listParam, PageQuery, Uid } from './common.schema.js'
+import { EpochTimeInt } from './numbers.schema.js'
 
 const Str = Type.Union([Type.String(), Type.Null()])
 // An enum answers unknown.enum.value when the value is not one of the list (api/plugins/error-handler.ts).
@@ -40,8 +41,8 @@ const SubscriptionInput = Type.Object({
   activationImei: Type.Optional(Str),
   imeiLock: Type.Optional(Type.Union([Type.Object({
     imeiLock: Type.Optional(Type.Union([Type.Boolean(), Type.String(), Type.Null()])),
-    imeiLockDate: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
-    imeiUnlockedDate: Type.Optional(Type.Union([Type.Integer(), Type.Null()]))
+    imeiLockDate: Type.Optional(Type.Union([EpochTimeInt(), Type.Null()])),
+    imeiUnlockedDate: Type.Optional(Type.Union([EpochTimeInt(), Type.Null()]))
   }), Type.Null()]))
 })
 
@@ -64,81 +65,101 @@ export const SystemBody = Type.Object({
   gateway: Type.Optional(Type.Union([GatewayInput, Type.Null()])),
   subscription: Type.Optional(Type.Union([SubscriptionInput, Type.Null()])),
   applications: Type.Optional(Type.Union([Type.Array(Type.Object({ uid: Type.Optional(Type.String()) })), Type.Null()]))
+}, {
+  description: 'The fields to set: a gateway or subscription by uid links an existing one, with other fields creates it',
+  examples: [{ name: 'Truck 12', type: 'tracker', labels: ['north'], gateway: { imei: '359377060000001', serialNumber: 'LL0000000001' }, subscription: { identifier: '89330123456789012345', operator: 'UNKNOWN' }, communication: { mqtt: { password: 'device-secret' } } }]
 })
 
-export const SystemView = Type.Object({}, { additionalProperties: true, description: 'fleet-api.md §System' })
+export { SystemListItem, SystemView } from './system-view.schema.js'
 
-const dateBounds = Object.fromEntries(DATE_BOUNDS.map((b) => [b, Type.Optional(Type.Integer())]))
+// lastCommAfter → "Last communication at or after this time": the bounds of fleet-api.md §Find systems, inclusive.
+const BOUND_NAMES: Record<string, string> = { lastComm: 'Last communication', creation: 'Creation', activation: 'Activation', lastStateChange: 'Last change of life cycle state', lastSync: 'Last synchronisation' }
+const boundDescription = (b: string): string => {
+  const m = /^(.*)(After|Before)$/.exec(b) ?? ['', b, 'After']
+  return `${BOUND_NAMES[m[1] ?? ''] ?? m[1]} at or ${m[2] === 'After' ? 'after' : 'before'} this time (epoch ms; seconds and microseconds are converted)`
+}
+const dateBounds = Object.fromEntries(DATE_BOUNDS.map((b) => [b, Type.Optional(EpochTimeInt({ description: boundDescription(b) }))]))
 
 export const SystemFindQuery = Type.Object({
-  company: Type.Optional(Uid),
-  uid: Type.Optional(ListParam),
-  labels: Type.Optional(ListParam),
-  name: Type.Optional(Type.String()),
-  states: Type.Optional(ListParam),
-  lifeCycleStates: Type.Optional(ListParam),
-  activityStates: Type.Optional(ListParam),
-  metadata: Type.Optional(ListParam),
-  commStatus: Type.Optional(ListParam),
-  syncStatus: Type.Optional(ListParam),
-  lastAppliedTemplate: Type.Optional(Type.String()),
-  lastConfigName: Type.Optional(Type.String()),
-  type: Type.Optional(Type.String()),
-  application: Type.Optional(ListParam),
-  gateway: Type.Optional(ListParam),
-  subscription: Type.Optional(ListParam),
-  data: Type.Optional(ListParam),
-  usageStatus: Type.Optional(Type.Enum(['WITHIN_PLAN', 'NEARING_PLAN', 'EXCEEDING_PLAN'])),
-  offer: Type.Optional(Type.String()),
-  notOffer: Type.Optional(Type.String()),
-  options: Type.Optional(ListParam),
-  notOptions: Type.Optional(ListParam),
+  company: Type.Optional(CompanyParam),
+  uid: Type.Optional(listParam('Systems with these uids')),
+  labels: Type.Optional(listParam('Systems with any of these labels')),
+  name: Type.Optional(Type.String({ description: 'Name contains this text' })),
+  states: Type.Optional(listParam('Deprecated state in this list', SYSTEM_STATES)),
+  lifeCycleStates: Type.Optional(listParam('Life cycle state in this list', LIFE_CYCLE_STATES)),
+  activityStates: Type.Optional(listParam('Deprecated activity state in this list', ACTIVITY_STATES)),
+  metadata: Type.Optional(listParam('Metadata: name:value pairs; the name is equal, the value contains the text')),
+  commStatus: Type.Optional(listParam('Communication status', COMM_STATUSES)),
+  syncStatus: Type.Optional(listParam('Synchronisation status', SYNC_STATUSES)),
+  lastAppliedTemplate: Type.Optional(Type.String({ description: 'Name of the last template applied' })),
+  lastConfigName: Type.Optional(Type.String({ description: 'Name of the last configuration' })),
+  type: Type.Optional(Type.String({ description: 'Type contains this text' })),
+  application: Type.Optional(listParam(`Has an application matching key:value pairs; keys ${APPLICATION_KEYS.join(', ')} (uid equal, others contain)`)),
+  gateway: Type.Optional(listParam(`Gateway matching key:value pairs; keys ${GATEWAY_KEYS.join(', ')} (uid equal, others contain)`)),
+  subscription: Type.Optional(listParam(`Subscription matching key:value pairs; keys ${SUBSCRIPTION_KEYS.join(', ')}`)),
+  data: Type.Optional(listParam(`System data equal to key:value pairs; keys ${DATA_KEYS.join(', ')}`)),
+  usageStatus: Type.Optional(Type.Enum(['WITHIN_PLAN', 'NEARING_PLAN', 'EXCEEDING_PLAN'], { description: 'Data usage of the month against the offer' })),
+  offer: Type.Optional(Type.String({ description: 'uid of the offer of the system' })),
+  notOffer: Type.Optional(Type.String({ description: 'Systems without this offer (uid)' })),
+  options: Type.Optional(listParam('Systems with at least one active option of these (uids)')),
+  notOptions: Type.Optional(listParam('Systems with no active option of these (uids)')),
   ...dateBounds,
-  ...PageQuery
+  ...PageQuery,
+  fields: Type.Optional(listParam('Attributes to return (all when absent)', SYSTEM_FIELDS)),
+  orderBy: Type.Optional(listParam('Sort order <field>[:asc|:desc] (default creationDate); fields: ' + SYSTEM_SORTS.join(', ')))
 })
 
 export const DeleteQuery = Type.Object({
-  company: Type.Optional(Uid),
-  deleteGateway: Type.Optional(Type.Boolean()),
-  deleteSubscription: Type.Optional(Type.Boolean())
+  company: Type.Optional(CompanyParam),
+  deleteGateway: Type.Optional(Type.Boolean({ description: 'Also delete the gateway of the system', ...documented({ default: false }) })),
+  deleteSubscription: Type.Optional(Type.Boolean({ description: 'Also delete the subscription of the system', ...documented({ default: false }) }))
 })
 
 export const SystemOptionView = Type.Object({
-  type: Type.String(), uid: Type.String(), name: Type.String(), config: Type.Optional(Type.String())
-})
+  type: Type.String({ description: 'ROAMING, GENERAL, SERVICE...' }),
+  uid: Type.String({ description: 'uid of the option' }),
+  name: Type.String({ description: 'Name' }),
+  config: Type.Optional(Type.String({ description: 'DATA_ONLY on an LTE option, STATIC_IP on an APN option' }))
+}, { description: 'A network option of the system' })
 
 const ApplicationData = Type.Object({ id: Type.String({ minLength: 1 }), type: Type.String(), settable: Type.Boolean() })
 const ApplicationAction = Type.Object({ id: Type.String({ minLength: 1 }), kind: Type.Enum([...ACTION_KINDS]) })
 
 export const ApplicationView = Type.Object({
-  uid: Type.String(),
-  name: Type.String(),
-  revision: Type.String(),
-  type: Type.String(),
-  category: Type.String(),
-  protocols: Type.Array(Type.String()),
-  data: Type.Array(ApplicationData),
-  actions: Type.Array(ApplicationAction),
-  public: Type.Boolean()
+  uid: Type.String({ description: 'uid of the application' }),
+  name: Type.String({ description: 'Name' }),
+  revision: Type.String({ description: 'Revision' }),
+  type: Type.String({ description: 'Type' }),
+  category: Type.String({ description: 'SOFTWARE or FIRMWARE' }),
+  protocols: Type.Array(Type.String(), { description: 'Protocols the application speaks' }),
+  data: Type.Array(ApplicationData, { description: 'Data ids it reads or sets' }),
+  actions: Type.Array(ApplicationAction, { description: 'Actions (reboot, reset, connect) and their ids' }),
+  public: Type.Boolean({ description: 'True for a public application, false for the company\'s own' })
+}, {
+  description: 'An application',
+  examples: [{ uid: '9b0c2d4e6f8a0b1c3f9c2b7a1d4e4f6a', name: 'Tracker firmware', revision: '2.1', type: 'tracker-fw', category: 'FIRMWARE', protocols: ['MQTT'], data: [{ id: 'machine.temperature', type: 'double', settable: false }], actions: [{ id: 'reboot', kind: 'REBOOT' }], public: false }]
 })
 
 export const ApplicationCreateBody = Type.Object({
   name: Type.String({ minLength: 1 }),
   revision: Type.String({ minLength: 1 }),
   type: Type.String({ minLength: 1 }),
-  category: Type.Enum([...APPLICATION_CATEGORIES]),
+  // conventions.md §Applications: category is optional, SOFTWARE by default.
+  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORIES], { default: 'SOFTWARE', description: 'SOFTWARE (default) or FIRMWARE' })),
   protocols: Type.Optional(Type.Array(Type.Enum([...PROTOCOLS]))),
   data: Type.Optional(Type.Array(ApplicationData)),
   actions: Type.Optional(Type.Array(ApplicationAction))
-})
+}, { examples: [{ name: 'Tracker firmware', revision: '2.1', type: 'tracker-fw', category: 'FIRMWARE', protocols: ['MQTT'], data: [{ id: 'machine.temperature', type: 'double', settable: false }], actions: [{ id: 'reboot', kind: 'REBOOT' }] }] })
+
+export const ApplicationUidParams = Type.Object({ uid: Type.String({ minLength: 1, description: 'uid of the application' }) })
 
 export const ApplicationFindQuery = Type.Object({
-  company: Type.Optional(Uid),
-  uid: Type.Optional(Type.String()),
-  name: Type.Optional(Type.String()),
-  type: Type.Optional(Type.String()),
-  revision: Type.Optional(Type.String()),
-  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORIES])),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
-  size: Type.Optional(Type.Integer({ minimum: 0 }))
+  company: Type.Optional(CompanyParam),
+  uid: Type.Optional(Type.String({ description: 'uid of the application' })),
+  name: Type.Optional(Type.String({ description: 'Name contains this text' })),
+  type: Type.Optional(Type.String({ description: 'Type contains this text' })),
+  revision: Type.Optional(Type.String({ description: 'Revision contains this text' })),
+  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORIES], { description: 'SOFTWARE or FIRMWARE' })),
+  offset: PageQuery.offset,
+  size: PageQuery.size
 })

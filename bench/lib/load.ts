@@ -11,12 +11,31 @@ export interface LoadOptions {
   kinds: LoadKind[]
   concurrency: number
   durationMs: number
+  /** A request not answered within this many ms is given up and counted in `timeouts` (default: no limit). */
+  timeoutMs?: number
+  /** Requests before this many ms are not recorded (connections open meanwhile); durationMs counts after it. */
+  warmupMs?: number
 }
 
-export interface KindResult { name: string, latencies: number[], errors: number, firstError: string | undefined }
+export interface KindResult {
+  name: string
+  /** ms of every answered request, whatever its status. */
+  latencies: number[]
+  /** Requests not answered with 200 (other statuses, timeouts, connection errors). */
+  errors: number
+  firstError: string | undefined
+  /** Answered requests by HTTP status. */
+  statuses: Record<string, number>
+  /** Requests given up after timeoutMs. */
+  timeouts: number
+  /** Requests of the warm-up (not in the figures above) and the longest of them, ms. */
+  warmup: { requests: number, maxMs: number }
+}
 export interface LoadResult { seconds: number, kinds: KindResult[] }
 
-function get (agent: Agent, url: URL, headers: Record<string, string>): Promise<{ status: number, body: string }> {
+class Timeout extends Error {}
+
+function get (agent: Agent, url: URL, headers: Record<string, string>, timeoutMs: number | undefined): Promise<{ status: number, body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent, headers }, (res) => {
       const chunks: Buffer[] = []
@@ -25,6 +44,7 @@ function get (agent: Agent, url: URL, headers: Record<string, string>): Promise<
       res.on('error', reject)
     })
     req.on('error', reject)
+    if (timeoutMs !== undefined) req.setTimeout(timeoutMs, () => { req.destroy(new Timeout(`no answer in ${timeoutMs} ms`)) })
     req.end()
   })
 }
@@ -32,8 +52,8 @@ function get (agent: Agent, url: URL, headers: Record<string, string>): Promise<
 /** Runs the load in this thread. */
 export async function runLoad (opts: LoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency })
-  const results: KindResult[] = opts.kinds.map((k) => ({ name: k.name, latencies: [], errors: 0, firstError: undefined }))
-  const started = performance.now()
+  const results: KindResult[] = opts.kinds.map((k) => ({ name: k.name, latencies: [], errors: 0, firstError: undefined, statuses: {}, timeouts: 0, warmup: { requests: 0, maxMs: 0 } }))
+  const started = performance.now() + (opts.warmupMs ?? 0)
   const deadline = started + opts.durationMs
   let next = 0
   async function connection (): Promise<void> {
@@ -45,12 +65,20 @@ export async function runLoad (opts: LoadOptions): Promise<LoadResult> {
       if (kind === undefined || result === undefined || kind.paths.length === 0) continue
       const path = kind.paths[Math.floor(i / opts.kinds.length) % kind.paths.length] ?? '/'
       const t = performance.now()
+      if (t < started) {
+        await get(agent, new URL(path, opts.origin), opts.headers, opts.timeoutMs).catch(() => undefined)
+        result.warmup.requests++
+        result.warmup.maxMs = Math.max(result.warmup.maxMs, performance.now() - t)
+        continue
+      }
       try {
-        const res = await get(agent, new URL(path, opts.origin), opts.headers)
+        const res = await get(agent, new URL(path, opts.origin), opts.headers, opts.timeoutMs)
         result.latencies.push(performance.now() - t)
+        result.statuses[res.status] = (result.statuses[res.status] ?? 0) + 1
         if (res.status !== 200) { result.errors++; result.firstError ??= `${res.status} ${path} ${res.body.slice(0, 200)}` }
       } catch (err) {
         result.errors++
+        if (err instanceof Timeout) result.timeouts++
         result.firstError ??= `${path} ${(err as Error).message}`
       }
     }

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
-import { loadConfig } from '../../core/config.js'
+import { loadConfig, type Config } from '../../core/config.js'
 import type { Db } from '../../core/ports.js'
 import { buildApi } from '../../api/app.js'
 import { bootstrapStore, createContext, openInfra } from '../../bin/context.js'
@@ -13,6 +13,23 @@ const ADMIN_EMAIL = 'bench@fleet.local'
 const ADMIN_PASSWORD = 'bench-password'
 const CLIENT_ID = 'bench-client'
 const CLIENT_SECRET = 'bench-secret'
+
+/**
+ * The configuration every benchmark starts its service with: ephemeral ports on loopback, no log, no rate limit
+ * (the benchmarks measure the service, not the limiter), the store in dataDir or on PostgreSQL at databaseUrl.
+ */
+export function benchConfig (dataDir: string, databaseUrl: string | undefined, env: Record<string, string | undefined> = {}): Readonly<Config> {
+  return loadConfig({
+    HTTP_PORT: '0',
+    MQTT_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_PER_S: '1000000000',
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    ...env
+  })
+}
 
 export interface BenchService {
   origin: string
@@ -26,13 +43,7 @@ export interface BenchService {
 /** Starts the service on PostgreSQL at `databaseUrl`, or on PGlite in a temporary DATA_DIR when it is undefined. */
 export async function startBenchService (databaseUrl: string | undefined): Promise<BenchService> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-'))
-  const config = loadConfig({
-    HTTP_PORT: '0',
-    HTTP_HOST: '127.0.0.1',
-    LOG_LEVEL: 'silent',
-    RATE_LIMIT_PER_S: '1000000000',
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
+  const config = benchConfig(dataDir, databaseUrl, {
     FLEET_COMPANY_NAME: 'Bench',
     FLEET_ADMIN_EMAIL: ADMIN_EMAIL,
     FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD,

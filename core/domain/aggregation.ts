@@ -9,6 +9,8 @@ export interface Interval { n: number, unit: Timescale }
 /** fleet-api.md §Aggregated data points: interval default 1hour; §Limits: multiplier 1 to 50. */
 export const DEFAULT_INTERVAL: Interval = { n: 1, unit: 'hour' }
 export const MAX_MULTIPLIER = 50
+/** What an interval error tells the caller (the last error parameter says how to fix the request). */
+export const INTERVAL_FORM = `<n><unit>: n from 1 to ${MAX_MULTIPLIER}, unit ${TIMESCALES.join(', ')} (e.g. 1hour, 7day, 1month)`
 
 /**
  * `<n><unit>` (conventions.md §Data), unit case-insensitive; absent or empty: 1hour. The multiplier is read
@@ -22,27 +24,29 @@ export function parseInterval (v: string | undefined): Interval {
   const digits = m?.[1] ?? ''
   const unit = (m?.[2] ?? '').toLowerCase()
   const n = digits === '' ? NaN : Number(digits)
-  if (!Number.isInteger(n) || n < 1 || n > MAX_MULTIPLIER) throw new FleetError('aggregation.invalid.multiplier', [v])
+  if (!Number.isInteger(n) || n < 1 || n > MAX_MULTIPLIER) throw new FleetError('aggregation.invalid.multiplier', [v, INTERVAL_FORM])
   const scale = TIMESCALES.find((t) => t === unit)
-  if (scale === undefined) throw new FleetError('aggregation.invalid.timescale', [v])
+  if (scale === undefined) throw new FleetError('aggregation.invalid.timescale', [v, INTERVAL_FORM])
   return { n, unit: scale }
 }
 
 /** conventions.md §Data: the folding functions of `fn` and `fleetFn`. */
 export const AGGREGATE_FNS = ['mean', 'min', 'max', 'sum', 'stddev', 'ss', 'cnt'] as const
 export type AggregateFn = typeof AGGREGATE_FNS[number]
-const FN_ALIASES: Readonly<Record<string, AggregateFn>> = { count: 'cnt', standarddeviation: 'stddev' }
+// A Map, not an object: `fn=__proto__` or `fn=constructor` must find nothing, not Object.prototype's members.
+const FN_ALIASES: ReadonlyMap<string, AggregateFn> = new Map([['count', 'cnt'], ['standarddeviation', 'stddev']])
+const FN_FORM = `one of ${AGGREGATE_FNS.join(', ')} (or ${[...FN_ALIASES.keys()].join(', ')})`
 
 /**
  * mean by default; `count` and `standarddeviation` are aliases (conventions.md §Data). fleet-api.md names no code
- * for an unknown function: request.invalid with the parameter name and value.
+ * for an unknown function: request.invalid with the parameter name, the value and the functions there are.
  * @throws FleetError request.invalid
  */
 export function parseFn (v: string | undefined, param: 'fn' | 'fleetFn'): AggregateFn {
   if (v === undefined || v === '') return 'mean'
   const key = v.trim().toLowerCase()
-  const fn = AGGREGATE_FNS.find((f) => f === key) ?? FN_ALIASES[key]
-  if (fn === undefined) throw new FleetError('request.invalid', [param, v])
+  const fn = AGGREGATE_FNS.find((f) => f === key) ?? FN_ALIASES.get(key)
+  if (fn === undefined) throw new FleetError('request.invalid', [param, v, FN_FORM])
   return fn
 }
 

@@ -19,30 +19,35 @@ export function list (v: string | string[] | undefined): string[] | undefined {
   return parts
 }
 
-/** `key1:value1,key2:value2` (conventions.md §HTTP basics; fleet-api.md §Conventions 9). */
+/**
+ * `key1:value1,key2:value2` (conventions.md §HTTP basics; fleet-api.md §Conventions 9). Built with
+ * Object.fromEntries, so a key `__proto__` is an own key like any other (an assignment would drop it unseen).
+ */
 export function map (v: string | string[] | undefined): Record<string, string> | undefined {
   const parts = list(v)
   if (parts === undefined) return undefined
-  const out: Record<string, string> = {}
+  const out = new Map<string, string>()
   for (const part of parts) {
     const at = part.indexOf(':')
-    if (at <= 0) throw new FleetError('request.invalid', [part])
-    out[part.slice(0, at).trim()] = part.slice(at + 1).trim()
+    if (at <= 0) throw new FleetError('request.invalid', [part, 'key:value pairs, comma separated (key1:value1,key2:value2)'])
+    out.set(part.slice(0, at).trim(), part.slice(at + 1).trim())
   }
-  return out
+  return Object.fromEntries(out)
 }
 
 export interface SortQuery { orderBy?: string | string[] | undefined, asc?: string | string[] | undefined, desc?: string | string[] | undefined }
 
 /**
  * `orderBy=<field>[:asc|:desc][,...]`, with the aliases `asc=<field>` and `desc=<field>`.
- * @throws FleetError sort.invalid.field for an attribute that is not sortable (conventions.md §Lists)
+ * @throws FleetError sort.invalid.field for an attribute that is not sortable (conventions.md §Lists), with the
+ *   sortable ones, or for a direction other than asc and desc
  */
 export function sorts<F extends string> (q: SortQuery, sortable: readonly F[]): Array<Sort<F>> {
   const out: Array<Sort<F>> = []
   const push = (field: string, dir: string): void => {
     const f = sortable.find((s) => s === field)
-    if (f === undefined || (dir !== 'asc' && dir !== 'desc')) throw new FleetError('sort.invalid.field', [field])
+    if (f === undefined) throw new FleetError('sort.invalid.field', [field, `sortable: ${sortable.join(', ')}`])
+    if (dir !== 'asc' && dir !== 'desc') throw new FleetError('sort.invalid.field', [field, `direction ${dir}: asc or desc`])
     out.push({ field: f, dir })
   }
   for (const item of list(q.orderBy) ?? []) {

@@ -1,5 +1,6 @@
 // Bulk operations (fleet-api.md §Operations on systems; conventions.md §Operations: the resource fleet-api.md
 // does not show).
+import type { CallbackDelivery } from '../operations/callback-guard.js'
 
 export const OPERATION_TYPES = ['SYSTEM_LABEL', 'SYSTEM_TRANSFER', 'SYSTEM_SWAP_SIM', 'SYSTEM_REGISTER', 'SYSTEM_IMPORT',
   'SYSTEM_EDIT', 'SYSTEM_DELETE', 'SYSTEM_RETRIEVE_DATA', 'SYSTEM_APPLY_SETTINGS', 'SYSTEM_REBOOT', 'SYSTEM_RESET',
@@ -38,6 +39,8 @@ export interface Operation {
   dependsOn: DependsOn | null
   /** False while a dependsOn operation waits for its parent to finish to know its systems. */
   resolved: boolean
+  /** How its callbacks went, as stored (absent on an operation being built). */
+  callbackDelivery?: CallbackDelivery
 }
 
 export interface Task {
@@ -85,6 +88,8 @@ export function operationView (op: Operation, counts: Partial<Record<TaskState, 
     user: op.userUid === null ? null : { uid: op.userUid, email: op.userEmail },
     notify: op.notify,
     callback: op.callback === null ? null : redactUrl(op.callback),
+    // null without a callback; otherwise the tries so far (core/operations/callback-guard.ts).
+    callbackDelivery: op.callback === null ? null : op.callbackDelivery ?? { attempts: 0, lastStatus: null, lastError: null, lastAttemptAt: null, delivered: false },
     parameters: op.parameters,
     dependsOn: op.dependsOn
   }

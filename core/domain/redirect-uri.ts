@@ -13,3 +13,15 @@ export function withParams (uri: string, params: Record<string, string | undefin
   for (const [k, v] of Object.entries(params)) if (v !== undefined) u.searchParams.set(k, v)
   return u.toString()
 }
+
+/**
+ * The redirect URI with the parameters in its fragment (RFC 6749 §4.2.2, the implicit grant: a fragment is not sent
+ * to servers, so the token stays in the user agent).
+ */
+export function withFragment (uri: string, params: Record<string, string | undefined>): string {
+  const u = new URL(uri)
+  const fragment = new URLSearchParams()
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) fragment.set(k, v)
+  u.hash = fragment.toString()
+  return u.toString()
+}

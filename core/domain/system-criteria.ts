@@ -1,5 +1,6 @@
 // The system filters of fleet-api.md §Find systems, which are also the `criteria` of a bulk-operation selection
 // (fleet-api.md §System selection). One type, one SQL translation (storage/repositories/system-criteria.sql.ts).
+import { FleetError } from '../errors.js'
 
 export const GATEWAY_KEYS = ['uid', 'type', 'imei', 'macAddress', 'serialNumber'] as const
 export const SUBSCRIPTION_KEYS = ['uid', 'operator', 'identifier', 'mobileNumber', 'networkIdentifier', 'ipAddress',
@@ -16,6 +17,18 @@ export type SubscriptionKey = typeof SUBSCRIPTION_KEYS[number]
 export type ApplicationKey = typeof APPLICATION_KEYS[number]
 export type DataKey = typeof DATA_KEYS[number]
 export type IdentifierKind = typeof IDENTIFIER_KINDS[number]
+
+/**
+ * A keyed criterion (gateway, subscription, application, data) holds only its documented keys: an unknown one
+ * (`constructor`, `__proto__`, a typo) would otherwise be dropped and silently widen the selection.
+ * @throws FleetError request.invalid [where, the key, the keys there are]
+ */
+export function knownKeys<K extends string> (where: string, v: Record<string, string | undefined> | undefined, keys: readonly K[]): Partial<Record<K, string>> | undefined {
+  for (const k of Object.keys(v ?? {})) {
+    if (!(keys as readonly string[]).includes(k)) throw new FleetError('request.invalid', [where, k, `keys: ${keys.join(', ')}`])
+  }
+  return v as Partial<Record<K, string>> | undefined
+}
 
 export const DATE_BOUNDS = ['lastCommAfter', 'lastCommBefore', 'creationAfter', 'creationBefore', 'activationAfter',
   'activationBefore', 'lastStateChangeAfter', 'lastStateChangeBefore', 'lastSyncAfter', 'lastSyncBefore'] as const

@@ -165,9 +165,7 @@ function startOfMonthUtc (now: number): number {
 
 /** fleet-api.md §System: the resource as answered (details, create, edit). */
 export function systemView (s: System, now: number): Record<string, unknown> {
-  const gateway = s.gateway === null
-    ? null
-    : { uid: s.gateway.uid, imei: s.gateway.imei, macAddress: s.gateway.macAddress, serialNumber: s.gateway.serialNumber, type: s.gateway.type, creationDate: s.gateway.creationDate }
+  const gateway = s.gateway === null ? null : gatewayView(s.gateway)
   const subscription = s.subscription === null ? null : subscriptionView(s.subscription)
   const monthStart = startOfMonthUtc(now)
   const bytesTotal = s.monthBytesTime !== null && s.monthBytesTime >= monthStart ? s.monthBytesTotal : 0
@@ -205,6 +203,11 @@ export function systemView (s: System, now: number): Record<string, unknown> {
       limit: s.offer?.limit ?? null
     }
   }
+}
+
+/** fleet-api.md §Gateway: the gateway as answered. */
+export function gatewayView (g: GatewayView): GatewayView {
+  return { uid: g.uid, imei: g.imei, macAddress: g.macAddress, serialNumber: g.serialNumber, type: g.type, creationDate: g.creationDate }
 }
 
 export function subscriptionView (s: Subscription): SubscriptionView {

@@ -8,14 +8,16 @@
 // huge operation shares the workers with the others.
 import { FleetError, isFleetError } from '../errors.js'
 import type { Clock, UnitOfWork } from '../ports.js'
+import { retryWhileUnavailable } from '../store-errors.js'
 import type { Logger } from '../logger.js'
+import { noMetrics, type MetricsRegistry } from '../metrics.js'
 import type { JobQueue } from '../queue.js'
 import type { Repositories } from '../repositories.js'
-import type { CallbackSender, Mailer } from '../notify.js'
+import type { CallbackResult, CallbackSender, Mailer } from '../notify.js'
 import { callbackRetryDelay, operationMail, operationStateEvent } from '../notify.js'
 import { counters, type NewTask, type Operation, type OperationType, type Task } from '../domain/operation.js'
 import type { TaskResult } from '../operations-port.js'
-import type { OperationJobs } from './jobs.js'
+import type { OperationJobs, PeriodicJob, PeriodicJobs } from './jobs.js'
 import type { OperationHandler } from './handler.js'
 
 export interface EngineDeps {
@@ -33,6 +35,7 @@ export interface EngineDeps {
   sliceMs?: number
   /** First delay between callback tries (CALLBACK_RETRY_BASE_MS; default 30 s), doubled at each try. */
   callbackRetryBaseMs?: number
+  metrics?: MetricsRegistry
 }
 
 /**
@@ -42,10 +45,45 @@ export interface EngineDeps {
  */
 const yieldToIo = async (): Promise<void> => { await new Promise<void>((resolve) => { setImmediate(resolve) }) }
 
+/**
+ * A chunk whose store connection was lost committed nothing (or, its COMMIT answer lost, everything: its tasks are
+ * then no longer PENDING), so it is run again at once rather than failing the job, whose attempts a flapping
+ * connection would soon spend (issue 8: a lost connection during a bulk operation).
+ */
+const STORE_RETRY = { maxMs: 30_000 }
+
 export function createEngine (deps: EngineDeps) {
   const { repos, inTransaction, queue, clock, log } = deps
   const chunkSize = deps.chunkSize ?? 100
   const sliceMs = deps.sliceMs ?? 1000
+  // Tasks by the state the engine gave them (SUCCESS, FAILURE...), per operation type (issue 8, Operability).
+  const metrics = deps.metrics ?? noMetrics
+  const finishedTasks = metrics.counter<'type' | 'state'>({
+    name: 'fleet_operation_tasks_total', help: 'Operation tasks that reached a state, by operation type and state', labels: ['type', 'state']
+  })
+  const countTasks = (type: OperationType, results: readonly TaskResult[]): void => {
+    for (const r of results) finishedTasks.inc({ type, state: r.state })
+  }
+  // The work still to do: tasks of the operations not FINISHED yet, read from the store at scrape time.
+  metrics.gauge<'type' | 'state'>({
+    name: 'fleet_operation_tasks_open',
+    help: 'Tasks of the operations not finished yet, by operation type and task state',
+    labels: ['type', 'state'],
+    collect: async () => {
+      const ops = await repos.operations.unfinished()
+      const counts = await repos.operations.counts(ops.map((o) => o.uid))
+      const sums = new Map<string, { type: string, state: string, value: number }>()
+      for (const op of ops) {
+        for (const [state, n] of Object.entries(counts.get(op.uid) ?? {})) {
+          const key = `${op.type} ${state}`
+          const s = sums.get(key) ?? { type: op.type, state, value: 0 }
+          s.value += n ?? 0
+          sums.set(key, s)
+        }
+      }
+      return [...sums.values()].map(({ type, state, value }) => ({ labels: { type, state }, value }))
+    }
+  })
 
   async function kick (op: Pick<Operation, 'uid' | 'scheduledTime'>): Promise<void> {
     const runAt = op.scheduledTime !== null && op.scheduledTime > clock.now() ? op.scheduledTime : undefined
@@ -150,11 +188,14 @@ export function createEngine (deps: EngineDeps) {
       await yieldToIo()
       const now = clock.now()
       if (op.timeoutDate <= now) { await sweepTimeouts(); return }
-      const taken = await inTransaction(async (tx) => {
+      const results = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
         const tasks = await tx.operations.claimPending(op.uid, chunkSize)
-        await tx.operations.setTaskResults(await runTasks(tx, op, tasks, handler, now), now)
-        return tasks.length
-      })
+        const chunk = await runTasks(tx, op, tasks, handler, now)
+        await tx.operations.setTaskResults(chunk, now)
+        return chunk
+      }), STORE_RETRY)
+      countTasks(op.type, results)
+      const taken = results.length
       if (taken < chunkSize) { await finishIfDone(op.uid); return }
       if (clock.now() >= until) break
     }
@@ -226,8 +267,22 @@ export function createEngine (deps: EngineDeps) {
     }
   }
 
+  /** Keeps the try on the operation (its JSON's callbackDelivery); a store fault here must not cost the retry. */
+  async function recordTry (operationUid: string, at: number, r: CallbackResult): Promise<void> {
+    const outcome = r.outcome === 'delivered'
+      ? { status: r.status, error: null, delivered: true }
+      : { status: r.outcome === 'retryable' ? r.status ?? null : null, error: r.reason, delivered: false }
+    try {
+      await repos.operations.recordCallback(operationUid, { at, ...outcome })
+    } catch (err) {
+      log.warn({ err, operation: operationUid }, 'operation callback try not recorded')
+    }
+  }
+
   async function deliverCallback (p: OperationJobs['operation.callback']): Promise<void> {
+    const at = clock.now()
     const result = await deps.callbacks.send(p.url, JSON.stringify(p.event))
+    await recordTry(p.operationUid, at, result)
     if (result.outcome === 'delivered') return
     const delay = result.outcome === 'retryable' ? callbackRetryDelay(p.attempt, deps.callbackRetryBaseMs) : undefined
     if (delay === undefined) {
@@ -247,17 +302,27 @@ export function createEngine (deps: EngineDeps) {
     }, op.userEmail))
   }
 
-  /** Starts working the queue in this process. */
-  async function work (concurrency: number): Promise<void> {
+  /**
+   * Starts working the queue in this process, periodic work included: each piece is declared as a repeatable job
+   * (every process declares it; the queue runs it once per period among them). Without `periodic` (engine tests)
+   * no periodic job is declared, and one another process declared finds no handler here.
+   */
+  async function work (concurrency: number, periodic?: PeriodicJobs): Promise<void> {
+    const none = async (): Promise<void> => { throw new Error('no periodic work in this process') }
     await queue.work({
       'operation.start': async (p) => { await start(p.operationUid) },
       'operation.run': async (p) => { await run(p.operationUid) },
       'operation.callback': async (p) => { await deliverCallback(p) },
-      'operation.notify': async (p) => { await sendMail(p.operationUid) }
+      'operation.notify': async (p) => { await sendMail(p.operationUid) },
+      'sweep.timeouts': periodic?.['sweep.timeouts'].run ?? none,
+      'sweep.comm-status': periodic?.['sweep.comm-status'].run ?? none
     }, {
       concurrency,
       onFailed: async (f) => { log.error({ job: f.job, err: f.error }, 'operation job failed') }
     })
+    for (const [name, job] of Object.entries(periodic ?? {}) as Array<[keyof PeriodicJobs, PeriodicJob]>) {
+      await queue.repeat(name, job.everyMs, null)
+    }
   }
 
   return { create, cancel, completeTask, sweepTimeouts, recover, work, finishIfDone }

@@ -10,4 +10,14 @@ export interface OperationJobs {
   'operation.callback': { operationUid: string, url: string, event: OperationStateEvent, attempt: number }
   /** The "operation finished" e-mail. */
   'operation.notify': { operationUid: string }
+  /** Periodic: fails the tasks past their operation's timeoutDate (see PeriodicJobs). */
+  'sweep.timeouts': null
+  /** Periodic: moves commStatus of the systems whose expected period passed (conventions.md §Data). */
+  'sweep.comm-status': null
 }
+
+/** One periodic piece of work: a repeatable job (core/queue.ts repeat()), run once per period in a cluster. */
+export interface PeriodicJob { everyMs: number, run: () => Promise<void> }
+
+/** The periodic work the workers carry out, by job name (bin/serve.ts gives the periods and the work). */
+export type PeriodicJobs = Record<'sweep.timeouts' | 'sweep.comm-status', PeriodicJob>

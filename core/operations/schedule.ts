@@ -13,9 +13,12 @@ export interface Schedule { scheduledTime: number | null, timeoutDate: number }
  */
 export function schedule (scheduledTime: number | null | undefined, timeout: number | null | undefined, now: number): Schedule {
   const at = scheduledTime == null ? null : toMillis(scheduledTime)
-  if (at !== null && at - now >= MAX_SCHEDULE_AHEAD_MS) throw new FleetError('operation.invalid.schedule.date', [String(at)])
+  if (at !== null && at - now >= MAX_SCHEDULE_AHEAD_MS) {
+    const limit = now + MAX_SCHEDULE_AHEAD_MS
+    throw new FleetError('operation.invalid.schedule.date', [String(at), `scheduledTime must be less than 90 days ahead: before ${limit} (${new Date(limit).toISOString()})`])
+  }
   const startAt = at !== null && at > now ? at : now
   const until = timeout == null ? null : toMillis(timeout)
-  if (until !== null && at !== null && until < at) throw new FleetError('operation.invalid.timeout.date', [String(until)])
+  if (until !== null && at !== null && until < at) throw new FleetError('operation.invalid.timeout.date', [String(until), `timeout must not be earlier than scheduledTime ${at}`])
   return { scheduledTime: at, timeoutDate: until ?? startAt + DEFAULT_TIMEOUT_MS }
 }

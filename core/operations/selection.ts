@@ -2,7 +2,9 @@ import { FleetError } from '../errors.js'
 import type { Repositories } from '../repositories.js'
 import type { NewTask, DependsOn, FinalTaskState } from '../domain/operation.js'
 import { FINAL_TASK_STATES } from '../domain/operation.js'
-import { DATE_BOUNDS, type DateBound, type SystemCriteria } from '../domain/system-criteria.js'
+import {
+  APPLICATION_KEYS, DATA_KEYS, DATE_BOUNDS, GATEWAY_KEYS, knownKeys, SUBSCRIPTION_KEYS, type DateBound, type SystemCriteria
+} from '../domain/system-criteria.js'
 import { toMillis } from '../domain/lists.js'
 
 // fleet-api.md §System selection and set S; §Limits: 100 distinct uids.
@@ -67,10 +69,10 @@ export function toCriteria (c: CriteriaInput): SystemCriteria {
   copy('commStatus', asList(c.commStatus))
   copy('syncStatus', asList(c.syncStatus))
   copy('metadata', c.metadata)
-  copy('application', c.application)
-  copy('gateway', c.gateway)
-  copy('subscription', c.subscription)
-  copy('data', c.data)
+  copy('application', knownKeys('criteria.application', c.application, APPLICATION_KEYS))
+  copy('gateway', knownKeys('criteria.gateway', c.gateway, GATEWAY_KEYS))
+  copy('subscription', knownKeys('criteria.subscription', c.subscription, SUBSCRIPTION_KEYS))
+  copy('data', knownKeys('criteria.data', c.data, DATA_KEYS))
   for (const b of DATE_BOUNDS) {
     const v = c[b]
     if (typeof v === 'number') out[b] = toMillis(v)
@@ -83,11 +85,17 @@ async function systemsOf (tx: Pick<Repositories, 'systems'>, companyUid: string,
   return found.map((s) => ({ systemUid: s.uid, systemName: s.name }))
 }
 
+/** What a selection.invalid tells the caller, after the fields that were set (fleet-api.md §System selection). */
+export const SELECTION_FORM = 'set exactly one of label, uids, dependsOn, criteria'
+
+/** The first error parameter of selection.invalid: the selection fields that were set. */
+export const fieldsSet = (given: readonly string[]): string => given.length === 0 ? 'none set' : `set: ${given.join(', ')}`
+
 /** Systems by uid: each must be one of the company's. @throws selection.max.uid.reached, selection.empty, system.unknown */
 export async function systemsByUids (tx: Pick<Repositories, 'systems'>, companyUid: string, uids: string[]): Promise<NewTask[]> {
   const distinct = [...new Set(uids)]
   if (distinct.length > MAX_SELECTION_UIDS) throw new FleetError('selection.max.uid.reached', [String(MAX_SELECTION_UIDS)])
-  if (distinct.length === 0) throw new FleetError('selection.empty', [])
+  if (distinct.length === 0) throw new FleetError('selection.empty', ['uids', 'the list is empty'])
   const found = await systemsOf(tx, companyUid, { uids: distinct })
   const unknown = distinct.find((u) => !found.some((t) => t.systemUid === u))
   if (unknown !== undefined) throw new FleetError('system.unknown', [unknown])
@@ -100,26 +108,27 @@ export async function dependsOnSelection (tx: Pick<Repositories, 'operations'>, 
   const parent = parentUid === '' ? undefined : await tx.operations.findInCompany(companyUid, parentUid)
   if (parent === undefined) throw new FleetError('operation.unknown', [parentUid])
   const states = (d.states ?? []).filter((s): s is FinalTaskState => (FINAL_TASK_STATES as readonly string[]).includes(s))
-  if (states.length !== (d.states ?? []).length) throw new FleetError('unknown.enum.value', ['dependsOn.states'])
+  if (states.length !== (d.states ?? []).length) throw new FleetError('unknown.enum.value', ['dependsOn.states', `one of ${FINAL_TASK_STATES.join(', ')}`])
   const dependsOn = { operation: parent.uid, states }
   if (parent.state !== 'FINISHED') return { tasks: [], dependsOn, resolved: false }
   const tasks = await tx.operations.parentSystems(dependsOn)
-  if (tasks.length === 0) throw new FleetError('selection.empty', [])
+  if (tasks.length === 0) throw new FleetError('selection.empty', ['dependsOn', parent.uid, `no task ended in ${states.length === 0 ? 'any state' : states.join(' or ')}`])
   return { tasks, dependsOn, resolved: true }
 }
 
 /**
  * Exactly one of label, uids, dependsOn, criteria (fleet-api.md §System selection).
- * @throws selection.invalid, selection.empty, selection.max.uid.reached, label.unknown, operation.unknown, system.unknown
+ * @throws selection.invalid, selection.empty, selection.max.uid.reached, operation.unknown, system.unknown
  */
 export async function resolveSelection (tx: Pick<Repositories, 'systems' | 'operations'>, companyUid: string, sel: SelectionInput | null | undefined): Promise<Selection> {
   const given = (['label', 'uids', 'dependsOn', 'criteria'] as const).filter((k) => sel?.[k] != null)
-  if (sel == null || given.length !== 1) throw new FleetError('selection.invalid', given)
+  if (sel == null || given.length !== 1) throw new FleetError('selection.invalid', [fieldsSet(given), SELECTION_FORM])
   if (sel.uids != null) return { tasks: await systemsByUids(tx, companyUid, sel.uids), dependsOn: null, resolved: true }
   if (sel.dependsOn != null) return await dependsOnSelection(tx, companyUid, sel.dependsOn)
   if (sel.label != null) {
     const tasks = await systemsOf(tx, companyUid, { labels: [sel.label] })
-    if (tasks.length === 0) throw new FleetError('label.unknown', [sel.label])
+    // fleet-api.md set S: selection.empty is "nothing matches the label" (AirVantage clients test for that code).
+    if (tasks.length === 0) throw new FleetError('selection.empty', ['label', sel.label])
     return { tasks, dependsOn: null, resolved: true }
   }
   const criteria = toCriteria(sel.criteria ?? {})
@@ -127,6 +136,6 @@ export async function resolveSelection (tx: Pick<Repositories, 'systems' | 'oper
     throw new FleetError('selection.max.uid.reached', [String(MAX_SELECTION_UIDS)])
   }
   const tasks = await systemsOf(tx, companyUid, criteria)
-  if (tasks.length === 0) throw new FleetError('selection.empty', [])
+  if (tasks.length === 0) throw new FleetError('selection.empty', ['criteria', 'no system of the company matches'])
   return { tasks, dependsOn: null, resolved: true }
 }

@@ -17,6 +17,12 @@ export async function hashPassword (password: string): Promise<string> {
   return ['scrypt', N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
+/**
+ * A hash of the same cost as hashPassword's that no password matches in practice (an all-zero key): unknown accounts
+ * are checked against it, so that a wrong password costs the same time for them as for existing ones.
+ */
+export const DUMMY_PASSWORD_HASH = ['scrypt', N, R, P, Buffer.alloc(16).toString('base64url'), Buffer.alloc(KEY_LEN).toString('base64url')].join('$')
+
 export async function verifyPassword (password: string, encoded: string | null): Promise<boolean> {
   const parts = encoded?.split('$') ?? []
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false

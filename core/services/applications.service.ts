@@ -12,7 +12,8 @@ export interface ApplicationCreate {
   name: string
   revision: string
   type: string
-  category: Application['category']
+  /** conventions.md §Applications: optional, SOFTWARE by default. */
+  category?: Application['category'] | undefined
   protocols?: Protocol[] | undefined
   data?: ApplicationData[] | undefined
   actions?: ApplicationAction[] | undefined
@@ -26,6 +27,16 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
     const p = page(q.offset, q.size)
     const found = await repos.applications.find(access.company.uid, q, p)
     return { items: found.items.map(toApplicationView), count: found.count, size: found.items.length, offset: p.offset }
+  }
+
+  /**
+   * One application: a public one, or one of the context company's own (another company's is unknown to it,
+   * conventions.md §Applications). @throws application.unknown
+   */
+  async function get (access: CompanyAccess, uid: string): Promise<ApplicationView> {
+    const [found] = await repos.applications.findByUids(access.company.uid, [uid])
+    if (found === undefined) throw new FleetError('application.unknown', [uid])
+    return toApplicationView(found)
   }
 
   /** Creates a company-owned application. @throws application.not.unique (same type and revision in the company) */
@@ -42,7 +53,7 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
       name: body.name,
       revision: body.revision,
       type: body.type,
-      category: body.category,
+      category: body.category ?? 'SOFTWARE',
       protocols: [...new Set(body.protocols ?? [])],
       data: body.data ?? [],
       actions: body.actions ?? []
@@ -51,7 +62,7 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
     return toApplicationView(a)
   }
 
-  return { find, create }
+  return { find, get, create }
 }
 
 export type ApplicationsService = ReturnType<typeof createApplicationsService>

@@ -1,10 +1,11 @@
 import { FleetError } from '../errors.js'
 import type { Clock } from '../ports.js'
-import type { Repositories, ApiClientRecord } from '../repositories.js'
+import type { Repositories, ApiClientRecord, TokenRecord } from '../repositories.js'
 import type { Actor, ActorMembership } from '../domain/actor.js'
 import { rightsOf } from '../domain/rights.js'
-import { randomSecret, sha256, verifyPassword } from '../security/secrets.js'
+import { DUMMY_PASSWORD_HASH, randomSecret, sha256, verifyPassword } from '../security/secrets.js'
 import type { AccessEpoch } from './access-epoch.js'
+import type { LoginThrottle } from './login-throttle.js'
 
 const ACTOR_TTL_MS = 2000
 const ACTORS_MAX = 100_000
@@ -26,7 +27,16 @@ export interface TokenResponse {
   scope: ''
 }
 
+/** The implicit grant's token (RFC 6749 §4.2.2): an access token alone, never a refresh token. */
+export interface ImplicitToken {
+  access_token: string
+  token_type: 'bearer'
+  expires_in: number
+}
+
 export interface TokenRequest {
+  /** The caller's address: sign-in failures are throttled per address too. */
+  address: string
   grantType?: string | undefined
   clientId?: string | undefined
   clientSecret?: string | undefined
@@ -38,8 +48,9 @@ export interface TokenRequest {
   redirectUri?: string | undefined
 }
 
-/** GET or POST /api/oauth/authorize: who asks for a code, and where it goes. */
+/** GET or POST /api/oauth/authorize: who asks for a code (or a token, the implicit grant), and where it goes. */
 export interface AuthorizeRequest {
+  /** `code` (RFC 6749 §4.1) or `token` (the implicit grant, §4.2). */
   responseType?: string | undefined
   clientId?: string | undefined
   redirectUri?: string | undefined
@@ -62,53 +73,99 @@ export interface AuthServiceDeps {
   tokenTtlS: number
   refreshTtlS: number
   epoch: AccessEpoch
+  throttle: LoginThrottle
+  /** The scrypt check of secrets.ts; tests pass a spy. */
+  verifyPassword?: (password: string, encoded: string | null) => Promise<boolean>
 }
 
 /** OAuth 2 token issue, expiry and the resolution of a bearer token into an Actor (conventions.md §Authentication). */
-export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch }: AuthServiceDeps) {
+export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch, throttle, verifyPassword: verify = verifyPassword }: AuthServiceDeps) {
+  /**
+   * A password or secret check that costs one scrypt whether the account exists or not: an unknown account (or one
+   * without a password) is checked against a dummy hash of the same cost, so the answer's time does not tell which
+   * accounts exist.
+   */
+  const matches = async (secret: string, hash: string | null | undefined): Promise<boolean> =>
+    (await verify(secret, hash ?? DUMMY_PASSWORD_HASH)) && hash !== null && hash !== undefined
+
   async function client (req: TokenRequest): Promise<ApiClientRecord> {
     if (req.clientId === undefined || req.clientSecret === undefined) {
       throw new OAuthError('invalid_client', 'client credentials are missing')
     }
-    const found = await repos.clients.find(req.clientId)
-    if (found === undefined || !(await verifyPassword(req.clientSecret, found.secretHash))) {
-      throw new OAuthError('invalid_client', 'client authentication failed')
-    }
+    const { clientId, clientSecret } = req
+    let found: ApiClientRecord | undefined
+    const ok = await throttle.check({ address: req.address }, async () => {
+      found = await repos.clients.find(clientId)
+      return await matches(clientSecret, found?.secretHash)
+    })
+    if (!ok || found === undefined) throw new OAuthError('invalid_client', 'client authentication failed')
     return found
   }
 
-  async function issue (clientId: string, userUid: string | null): Promise<TokenResponse> {
+  /** A user's password, throttled per account and address (login-throttle.ts); answers the user's uid. */
+  async function signIn (username: string | undefined, password: string | undefined, address: string): Promise<string> {
+    if (username === undefined || password === undefined) throw new OAuthError('invalid_request', 'username and password are required')
+    let uid: string | undefined
+    const ok = await throttle.check({ account: username, address }, async () => {
+      const user = await repos.users.findByEmail(username)
+      uid = user?.uid
+      return await matches(password, user?.passwordHash)
+    })
+    if (!ok || uid === undefined) throw new OAuthError('invalid_grant', 'bad user credentials')
+    return uid
+  }
+
+  /**
+   * A new access token and refresh token: of a new family for a new grant, or of the family of the refresh token
+   * `from` (undefined when that family was revoked meanwhile).
+   */
+  async function issue (clientId: string, userUid: string | null, from?: TokenRecord): Promise<TokenResponse | undefined> {
     const access = randomSecret(32)
     const refresh = randomSecret(32)
     const now = clock.now()
     const accessHash = sha256(access)
     const refreshHash = sha256(refresh)
-    await repos.tokens.insert({ hash: accessHash, kind: 'access', clientId, userUid, pairHash: refreshHash, expiresAt: now + tokenTtlS * 1000 }, now)
-    await repos.tokens.insert({ hash: refreshHash, kind: 'refresh', clientId, userUid, pairHash: accessHash, expiresAt: now + refreshTtlS * 1000 }, now)
-    return { access_token: access, token_type: 'bearer', refresh_token: refresh, expires_in: tokenTtlS, scope: '' }
+    const family = from?.family ?? randomSecret(16)
+    const inserted = await repos.tokens.insertAll([
+      { hash: accessHash, kind: 'access', clientId, userUid, pairHash: refreshHash, family, expiresAt: now + tokenTtlS * 1000 },
+      { hash: refreshHash, kind: 'refresh', clientId, userUid, pairHash: accessHash, family, expiresAt: now + refreshTtlS * 1000 }
+    ], now, from?.hash)
+    return inserted ? { access_token: access, token_type: 'bearer', refresh_token: refresh, expires_in: tokenTtlS, scope: '' } : undefined
+  }
+
+  /** A new grant: always issued. */
+  async function issueNew (clientId: string, userUid: string | null): Promise<TokenResponse> {
+    const issued = await issue(clientId, userUid)
+    if (issued === undefined) throw new Error('tokens of a new family were not stored')
+    return issued
   }
 
   async function passwordGrant (c: ApiClientRecord, req: TokenRequest): Promise<TokenResponse> {
-    if (req.username === undefined || req.password === undefined) {
-      throw new OAuthError('invalid_request', 'username and password are required')
-    }
-    const user = await repos.users.findByEmail(req.username)
-    if (user === undefined || !(await verifyPassword(req.password, user.passwordHash))) {
-      throw new OAuthError('invalid_grant', 'bad user credentials')
-    }
-    return await issue(c.clientId, user.uid)
+    return await issueNew(c.clientId, await signIn(req.username, req.password, req.address))
   }
 
+  /**
+   * Rotation with reuse detection (RFC 9700 §4.14.2): the refresh token and the access token issued with it stop
+   * working, and the new pair joins their family. A refresh token presented again (stolen, or replayed) revokes the
+   * whole family: the legitimate holder and the thief both sign in again.
+   */
   async function refreshGrant (c: ApiClientRecord, req: TokenRequest): Promise<TokenResponse> {
     if (req.refreshToken === undefined) throw new OAuthError('invalid_request', 'refresh_token is required')
     const found = await repos.tokens.find(sha256(req.refreshToken))
-    if (found === undefined || found.kind !== 'refresh' || found.clientId !== c.clientId || found.expiresAt <= clock.now()) {
+    const now = clock.now()
+    if (found === undefined || found.kind !== 'refresh' || found.clientId !== c.clientId || found.expiresAt <= now) {
       throw new OAuthError('invalid_grant', 'refresh token is invalid or expired')
     }
-    // Rotation: the refresh token and the access token issued with it stop working.
+    const replayed = new OAuthError('invalid_grant', 'refresh token was used already: every token issued from it is revoked')
+    if (found.usedAt !== null || !(await repos.tokens.markUsed(found.hash, now))) {
+      for (const hash of await repos.tokens.revokeFamily(found.family)) actors.delete(hash)
+      throw replayed
+    }
     if (found.pairHash !== null) actors.delete(found.pairHash)
-    await repos.tokens.revoke(found.hash)
-    return await issue(c.clientId, found.userUid)
+    // A replay of an older token of the family, at the same moment, may revoke it before the new pair is stored.
+    const issued = await issue(c.clientId, found.userUid, found)
+    if (issued === undefined) throw replayed
+    return issued
   }
 
   /** The code is bound to the client and to the redirect URI given at /authorize, checked again here. */
@@ -119,7 +176,7 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
       throw new OAuthError('invalid_grant', 'authorization code is invalid, used or expired')
     }
     if (req.redirectUri !== found.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request')
-    return await issue(c.clientId, found.userUid)
+    return await issueNew(c.clientId, found.userUid)
   }
 
   /** @throws OAuthError with the RFC 6749 code. */
@@ -133,7 +190,7 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     if (grant === 'password') return await passwordGrant(c, req)
     if (grant === 'refresh_token') return await refreshGrant(c, req)
     if (grant === 'authorization_code') return await codeGrant(c, req)
-    return await issue(c.clientId, c.userUid) // client_credentials acts as the client's owner
+    return await issueNew(c.clientId, c.userUid) // client_credentials acts as the client's owner
   }
 
   /**
@@ -141,7 +198,7 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
    * it may be left out when the client registered exactly one.
    * @throws AuthorizeRefused (never redirected); OAuthError unsupported_response_type (sent to the redirect URI)
    */
-  async function authorizeTarget (req: AuthorizeRequest): Promise<{ clientId: string, redirectUri: string }> {
+  async function authorizeTarget (req: AuthorizeRequest): Promise<{ clientId: string, redirectUri: string, responseType: 'code' | 'token' }> {
     if (req.clientId === undefined) throw new AuthorizeRefused('invalid_request', 'client_id is required')
     const c = await repos.clients.find(req.clientId)
     if (c === undefined) throw new AuthorizeRefused('invalid_client', 'unknown client')
@@ -149,23 +206,31 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     if (redirectUri === undefined || !c.redirectUris.includes(redirectUri)) {
       throw new AuthorizeRefused('invalid_request', 'redirect_uri is missing or not registered for this client')
     }
-    if (req.responseType !== 'code') throw new OAuthError('unsupported_response_type', 'response_type must be code')
-    return { clientId: c.clientId, redirectUri }
+    const responseType = req.responseType
+    if (responseType !== 'code' && responseType !== 'token') {
+      throw new OAuthError('unsupported_response_type', 'response_type must be code or token')
+    }
+    return { clientId: c.clientId, redirectUri, responseType }
   }
 
   /**
-   * The user's credentials for a code sent to the client's redirect URI.
-   * @throws AuthorizeRefused, OAuthError unsupported_response_type (as authorizeTarget); invalid_grant (bad credentials)
+   * The user's credentials for a code (response_type=code) or, for the implicit grant (response_type=token, RFC 6749
+   * §4.2: native applications), an access token alone, sent to the client's registered redirect URI.
+   * @throws AuthorizeRefused, OAuthError unsupported_response_type (as authorizeTarget); invalid_request, invalid_grant
+   * (bad credentials); FleetError rate.limit.exceeded (login-throttle.ts)
    */
-  async function authorize (req: AuthorizeRequest & { username?: string | undefined, password?: string | undefined }): Promise<{ code: string, redirectUri: string }> {
+  async function authorize (req: AuthorizeRequest & { address: string, username?: string | undefined, password?: string | undefined }):
+  Promise<{ redirectUri: string } & ({ code: string } | { token: ImplicitToken })> {
     const target = await authorizeTarget(req)
-    const user = req.username === undefined ? undefined : await repos.users.findByEmail(req.username)
-    if (user === undefined || req.password === undefined || !(await verifyPassword(req.password, user.passwordHash))) {
-      throw new OAuthError('invalid_grant', 'bad user credentials')
+    const userUid = await signIn(req.username, req.password, req.address)
+    const now = clock.now()
+    if (target.responseType === 'token') {
+      const access = randomSecret(32)
+      await repos.tokens.insertAll([{ hash: sha256(access), kind: 'access', clientId: target.clientId, userUid, pairHash: null, family: randomSecret(16), expiresAt: now + tokenTtlS * 1000 }], now)
+      return { redirectUri: target.redirectUri, token: { access_token: access, token_type: 'bearer', expires_in: tokenTtlS } }
     }
     const code = randomSecret(32)
-    const now = clock.now()
-    await repos.tokens.insertCode({ hash: sha256(code), clientId: target.clientId, userUid: user.uid, redirectUri: target.redirectUri, expiresAt: now + CODE_TTL_MS }, now)
+    await repos.tokens.insertCode({ hash: sha256(code), clientId: target.clientId, userUid, redirectUri: target.redirectUri, expiresAt: now + CODE_TTL_MS }, now)
     return { code, redirectUri: target.redirectUri }
   }
 

@@ -51,11 +51,19 @@ const IP_CODES = {
   }
 } as const
 
+// What each IP filter error tells the caller: the field, and how to fix it.
+const IP_FIXES = {
+  missing: 'switching filtering on needs ipAddresses or a startIPAddress and endIPAddress range',
+  address: 'every address of ipAddresses, startIPAddress and endIPAddress is an IPv4 or IPv6 address',
+  range: 'startIPAddress and endIPAddress: both or neither, one address family, start not after end'
+} as const
+
 /** fleet-api.md §Companies, Edit: filters must be valid; switching filtering on needs filters. */
 function checkFiltering (kind: keyof typeof IP_CODES, on: boolean, f: IpFilters): void {
+  const field = kind === 'api' ? 'ipFilters' : 'deviceIpFilters'
   const problem = ipFiltersProblem(f)
-  if (problem !== undefined) throw new FleetError(IP_CODES[kind][problem], [])
-  if (on && !hasFilters(f)) throw new FleetError(IP_CODES[kind].missing, [])
+  if (problem !== undefined) throw new FleetError(IP_CODES[kind][problem], [field, IP_FIXES[problem]])
+  if (on && !hasFilters(f)) throw new FleetError(IP_CODES[kind].missing, [field, IP_FIXES.missing])
 }
 
 function toAdministrator (companyUid: string, u: { uid: string, email: string, name: string }): AdministratorView {
@@ -76,7 +84,7 @@ export function createCompaniesService ({ repos, inTransaction, epoch }: Compani
     const patch: CompanyPatch = {}
     if ('name' in body) {
       const name = body.name?.trim()
-      if (name === undefined || name === '') throw new FleetError('company.missing.name', [])
+      if (name === undefined || name === '') throw new FleetError('company.missing.name', ['name', 'a company needs a name'])
       const other = await repos.companies.findByName(name)
       if (other !== undefined && other.uid !== c.uid) throw new FleetError('company.not.unique.name', [name])
       patch.name = name
@@ -111,7 +119,7 @@ export function createCompaniesService ({ repos, inTransaction, epoch }: Compani
   async function setAdministrators (access: CompanyAccess, body: { administrators?: Array<{ uid?: string }> | null }): Promise<AdministratorView[]> {
     const companyUid = access.company.uid
     const uids = [...new Set((body.administrators ?? []).map((a) => a.uid ?? ''))]
-    if (uids.length === 0) throw new FleetError('user.missing', [])
+    if (uids.length === 0) throw new FleetError('user.missing', ['users', 'list at least one administrator'])
     return await inTransaction(async (tx) => {
       const members = await tx.memberships.members(companyUid, uids)
       const unknown = uids.find((u) => !members.some((m) => m.userUid === u))

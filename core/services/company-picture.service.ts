@@ -10,6 +10,7 @@ export const MAX_PICTURE_BYTES = 750 * 1024
 export const MAX_PICTURE_SIDE = 1024
 const BOXES: Record<Exclude<PictureSize, 'normal'>, number> = { small: 32, icon: 16 }
 const TYPES: Record<string, string> = { jpeg: 'image/jpeg', png: 'image/png' }
+const FORMATS = 'a JPG or PNG image'
 
 export interface CompanyPictureDeps { companies: Pick<CompaniesRepository, 'putPictures' | 'getPicture'> }
 
@@ -21,12 +22,12 @@ export function createCompanyPictureService ({ companies }: CompanyPictureDeps) 
   async function upload (access: CompanyAccess, image: Buffer): Promise<void> {
     if (image.length > MAX_PICTURE_BYTES) throw new FleetError('file.too.large', [String(MAX_PICTURE_BYTES)])
     let meta: Metadata
-    try { meta = await sharp(image).metadata() } catch { throw new FleetError('invalid.format', []) }
+    try { meta = await sharp(image).metadata() } catch { throw new FleetError('invalid.format', ['unreadable', FORMATS]) }
     const contentType = meta.format === undefined ? undefined : TYPES[meta.format]
-    if (contentType === undefined) throw new FleetError('invalid.format', [meta.format ?? ''])
+    if (contentType === undefined) throw new FleetError('invalid.format', [meta.format ?? '', FORMATS])
     const { width = 0, height = 0 } = meta
     if (width > MAX_PICTURE_SIDE || height > MAX_PICTURE_SIDE) {
-      throw new FleetError('image.invalid.dimension', [String(width), String(height)])
+      throw new FleetError('image.invalid.dimension', [String(width), String(height), `at most ${MAX_PICTURE_SIDE} px per side`])
     }
     // rotate() applies the EXIF orientation, which the reductions would otherwise lose with the metadata.
     const reduce = async (box: number): Promise<Buffer> => {
@@ -38,7 +39,7 @@ export function createCompanyPictureService ({ companies }: CompanyPictureDeps) 
       [small, icon] = await Promise.all([reduce(BOXES.small), reduce(BOXES.icon)])
     } catch {
       // A valid header over damaged or truncated pixels: metadata() passed, decoding does not.
-      throw new FleetError('invalid.format', [meta.format ?? ''])
+      throw new FleetError('invalid.format', [meta.format ?? '', FORMATS])
     }
     await companies.putPictures(access.company.uid, {
       normal: { contentType, data: image },

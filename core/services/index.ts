@@ -1,20 +1,24 @@
 import type { Config } from '../config.js'
-import type { Clock, UnitOfWork } from '../ports.js'
+import type { Clock, RateCounter, UnitOfWork } from '../ports.js'
 import type { Repositories } from '../repositories.js'
 import { createAuthService } from './auth.service.js'
 import { createAccessEpoch } from './access-epoch.js'
+import { createLoginThrottle } from './login-throttle.js'
 import { createUsersService } from './users.service.js'
 import { createCompaniesService } from './companies.service.js'
 import { createCompanyPictureService } from './company-picture.service.js'
 import { createSeedService } from './seed.service.js'
 import { createSystemsService } from './systems/systems.service.js'
 import { createApplicationsService } from './applications.service.js'
+import { createPartsService } from './parts.service.js'
 import { createDevicesService } from './ingest/devices.service.js'
 import { createIngestService } from './ingest/ingest.service.js'
 import type { Logger } from '../logger.js'
+import type { MetricsRegistry } from '../metrics.js'
 import type { JobQueue } from '../queue.js'
 import type { CallbackSender, Mailer } from '../notify.js'
 import type { OperationJobs } from '../operations/jobs.js'
+import type { CallbackGuard } from '../operations/callback-guard.js'
 import { createOperationsService } from './operations/index.js'
 import { createDataServices } from './data/index.js'
 
@@ -25,25 +29,33 @@ export interface ServicesDeps {
   clock: Clock
   log: Logger
   queue: JobQueue<OperationJobs>
-  callbacks: CallbackSender
+  callbacks: CallbackSender & CallbackGuard
   mailer: Mailer
+  /** Where sign-in failures are counted (login-throttle.ts): the rate-limit counters. */
+  rateCounter: RateCounter
+  /** Where ingest and the operations engine report (absent: nowhere). */
+  metrics?: MetricsRegistry
 }
 
 /** Every use case of the service, wired on one set of repositories. */
-export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer }: ServicesDeps) {
+export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter }: ServicesDeps) {
   const epoch = createAccessEpoch()
+  const throttle = createLoginThrottle(rateCounter, clock, {
+    accountFailures: config.LOGIN_THROTTLE_FAILURES, addressFailures: config.LOGIN_THROTTLE_ADDRESS_FAILURES, baseMs: config.LOGIN_THROTTLE_BASE_MS
+  })
   return {
-    auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch }),
+    auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch, throttle }),
     users: createUsersService({ repos, epoch }),
     companies: createCompaniesService({ repos, inTransaction, epoch }),
     companyPicture: createCompanyPictureService({ companies: repos.companies }),
     seed: createSeedService({ inTransaction, clock, epoch }),
     systems: createSystemsService({ repos, inTransaction, clock }),
     applications: createApplicationsService({ repos, clock }),
+    parts: createPartsService({ repos }),
     devices: createDevicesService({ repos, clock }),
     // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).
-    ingest: createIngestService({ inTransaction, clock, log, options: { parallel: config.DATABASE_URL === undefined ? 1 : 2 } }),
-    operations: createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS }),
+    ingest: createIngestService({ inTransaction, clock, log, metrics, options: { parallel: config.DATABASE_URL === undefined ? 1 : 2 } }),
+    operations: createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS }),
     /** commStatus WARNING / ERROR for systems that missed their period (conventions.md §Data). */
     sweepCommStatus: async () => await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000),
     data: createDataServices({ repos, clock }),

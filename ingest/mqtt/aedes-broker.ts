@@ -22,6 +22,8 @@ export interface AedesBroker {
   handle (stream: Connection, remoteAddress: string, req?: IncomingMessage): void
   /** Publishes the tasks to the system's connections here that subscribed to them; false when there is none. */
   publishTasks (systemUid: string, payload: string): Promise<boolean>
+  /** Authenticated connections now (the connected devices metric). */
+  connected (): number
   close (): Promise<void>
 }
 
@@ -31,7 +33,7 @@ const CONSUMED_TOPIC = '$fleet/consumed'
 
 const tasksTopic = (username: string): string => `${username}/tasks/json`
 
-function authError (message: string, code: 2 | 4 | 5): AuthenticateError {
+function authError (message: string, code: 2 | 3 | 4 | 5): AuthenticateError {
   return Object.assign(new Error(message), { returnCode: code }) as AuthenticateError
 }
 
@@ -59,16 +61,23 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
         if (holderSession !== undefined && holderSession.systemUid !== r.session.systemUid) { done(authError('client id in use', 2), false); return }
         sessions.set(client, r.session)
         done(null, true)
-      }, (err: unknown) => { deps.log.error({ err }, 'mqtt authentication failed'); done(authError('server error', 5), false) })
+      }, (err: unknown) => {
+        // The login could not be checked (the store is unavailable): MQTT 3.1.1 §3.2.2.3 return code 3, server
+        // unavailable, which devices retry, rather than 5, not authorized, which says the credentials are wrong.
+        deps.log.error({ err }, 'mqtt authentication failed')
+        done(authError('server unavailable', 3), false)
+      })
     },
     authorizePublish (client, packet, done) {
       const session = client === null ? undefined : sessions.get(client)
       if (session === undefined) { done(new Error('not authenticated')); return }
-      handleMqttPublish(deps, session, packet.topic, packet.payload as Buffer).then((outcome) => {
+      handleMqttPublish(deps, session, packet.topic, packet.payload as Buffer).then(() => {
+        // A publish outside the device's own topics was counted (topic.forbidden) and is dropped here like any
+        // consumed one. MQTT 3.1.1 has no negative PUBACK; closing the connection instead made the device send it
+        // again after every reconnect, forever. Acknowledged and dropped, as Mosquitto does (conventions.md §Devices).
         packet.topic = CONSUMED_TOPIC
         packet.retain = false
-        // MQTT 3.1.1 has no negative PUBACK: a publish outside the device's own topics closes the connection.
-        done(outcome.kind === 'forbidden' ? new Error('topic.forbidden') : null)
+        done(null)
       }, (err: unknown) => {
         // Not stored: no PUBACK; the connection closes and the device sends the message again.
         deps.log.warn({ err }, 'mqtt message not stored')
@@ -139,6 +148,7 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
       broker.handle(stream, req)
     },
     publishTasks,
+    connected: () => { let n = 0; for (const mine of online.values()) n += mine.size; return n },
     async close () { await new Promise<void>((resolve) => { broker.close(() => { resolve() }) }) }
   }
 }

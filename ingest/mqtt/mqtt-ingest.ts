@@ -25,6 +25,10 @@ export interface MqttIngest {
   /** Sends tasks to a connected device; false when it is not connected to this process. */
   publishTasks (session: DeviceSession, payload: string): Promise<boolean>
   listen (port: number, host?: string): Promise<number>
+  /** True while the TCP listener accepts connections (GET /ready). */
+  listening (): boolean
+  /** Authenticated device connections by MQTT version (the connected devices metric). */
+  connected (): Array<{ version: '3.1.1' | '5', count: number }>
   close (): Promise<void>
 }
 
@@ -121,6 +125,12 @@ export async function createMqttIngest (deps: MqttIngestDeps): Promise<MqttInges
       })
       const address = server.address()
       return typeof address === 'object' && address !== null ? address.port : port
+    },
+    listening: () => server?.listening === true,
+    connected: () => {
+      let v5n = 0
+      for (const mine of v5.values()) v5n += mine.size
+      return [{ version: '3.1.1', count: aedes.connected() }, { version: '5', count: v5n }]
     },
     async close () {
       // Stop accepting, then end the open connections (server.close waits for them), then the broker.

@@ -4,7 +4,7 @@
 import mqtt, { type Packet, type IConnectPacket, type IPublishPacket, type ISubscribePacket } from 'mqtt-packet'
 import type { Duplex } from 'node:stream'
 import type { Logger } from '../../core/logger.js'
-import type { DevicesService, DeviceSession } from '../../core/services/ingest/devices.service.js'
+import type { DeviceAuthResult, DevicesService, DeviceSession } from '../../core/services/ingest/devices.service.js'
 import { handleMqttPublish, ownTopic, type PublishDeps } from '../device-publish.js'
 import { topicMatches } from '../../protocols/mqtt/topic.js'
 
@@ -15,6 +15,7 @@ const RC = {
   protocolError: 0x82,
   badCredentials: 0x86,
   notAuthorized: 0x87,
+  serverUnavailable: 0x88,
   keepAliveTimeout: 0x8d,
   sessionTakenOver: 0x8e,
   payloadFormatInvalid: 0x99,
@@ -90,7 +91,17 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): V
     if (session !== undefined) { close(RC.protocolError); return }
     const username = p.username ?? ''
     const password = p.password === undefined ? '' : p.password.toString()
-    const auth = username === '' ? undefined : await deps.devices.authenticate(username, password, 'mqtt', remoteAddress)
+    let auth: DeviceAuthResult | undefined
+    try {
+      auth = username === '' ? undefined : await deps.devices.authenticate(username, password, 'mqtt', remoteAddress)
+    } catch (err) {
+      // The login could not be checked (the store is unavailable): CONNACK 0x88, server unavailable (MQTT 5.0
+      // §3.2.2.2), which devices retry, rather than a refusal of their credentials.
+      deps.log.error({ err }, 'mqtt5 authentication failed')
+      send({ cmd: 'connack', reasonCode: RC.serverUnavailable, sessionPresent: false } as Packet)
+      close()
+      return
+    }
     if (auth === undefined || !auth.ok) {
       send({ cmd: 'connack', reasonCode: auth?.ok === false && auth.reason === 'device.ip.forbidden' ? RC.notAuthorized : RC.badCredentials, sessionPresent: false } as Packet)
       close()

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { DevicesService, DeviceSession } from '../../core/services/ingest/devices.service.js'
 import type { IngestService } from '../../core/services/ingest/ingest.service.js'
 import { storeAcks, storeData, type PublishOutcome } from '../device-publish.js'
+import { ackBody, acksSchema, dataBody, documentBody, messagesSchema, tasksSchema } from './device.schema.js'
 
 export interface DeviceRoutesOptions { devices: DevicesService, ingest: IngestService, now: () => number }
 
@@ -55,20 +56,20 @@ export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRo
   const body = (req: FastifyRequest): Buffer => Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
   const schema = { tags: ['devices'], security: [{ basic: [] }] }
 
-  app.post('/device/messages', { config: { public: true }, schema: { ...schema, summary: 'Send data (Device-REST-Version: 2 for the timestamp-keyed form)' } }, async (req, reply) => {
+  app.post('/device/messages', { config: { public: true, swaggerTransform: documentBody(dataBody) }, schema: { ...schema, ...messagesSchema } }, async (req, reply) => {
     const s = await session(req, reply)
     if (s === undefined) return reply
     const timestampKeyed = req.headers['device-rest-version'] === '2'
     return answer(reply, await storeData(opts, s, 'REST', body(req), { timestampKeyed }))
   })
 
-  app.get('/device/tasks', { config: { public: true }, schema: { ...schema, summary: 'Pending tasks of the device' } }, async (req, reply) => {
+  app.get('/device/tasks', { config: { public: true }, schema: { ...schema, ...tasksSchema } }, async (req, reply) => {
     const s = await session(req, reply)
     if (s === undefined) return reply
     return await reply.send(await opts.ingest.pendingTasks(s.systemUid))
   })
 
-  app.post('/device/acks', { config: { public: true }, schema: { ...schema, summary: 'Acknowledge tasks' } }, async (req, reply) => {
+  app.post('/device/acks', { config: { public: true, swaggerTransform: documentBody(ackBody) }, schema: { ...schema, ...acksSchema } }, async (req, reply) => {
     const s = await session(req, reply)
     if (s === undefined) return reply
     return answer(reply, await storeAcks(opts, s, 'REST', body(req)))

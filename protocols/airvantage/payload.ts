@@ -19,7 +19,7 @@ export type DataReason = TextReason
 export type DecodedData = { ok: true, form: DataForm, points: Point[] } | Refusal<DataReason>
 
 export interface DecodeDataOptions {
-  /** Server time of reception (ms): stamps flat payloads and points whose timestamp is null or absent. */
+  /** Server time of reception (ms): stamps flat payloads and points whose timestamp is null, absent or empty. */
   receivedAt: number
   /** REST `Device-REST-Version: 2` (conventions.md §Devices): read an object as timestamp-keyed whatever its keys. */
   timestampKeyed?: boolean
@@ -81,9 +81,12 @@ function readList (list: unknown[], receivedAt: number, out: Point[]): DataReaso
   return undefined
 }
 
-/** List-form timestamps may be null (protocols.md §3.1) or absent: the point is stamped on receipt. */
+/**
+ * List-form timestamps may be null (protocols.md §3.1), absent or an empty string (the HL-series gateways send
+ * `"timestamp": ""`): the point is stamped on receipt (conventions.md §Devices). Any other string is refused.
+ */
 function listTimestamp (t: unknown, receivedAt: number): number | undefined {
-  if (t === null || t === undefined) return receivedAt
+  if (t === null || t === undefined || (typeof t === 'string' && t.trim() === '')) return receivedAt
   return typeof t === 'number' ? normaliseTimestamp(t) : undefined
 }
 

@@ -3,6 +3,7 @@ import http from 'node:http'
 import https from 'node:https'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
 import { SIGNATURE_HEADER, signBody, type CallbackResult, type CallbackSender } from '../../core/notify.js'
+import type { CallbackCheck, CallbackGuard } from '../../core/operations/callback-guard.js'
 
 // conventions.md §Callbacks and notifications: POST of the event as JSON, credentials of the URL as HTTP Basic
 // auth, X-Fleet-Signature when a secret is configured, and no callbacks into loopback, link-local or private
@@ -153,10 +154,31 @@ function resolveWithin (lookup: (h: string) => Promise<LookupAddress[]>, host: s
   })
 }
 
-/** The CallbackSender of the service: one POST per call, never throws. */
-export function createHttpCallbackSender (opts: HttpCallbackOptions): CallbackSender {
+/**
+ * The check of a callback URL when its operation is created (core/operations/callback-guard.ts), by the rules the
+ * deliveries obey: an http(s) URL, and unless allowPrivate no host that is or resolves to a forbidden address. A
+ * name that does not resolve now is accepted: delivery retries it, and checks it again each time.
+ */
+async function checkCallback (opts: HttpCallbackOptions, resolve: (host: string) => Promise<LookupAddress[]>, rawUrl: string): Promise<CallbackCheck> {
+  const target = parseTarget(rawUrl)
+  // The reason names the scheme or the fault, never the URL (its user information may hold a password).
+  if (typeof target === 'string') return { ok: false, code: 'callback.invalid', params: ['callback', target] }
+  if (opts.allowPrivate) return { ok: true }
+  let addresses: LookupAddress[]
+  try {
+    addresses = await resolveWithin(resolve, target.host, AbortSignal.timeout(opts.timeoutMs))
+  } catch {
+    return { ok: true }
+  }
+  const bad = addresses.find((a) => isForbiddenAddress(a.address))
+  return bad === undefined ? { ok: true } : { ok: false, code: 'callback.forbidden', params: [target.host, 'CALLBACK_ALLOW_PRIVATE'] }
+}
+
+/** The CallbackSender of the service: one POST per call, never throws; and the check of URLs at creation. */
+export function createHttpCallbackSender (opts: HttpCallbackOptions): CallbackSender & CallbackGuard {
   const resolve = opts.resolve ?? ((host: string) => dns.lookup(host, { all: true }))
   return {
+    async check (rawUrl) { return await checkCallback(opts, resolve, rawUrl) },
     async send (rawUrl, body) {
       const target = parseTarget(rawUrl)
       if (typeof target === 'string') return { outcome: 'refused', reason: target }

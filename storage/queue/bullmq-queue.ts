@@ -5,12 +5,15 @@
 // - attempts count runs started, a run whose worker died included (BullMQ's attemptsStarted), as the local
 //   queue does; the processor decides when a failure is final and then throws UnrecoverableError, so
 //   BullMQ never retries past it, and stalled jobs are left to that count (maxStalledCount is not the limit);
-// - a FleetError is permanent (UnrecoverableError, §2.7 error contract); finished jobs are removed at once.
+// - a FleetError is permanent (UnrecoverableError, §2.7 error contract); finished jobs are removed at once;
+// - a repeatable job is a BullMQ job scheduler (upsertJobScheduler, one per name, shared by every process on
+//   the prefix): BullMQ puts one job per period in the queue, which one worker takes; a failed run goes to
+//   onError and is not retried (the next period is).
 import { randomUUID } from 'node:crypto'
 import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq'
 import { Redis } from 'ioredis'
 import {
-  DEFAULT_ATTEMPTS, isPermanentJobError,
+  DEFAULT_ATTEMPTS, checkPeriod, isPermanentJobError, repeatJobId,
   type JobFailure, type JobHandler, type JobInfo, type JobPayloadMap, type JobQueue, type WorkOptions
 } from '../../core/queue.js'
 
@@ -76,6 +79,14 @@ export async function createBullmqQueue<P extends JobPayloadMap = Record<string,
       throw new UnrecoverableError(message(error))
     }
     return async (j: Job): Promise<void> => {
+      if (j.repeatJobKey !== undefined) {
+        const handler = handlers[j.name]
+        try {
+          if (handler === undefined) throw new Error(`no handler for job ${j.name}`)
+          await handler(j.data, { id: repeatJobId(j.name), name: j.name, attempt: 1, attempts: 1 })
+        } catch (err) { onError(err) }
+        return
+      }
       const job: JobInfo = { id: fromBullId(j.id ?? ''), name: j.name, attempt: j.attemptsStarted, attempts: j.opts.attempts ?? 1 }
       if (job.attempt > job.attempts) {
         return await fail(job, j.data, new Error(`job ${job.id}: the worker of its last attempt died`), false)
@@ -106,10 +117,26 @@ export async function createBullmqQueue<P extends JobPayloadMap = Record<string,
       })
     },
 
+    async repeat (jobName, everyMs, payload) {
+      checkPeriod(everyMs)
+      // The scheduler id is the job name: a second upsert (a restart, another process) updates the one scheduler.
+      await queue.upsertJobScheduler(toBullId(repeatJobId(jobName)), { every: everyMs }, {
+        name: jobName,
+        data: payload ?? null,
+        opts: { attempts: 1, removeOnComplete: true, removeOnFail: true }
+      })
+    },
+
     async remove (jobId) {
       const id = toBullId(jobId)
       if (await queue.getJob(id) === undefined) return false
       return await queue.remove(id) === 1 // 0 when the job is running (locked)
+    },
+
+    async depth () {
+      // BullMQ keeps prioritized and waiting-children jobs apart; both wait for a worker all the same.
+      const c = await queue.getJobCounts('waiting', 'prioritized', 'waiting-children', 'delayed', 'active')
+      return { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c['waiting-children'] ?? 0), delayed: c.delayed ?? 0, active: c.active ?? 0 }
     },
 
     async work (handlers, opts) {

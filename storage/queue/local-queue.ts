@@ -5,10 +5,12 @@
 // while the handler runs. A worker killed outright stops renewing; once its lease has passed the job is
 // claimed again (at least once). A finished job (completed or failed for good) is deleted at once, which
 // frees its id; onFailed is where a failure is recorded.
+// A repeatable job (repeat()) is one row that is never deleted: the same claim gives one run to one worker, and
+// the run's end moves run_at forward by the period, so the workers of a cluster run it once per period.
 import { randomUUID } from 'node:crypto'
 import type { Clock, Db } from '../../core/ports.js'
 import {
-  DEFAULT_ATTEMPTS, backoffDelay, isPermanentJobError,
+  DEFAULT_ATTEMPTS, backoffDelay, checkPeriod, isPermanentJobError, repeatJobId,
   type JobFailure, type JobHandler, type JobInfo, type JobPayloadMap, type JobQueue, type WorkOptions
 } from '../../core/queue.js'
 
@@ -26,7 +28,16 @@ export interface LocalQueueOptions {
   onError?: (err: unknown) => void
 }
 
-interface Claimed { id: string, name: string, payload: unknown, attempt: number, max_attempts: number }
+interface Claimed {
+  id: string
+  name: string
+  payload: unknown
+  attempt: number
+  max_attempts: number
+  run_at: string | number
+  /** Set on a repeatable job (bigint: a string from node-postgres, a number from PGlite). */
+  repeat_every_ms: string | number | null
+}
 
 const CLAIM = `
   WITH due AS (
@@ -38,7 +49,7 @@ const CLAIM = `
   )
   UPDATE jobs j SET attempt = j.attempt + 1, locked_until = $4, locked_by = $5
   FROM due WHERE j.queue = $1 AND j.id = due.id
-  RETURNING j.id, j.name, j.payload, j.attempt, j.max_attempts`
+  RETURNING j.id, j.name, j.payload, j.attempt, j.max_attempts, j.run_at, j.repeat_every_ms`
 
 /** A sleep that wake() cuts short; a wake() while awake is remembered, so none is lost. */
 function createWaker (): { wake: () => void, wait: (ms: number) => Promise<void> } {
@@ -112,6 +123,7 @@ export function createLocalQueue<P extends JobPayloadMap = Record<string, unknow
   }
 
   async function runJob (row: Claimed & { token: string }): Promise<void> {
+    if (row.repeat_every_ms !== null) return await runRepeat(row, Number(row.repeat_every_ms))
     const job: JobInfo = { id: row.id, name: row.name, attempt: row.attempt, attempts: row.max_attempts }
     // The previous run was the last one and its worker died: the attempts are spent.
     if (row.attempt > row.max_attempts) {
@@ -134,6 +146,27 @@ export function createLocalQueue<P extends JobPayloadMap = Record<string, unknow
     const permanent = handler === undefined || isPermanentJobError(error)
     if (permanent || row.attempt >= row.max_attempts) return await fail(row, job, error, permanent)
     await retry(row, error)
+  }
+
+  // One run of a repeatable job; whatever its outcome, the row waits for the next period (core/queue.ts repeat()).
+  // A run whose worker died is run again once its lease has passed, like any job, within the same period.
+  async function runRepeat (row: Claimed & { token: string }, everyMs: number): Promise<void> {
+    const handler = handlers[row.name]
+    const heartbeat = setInterval(() => { renew(row).catch(onError) }, Math.max(1, Math.floor(leaseMs / 3)))
+    try {
+      if (handler === undefined) throw new Error(`no handler for job ${row.name}`)
+      await handler(row.payload, { id: row.id, name: row.name, attempt: 1, attempts: 1 })
+    } catch (err) {
+      onError(err)
+    } finally {
+      clearInterval(heartbeat)
+    }
+    // The next due time follows the previous one (a steady period), but never lies in the past: a queue that was
+    // down for a while runs the job once, not once per missed period.
+    const next = Math.max(Number(row.run_at) + everyMs, clock.now())
+    await db.query(
+      `UPDATE jobs SET run_at = $4, attempt = 0, locked_until = NULL, locked_by = NULL
+       WHERE queue = $1 AND id = $2 AND locked_by = $3`, [queue, row.id, row.token, next])
   }
 
   async function renew (row: Claimed & { token: string }): Promise<void> {
@@ -182,11 +215,35 @@ export function createLocalQueue<P extends JobPayloadMap = Record<string, unknow
       if (opts.runAt === undefined || opts.runAt <= now) waker.wake()
     },
 
+    async repeat (name, everyMs, payload) {
+      checkPeriod(everyMs)
+      const now = clock.now()
+      // A declaration again (a restart, another process) keeps the row and its due time, so it adds no run; a
+      // shorter period than before brings the due time forward to at most one new period away.
+      await db.query(
+        `INSERT INTO jobs (queue, id, name, payload, run_at, max_attempts, created_at, repeat_every_ms)
+         VALUES ($1, $2, $3, $4::jsonb, $5, 1, $5, $6)
+         ON CONFLICT (queue, id) DO UPDATE SET name = EXCLUDED.name, payload = EXCLUDED.payload,
+           repeat_every_ms = EXCLUDED.repeat_every_ms, run_at = LEAST(jobs.run_at, $5 + $6)`,
+        [queue, repeatJobId(name), name, JSON.stringify(payload ?? null), now, everyMs])
+      waker.wake()
+    },
+
     async remove (jobId) {
       const res = await db.query(
         'DELETE FROM jobs WHERE queue = $1 AND id = $2 AND (locked_until IS NULL OR locked_until <= $3)',
         [queue, jobId, clock.now()])
       return res.rowCount > 0
+    },
+
+    async depth () {
+      // One pass over this queue's rows (the jobs table only holds unfinished jobs: a finished one is deleted).
+      const { rows } = await db.query<{ waiting: number, delayed: number, active: number }>(
+        `SELECT count(*) FILTER (WHERE run_at <= $2 AND (locked_until IS NULL OR locked_until <= $2))::int AS waiting,
+                count(*) FILTER (WHERE run_at > $2 AND (locked_until IS NULL OR locked_until <= $2))::int AS delayed,
+                count(*) FILTER (WHERE locked_until > $2)::int AS active
+         FROM jobs WHERE queue = $1`, [queue, clock.now()])
+      return rows[0] ?? { waiting: 0, delayed: 0, active: 0 }
     },
 
     async work (h, opts) {

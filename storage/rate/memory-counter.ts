@@ -1,9 +1,18 @@
-import type { RateCounter } from '../../core/ports.js'
+import type { RateCounter, ThrottleRule } from '../../core/ports.js'
 
-/** Fixed-window counters in this process (the embedded default; conventions.md §Rate limiting). */
+// Failed-attempt entries kept at most; beyond it the expired ones are dropped, then the oldest (an attacker cycling
+// through addresses must not grow the map without bound).
+const ATTEMPTS_MAX = 100_000
+
+/** Fixed-window and failed-attempt counters in this process (the embedded default; conventions.md §Rate limiting). */
 export function createMemoryCounter (now: () => number = Date.now): RateCounter {
   const windows = new Map<string, { start: number, count: number }>()
+  const attempts = new Map<string, { failures: number, until: number, forgetAt: number }>()
   let lastSweep = now()
+  const sweepAttempts = (t: number): void => {
+    for (const [k, a] of attempts) if (a.forgetAt <= t) attempts.delete(k)
+    for (const k of attempts.keys()) { if (attempts.size < ATTEMPTS_MAX) break; attempts.delete(k) }
+  }
   return {
     async hit (key, windowMs) {
       const t = now()
@@ -20,6 +29,35 @@ export function createMemoryCounter (now: () => number = Date.now): RateCounter 
       w.count++
       return { count: w.count, resetMs: start + windowMs - t }
     },
-    async close () { windows.clear() }
+    async attempt (key, at, rule) {
+      const t = now()
+      let a = attempts.get(key)
+      if (a !== undefined && a.forgetAt <= t) a = undefined
+      if (a !== undefined && at < a.until) return a.until - at
+      if (a === undefined) {
+        if (attempts.size >= ATTEMPTS_MAX) sweepAttempts(t)
+        a = { failures: 0, until: 0, forgetAt: 0 }
+      }
+      a.failures++
+      if (a.failures >= rule.after) a.until = at + waitMs(a.failures, rule)
+      a.forgetAt = t + rule.forgetMs
+      attempts.delete(key) // re-inserted last: the map's order is the order of last attempts
+      attempts.set(key, a)
+      return 0
+    },
+    async forgive (key) {
+      const a = attempts.get(key)
+      if (a === undefined) return
+      a.failures--
+      a.until = 0
+      if (a.failures <= 0) attempts.delete(key)
+    },
+    async reset (key) { attempts.delete(key) },
+    async close () { windows.clear(); attempts.clear() }
   }
+}
+
+/** The wait that starts with the n-th failure (n >= rule.after). */
+export function waitMs (failures: number, rule: ThrottleRule): number {
+  return Math.min(rule.maxMs, rule.baseMs * 2 ** (failures - rule.after))
 }

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../core/ports.js'
 import type { GatewaysRepository } from '../../core/repositories.js'
 import type { Gateway } from '../../core/domain/system.js'
+import { findParts } from './parts-find.sql.js'
 
 export interface GatewayRow {
   uid: string
@@ -36,8 +37,15 @@ const COLUMNS: Record<string, string> = {
   imei: 'imei', serialNumber: 'serial_number', macAddress: 'mac_address', esn: 'esn', meid: 'meid', type: 'type', state: 'state', transferTo: 'transfer_to'
 }
 
+// GET /api/v1/gateways: filters and sorts (core/domain/parts.ts).
+const FIND_COLUMNS = { uid: 'uid', imei: 'imei', serialNumber: 'serial_number', macAddress: 'mac_address', type: 'type', creationDate: 'creation_date' }
+
 export function createGatewaysRepository (q: Queryable): GatewaysRepository {
   return {
+    async find (companyUid, filter, sort, page) {
+      const found = await findParts<GatewayRow>(q, { table: 'gateways', columns: FIND_COLUMNS }, companyUid, filter, sort, page)
+      return { count: found.count, items: found.items.map(toGateway) }
+    },
     async findByUid (companyUid, uid) {
       const { rows } = await q.query<GatewayRow>('SELECT * FROM gateways WHERE company_uid = $1 AND uid = $2', [companyUid, uid])
       return rows[0] === undefined ? undefined : toGateway(rows[0])

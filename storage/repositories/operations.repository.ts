@@ -23,6 +23,11 @@ interface OperationRow {
   parameters: Record<string, unknown>
   depends_on: Operation['dependsOn']
   resolved: boolean
+  callback_attempts: number
+  callback_last_status: number | null
+  callback_last_error: string | null
+  callback_last_attempt_at: number | null
+  callback_delivered: boolean
 }
 
 const toOperation = (r: OperationRow): Operation => ({
@@ -44,7 +49,14 @@ const toOperation = (r: OperationRow): Operation => ({
   callback: r.callback,
   parameters: r.parameters,
   dependsOn: r.depends_on,
-  resolved: r.resolved
+  resolved: r.resolved,
+  callbackDelivery: {
+    attempts: r.callback_attempts,
+    lastStatus: r.callback_last_status,
+    lastError: r.callback_last_error,
+    lastAttemptAt: r.callback_last_attempt_at === null ? null : Number(r.callback_last_attempt_at),
+    delivered: r.callback_delivered
+  }
 })
 
 interface TaskRow {
@@ -226,6 +238,19 @@ export function createOperationsRepository (q: Queryable): OperationsRepository 
     async unfinished () {
       const { rows } = await q.query<OperationRow>("SELECT * FROM operations WHERE state <> 'FINISHED' ORDER BY created_at")
       return rows.map(toOperation)
+    },
+    async recordCallback (operationUid, a) {
+      // Tries of several events may end out of order: every try counts, the latest try's outcome is kept (each SET
+      // reads the row as it was, locked by this UPDATE).
+      const latest = 'coalesce(callback_last_attempt_at, 0) <= $2::bigint'
+      await q.query(
+        `UPDATE operations SET callback_attempts = callback_attempts + 1,
+           callback_last_status = CASE WHEN ${latest} THEN $3::integer ELSE callback_last_status END,
+           callback_last_error = CASE WHEN ${latest} THEN $4::text ELSE callback_last_error END,
+           callback_delivered = CASE WHEN ${latest} THEN $5::boolean ELSE callback_delivered END,
+           callback_last_attempt_at = CASE WHEN ${latest} THEN $2::bigint ELSE callback_last_attempt_at END
+         WHERE uid = $1`,
+        [operationUid, a.at, a.status, a.error, a.delivered])
     },
     async putFile (operationUid, f) {
       await q.query(`INSERT INTO operation_files (operation_uid, name, content_type, data) VALUES ($1, $2, $3, $4)

@@ -1,6 +1,7 @@
 import type { Queryable } from '../../core/ports.js'
 import type { SubscriptionsRepository } from '../../core/repositories.js'
 import type { Subscription } from '../../core/domain/system.js'
+import { findParts } from './parts-find.sql.js'
 
 export interface SubscriptionRow {
   uid: string
@@ -70,8 +71,17 @@ export const SUBSCRIPTION_COLUMNS: Record<string, string> = {
   imeiLock: 'imei_lock'
 }
 
+// GET /api/v1/subscriptions: filters and sorts (core/domain/parts.ts).
+const FIND_COLUMNS = {
+  uid: 'uid', identifier: 'identifier', mobileNumber: 'mobile_number', networkIdentifier: 'network_identifier', operator: 'operator', state: 'state', creationDate: 'creation_date'
+}
+
 export function createSubscriptionsRepository (q: Queryable): SubscriptionsRepository {
   return {
+    async find (companyUid, filter, sort, page) {
+      const found = await findParts<SubscriptionRow>(q, { table: 'subscriptions', columns: FIND_COLUMNS }, companyUid, filter, sort, page)
+      return { count: found.count, items: found.items.map(toSubscription) }
+    },
     async findByUid (companyUid, uid) {
       const { rows } = await q.query<SubscriptionRow>('SELECT * FROM subscriptions WHERE company_uid = $1 AND uid = $2', [companyUid, uid])
       return rows[0] === undefined ? undefined : toSubscription(rows[0])

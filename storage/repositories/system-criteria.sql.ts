@@ -53,10 +53,15 @@ const IDENTIFIER_COLUMNS: Record<string, string> = {
   subscriptionEid: 'b.eid'
 }
 
+/** A column by a key the caller chose: own keys only, so `constructor` or `__proto__` name no column. */
+function own<T> (map: Record<string, T>, key: string): T | undefined {
+  return Object.hasOwn(map, key) ? map[key] : undefined
+}
+
 function keyed (p: Params, map: Record<string, [string, 'eq' | 'contains']>, values: Record<string, string | undefined>): string[] {
   const out: string[] = []
   for (const [key, value] of Object.entries(values)) {
-    const col = map[key]
+    const col = own(map, key)
     if (col === undefined || value === undefined) continue
     out.push(col[1] === 'eq' ? `${col[0]} = ${p.add(value)}` : `${col[0]} ILIKE ${p.add(containsPattern(value))}`)
   }
@@ -107,9 +112,9 @@ export function criteriaConditions (c: SystemCriteria, p: Params): string[] {
   if (c.notOptions !== undefined) {
     w.push(`NOT EXISTS (SELECT 1 FROM system_options so WHERE so.system_uid = s.uid AND so.active AND so.option_uid = ANY(${p.add(c.notOptions)}::text[]))`)
   }
-  const ids = Object.entries(c.identifiers ?? {}).filter(([k, v]) => IDENTIFIER_COLUMNS[k] !== undefined && v !== undefined && v.length > 0)
+  const ids = Object.entries(c.identifiers ?? {}).filter(([k, v]) => own(IDENTIFIER_COLUMNS, k) !== undefined && v !== undefined && v.length > 0)
   if (ids.length > 0) {
-    w.push('(' + ids.map(([k, v]) => `${IDENTIFIER_COLUMNS[k] ?? ''} = ANY(${p.add(v)}::text[])`).join(' OR ') + ')')
+    w.push('(' + ids.map(([k, v]) => `${own(IDENTIFIER_COLUMNS, k) ?? ''} = ANY(${p.add(v)}::text[])`).join(' OR ') + ')')
   }
   return w
 }

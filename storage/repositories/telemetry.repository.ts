@@ -27,12 +27,14 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
       return rows.map((r): IngestSystemState => ({ uid: r.uid, data: r.data, dataTs: r.data_ts }))
     },
     async insertMessages (rows) {
-      if (rows.length === 0) return
-      await q.query(
+      if (rows.length === 0) return []
+      const { rows: inserted } = await q.query<{ uid: string }>(
         `INSERT INTO device_messages (uid, system_uid, protocol, ts, received_at, nb_data_points)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int4[])`,
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int4[])
+         ON CONFLICT (uid) DO NOTHING RETURNING uid`,
         [rows.map((r) => r.uid), rows.map((r) => r.systemUid), rows.map((r) => r.protocol), rows.map((r) => r.ts),
           rows.map((r) => r.receivedAt), rows.map((r) => r.nbDataPoints)])
+      return inserted.map((r) => r.uid)
     },
     async insertPoints (rows) {
       if (rows.length === 0) return

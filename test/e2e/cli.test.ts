@@ -1,62 +1,15 @@
 // The real command line (`node bin/fleet.mjs serve|migrate|seed`) as a user runs it: child processes, real HTTP,
 // a store on disk (PGlite in DATA_DIR) or a fresh PostgreSQL database (DATABASE_URL) when TEST_DATABASE_URL is set.
-import { randomBytes } from 'node:crypto'
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { request, type ClientRequest } from 'node:http'
 import { connect } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../../core/ports.js'
 import { verifyPassword } from '../../core/security/secrets.js'
-import { openPgliteDb } from '../../storage/pglite-db.js'
-import { openPostgresDb } from '../../storage/postgres-db.js'
 import { ROOT, freePort, runFleet, spawnFleet, type Child } from '../helpers/child.js'
-import { TEST_DATABASE_URL, databaseUrl } from '../helpers/env.js'
-
-/** Where a CLI run keeps its data: the environment that points it there, and a way to look inside afterwards. */
-interface Store { env: Record<string, string>, open (): Promise<Db>, drop (): Promise<void> }
-
-async function pgliteStore (): Promise<Store> {
-  const dir = await mkdtemp(join(tmpdir(), 'fleet-e2e-'))
-  return {
-    env: { DATA_DIR: dir },
-    open: async () => await openPgliteDb(join(dir, 'pglite')),
-    drop: async () => { await rm(dir, { recursive: true, force: true }) }
-  }
-}
-
-/** An empty database (not from the migrated template: the CLI must migrate it itself). */
-async function postgresStore (): Promise<Store> {
-  if (TEST_DATABASE_URL === undefined) throw new Error('TEST_DATABASE_URL is not set')
-  const base = TEST_DATABASE_URL
-  const name = `fleet_e2e_${randomBytes(6).toString('hex')}`
-  const admin = async (sql: string): Promise<void> => {
-    const c = new pg.Client({ connectionString: base })
-    await c.connect()
-    try { await c.query(sql) } finally { await c.end() }
-  }
-  await admin(`CREATE DATABASE ${name}`)
-  const dir = await mkdtemp(join(tmpdir(), 'fleet-e2e-'))
-  const url = databaseUrl(base, name)
-  return {
-    env: { DATA_DIR: dir, DATABASE_URL: url },
-    open: async () => await openPostgresDb(url, 1),
-    drop: async () => {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await rm(dir, { recursive: true, force: true })
-    }
-  }
-}
-
-/** Runs fn on the store's database, opened only while no CLI process holds it (PGlite has one owner). */
-async function inspect<T> (store: Store, fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await store.open()
-  try { return await fn(db) } finally { await db.close() }
-}
-
-const quiet = { HTTP_HOST: '127.0.0.1', MQTT_PORT: '0', M3DA_PORT: '0' }
+import { inspect, quiet, storeKinds, type Store } from '../helpers/cli-stores.js'
 
 async function startServe (store: Store): Promise<{ child: Child, port: number }> {
   const port = await freePort()
@@ -158,9 +111,7 @@ const counts = async (db: Db): Promise<unknown> =>
   (await db.query(`SELECT (SELECT count(*) FROM companies) AS companies, (SELECT count(*) FROM users) AS users,
     (SELECT count(*) FROM profiles) AS profiles, (SELECT count(*) FROM api_clients) AS clients`)).rows[0]
 
-// In CI the PostgreSQL runs must happen: without TEST_DATABASE_URL, postgresStore() throws (never a silent skip).
-const kinds: Array<[string, () => Promise<Store>]> = [['PGlite in DATA_DIR', pgliteStore]]
-if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') kinds.push(['PostgreSQL (DATABASE_URL)', postgresStore])
+const kinds = storeKinds()
 
 // Each CLI start loads the code through tsx and opens the store: seconds each, more on a busy machine.
 describe.each(kinds)('fleet CLI on %s', { timeout: 300_000 }, (_kind, makeStore) => {

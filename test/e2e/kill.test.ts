@@ -2,49 +2,16 @@
 // service runs as a child process (`node bin/fleet.mjs serve`), a simulated MQTT fleet publishes QoS 1 messages
 // numbered by `sim.seq`, the service is killed with SIGKILL in the middle of it, restarted on the same store, and
 // every message whose PUBACK reached its device must be there.
-import { randomBytes } from 'node:crypto'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import pg from 'pg'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { startFleet } from '../../simulator/fleet.js'
 import { connectApi } from '../../simulator/provision.js'
 import { freePort, spawnFleet, type Child } from '../helpers/child.js'
-import { TEST_DATABASE_URL, databaseUrl } from '../helpers/env.js'
+import { storeKinds } from '../helpers/cli-stores.js'
 
 const DEVICES = 20
 const ACKED_BEFORE_KILL = 200
 const CLIENT_SECRET = 'kill-test-secret'
 const ADMIN_PASSWORD = 'kill-test-password'
-
-interface Store { env: Record<string, string>, drop (): Promise<void> }
-
-async function pgliteStore (): Promise<Store> {
-  const dir = await mkdtemp(join(tmpdir(), 'fleet-kill-'))
-  return { env: { DATA_DIR: dir }, drop: async () => { await rm(dir, { recursive: true, force: true }) } }
-}
-
-/** A fresh empty database: the service migrates it itself. */
-async function postgresStore (): Promise<Store> {
-  if (TEST_DATABASE_URL === undefined) throw new Error('TEST_DATABASE_URL is not set')
-  const base = TEST_DATABASE_URL
-  const name = `fleet_kill_${randomBytes(6).toString('hex')}`
-  const admin = async (sql: string): Promise<void> => {
-    const c = new pg.Client({ connectionString: base })
-    await c.connect()
-    try { await c.query(sql) } finally { await c.end() }
-  }
-  await admin(`CREATE DATABASE ${name}`)
-  const dir = await mkdtemp(join(tmpdir(), 'fleet-kill-'))
-  return {
-    env: { DATA_DIR: dir, DATABASE_URL: databaseUrl(base, name) },
-    drop: async () => {
-      await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-      await rm(dir, { recursive: true, force: true })
-    }
-  }
-}
 
 async function twoFreePorts (): Promise<[number, number]> {
   for (;;) {
@@ -62,10 +29,7 @@ async function until (what: string, ok: () => boolean, timeoutMs: number): Promi
   }
 }
 
-const kinds: Array<[string, () => Promise<Store>]> = [['PGlite in DATA_DIR', pgliteStore]]
-if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') kinds.push(['PostgreSQL (DATABASE_URL)', postgresStore])
-
-describe.each(kinds)('SIGKILL of the service on %s', (_kind, makeStore) => {
+describe.each(storeKinds())('SIGKILL of the service on %s', (_kind, makeStore) => {
   it('loses no message whose PUBACK was received', { timeout: 240_000 }, async () => {
     const store = await makeStore()
     onTestFinished(async () => { await store.drop() })

@@ -125,3 +125,42 @@ describe('create an application', () => {
     expect((await find('?type=app.forbidden')).count).toBe(0)
   })
 })
+
+describe('create an application without a category (conventions.md §Applications: SOFTWARE by default)', () => {
+  it('answers and stores category SOFTWARE; FIRMWARE is kept when given', async () => {
+    const res = await post({ name: 'No category', revision: '1', type: 'app.nocategory' })
+    expect(res.statusCode).toBe(200)
+    expect(res.json()).toMatchObject({ type: 'app.nocategory', category: 'SOFTWARE', public: false })
+    expect((await find('?type=app.nocategory&category=SOFTWARE')).count).toBe(1)
+    const fw = await post({ name: 'Firmware', revision: '1', type: 'fw.own', category: 'FIRMWARE' })
+    expect(fw.json()).toMatchObject({ category: 'FIRMWARE' })
+  })
+})
+
+describe('GET /api/v1/applications/{uid}', () => {
+  const get = async (uid: string, token = stack.adminToken) => await stack.call(token, { method: 'GET', url: `/api/v1/applications/${encodeURIComponent(uid)}` })
+
+  it('answers a public application and the company\'s own, as find lists them', async () => {
+    for (const key of ['fw.public@1.0', 'app.own@1']) {
+      const res = await get(appUid(cat, key))
+      expect(res.statusCode).toBe(200)
+      expect(res.json()).toEqual((await find(`?uid=${appUid(cat, key)}`)).items[0])
+    }
+    expect((await get(appUid(cat, 'fw.public@1.0'), other.token)).json()).toMatchObject({ public: true, type: 'fw.public' })
+  })
+
+  it('another company\'s application, or an unknown uid: 400 application.unknown', async () => {
+    const theirs = appUid(cat, 'app.other@1')
+    expect((await get(theirs, other.token)).statusCode).toBe(200)
+    expect(expectError(await get(theirs), 'application.unknown').errorParameters).toEqual([theirs])
+    expect(expectError(await get(appUid(cat, 'app.own@1'), other.token), 'application.unknown').errorParameters).toEqual([appUid(cat, 'app.own@1')])
+    expectError(await get('no-such-application'), 'application.unknown')
+  })
+
+  it('needs entities.applications.view: 403 missing.rights', async () => {
+    const user = await createUser(stack, { rights: ['entities.systems.view'] })
+    const res = await get(appUid(cat, 'fw.public@1.0'), user.token)
+    expect(res.statusCode).toBe(403)
+    expect(res.json()).toEqual({ error: 'missing.rights', errorParameters: ['entities.applications.view'] })
+  })
+})

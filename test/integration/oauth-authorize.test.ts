@@ -58,7 +58,7 @@ describe('GET /api/oauth/authorize', () => {
   })
 
   it('sends an unsupported response_type back to the client as an error', async () => {
-    const res = await stack.api.inject({ method: 'GET', url: `/api/oauth/authorize?${new URLSearchParams({ ...request, response_type: 'token' }).toString()}` })
+    const res = await stack.api.inject({ method: 'GET', url: `/api/oauth/authorize?${new URLSearchParams({ ...request, response_type: 'id_token' }).toString()}` })
     expect(res.statusCode).toBe(302)
     const to = new URL(String(res.headers.location))
     expect(to.origin + to.pathname).toBe('https://console.example/callback')

@@ -74,6 +74,18 @@ describe('bearer tokens', () => {
     expect((await stack.call(t, { method: 'GET', url: '/api/v1/users/current' })).statusCode).toBe(401)
   })
 
+  it('expires the token named in the query, not the bearer header sent beside it', async () => {
+    const named = await stack.login(ADMIN_EMAIL, ADMIN_PASSWORD)
+    const header = await stack.login(ADMIN_EMAIL, ADMIN_PASSWORD)
+    const res = await stack.api.inject({ method: 'POST', url: `/api/oauth/expire?access_token=${named}`, headers: { authorization: `Bearer ${header}` } })
+    expect(res.json()).toBe('logout.successful')
+    expect((await stack.call(named, { method: 'GET', url: '/api/v1/users/current' })).statusCode).toBe(401)
+    expect((await stack.call(header, { method: 'GET', url: '/api/v1/users/current' })).statusCode).toBe(200)
+    const garbage = await stack.api.inject({ method: 'POST', url: '/api/oauth/expire?access_token=not-a-token', headers: { authorization: `Bearer ${header}` } })
+    expect(garbage.json()).toBe('logout.successful')
+    expect((await stack.call(header, { method: 'GET', url: '/api/v1/users/current' })).statusCode).toBe(200)
+  })
+
   it('stores tokens only as hashes', async () => {
     const t = await stack.login(ADMIN_EMAIL, ADMIN_PASSWORD)
     const { rows } = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tokens WHERE hash = $1', [t])

@@ -29,6 +29,12 @@ describe('parseInterval (conventions.md §Data: <n><unit>, n 1..50, hour|day|mon
   it.each(['1minute', '2', '5weeks', '1hours', '1 hour x'])('refuses the unit of %s with aggregation.invalid.timescale', (v) => {
     expect(codeOf(() => parseInterval(v))).toBe('aggregation.invalid.timescale')
   })
+
+  it('names the value and the allowed form and units in the error parameters', () => {
+    const form = '<n><unit>: n from 1 to 50, unit hour, day, month, year (e.g. 1hour, 7day, 1month)'
+    expect(() => parseInterval('60hour')).toThrow(expect.objectContaining({ code: 'aggregation.invalid.multiplier', params: ['60hour', form] }))
+    expect(() => parseInterval('1week')).toThrow(expect.objectContaining({ code: 'aggregation.invalid.timescale', params: ['1week', form] }))
+  })
 })
 
 describe('parseFn (conventions.md §Data)', () => {
@@ -40,8 +46,14 @@ describe('parseFn (conventions.md §Data)', () => {
     expect(parseFn('MAX', 'fn')).toBe('max')
   })
 
-  it('refuses an unknown function with request.invalid naming the parameter', () => {
-    expect(() => parseFn('median', 'fleetFn')).toThrow(expect.objectContaining({ code: 'request.invalid', params: ['fleetFn', 'median'] }))
+  it('refuses an unknown function with request.invalid naming the parameter and the functions there are', () => {
+    expect(() => parseFn('median', 'fleetFn')).toThrow(expect.objectContaining({
+      code: 'request.invalid', params: ['fleetFn', 'median', 'one of mean, min, max, sum, stddev, ss, cnt (or count, standarddeviation)']
+    }))
+  })
+
+  it.each(['__proto__', 'constructor', 'toString', 'valueOf'])('refuses %s, a member of every plain object', (v) => {
+    expect(() => parseFn(v, 'fn')).toThrow(expect.objectContaining({ code: 'request.invalid' }))
   })
 })
 

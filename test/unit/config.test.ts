@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       DATABASE_URL: undefined,
       REDIS_URL: undefined,
       LOG_LEVEL: 'info',
+      LOG_FORMAT: 'json',
       TOKEN_TTL_S: 3600,
       REFRESH_TOKEN_TTL_S: 2_592_000,
       RATE_LIMIT_PER_S: 100,
@@ -38,8 +39,25 @@ describe('loadConfig', () => {
       SMTP_FROM: 'fleet@fleet.local',
       CALLBACK_SECRET: undefined,
       CALLBACK_ALLOW_PRIVATE: false,
-      CALLBACK_RETRY_BASE_MS: 30_000
+      CALLBACK_RETRY_BASE_MS: 30_000,
+      CORS_ORIGINS: undefined,
+      METRICS_TOKEN: undefined,
+      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: 500,
+      OVERLOAD_MAX_IN_FLIGHT: 0,
+      OVERLOAD_MAX_HEAP_MB: 0,
+      OVERLOAD_RETRY_AFTER_S: 1,
+      LOGIN_THROTTLE_FAILURES: 5,
+      LOGIN_THROTTLE_ADDRESS_FAILURES: 20,
+      LOGIN_THROTTLE_BASE_MS: 1000
     })
+  })
+
+  it('reads CORS_ORIGINS as * or a list of origins, and refuses anything else naming the variable', () => {
+    expect(loadConfig({ CORS_ORIGINS: '*' }).CORS_ORIGINS).toBe('*')
+    expect(loadConfig({ CORS_ORIGINS: 'https://a.example.com, http://localhost:3000' }).CORS_ORIGINS).toEqual(['https://a.example.com', 'http://localhost:3000'])
+    for (const bad of ['https://a.example.com/', 'https://a.example.com/app', 'a.example.com', 'https://a.example.com,*']) {
+      expect(configError({ CORS_ORIGINS: bad }).variable).toBe('CORS_ORIGINS')
+    }
   })
 
   it('treats an empty value as unset', () => {

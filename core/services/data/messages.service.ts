@@ -63,11 +63,14 @@ export function createMessagesService ({ repos, clock }: { repos: Pick<Repositor
       return { next, messages }
     },
 
-    /** @throws FleetError system.unknown; not.found (404) for a message the system does not have */
+    /**
+     * @throws FleetError system.unknown, also for a message the system does not have: fleet-api.md's error table
+     * gives "messages detail" that one code (its parameters say which message was not found).
+     */
     async detail (access: CompanyAccess, systemUid: string, messageUid: string): Promise<MessageDetail> {
       await ownSystem(access, systemUid)
       const message = await repos.dataQueries.message(systemUid, messageUid)
-      if (message === undefined) throw new FleetError('not.found', [messageUid])
+      if (message === undefined) throw new FleetError('system.unknown', [systemUid, `no message ${messageUid} of this system`])
       const data: LastPoints = {}
       for (const p of await repos.dataQueries.messagePoints(systemUid, messageUid)) {
         (data[p.dataId] ??= []).push({ value: p.value, timestamp: p.ts })

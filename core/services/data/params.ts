@@ -43,7 +43,7 @@ export function range (q: RangeParams, now: number, invalid: ErrorCode, fromDefa
 export function range (q: RangeParams, now: number, invalid: ErrorCode, fromDefault: number | null): { from: number | null, to: number } {
   const to = timestamp(q.to) ?? now
   const from = timestamp(q.from) ?? fromDefault
-  if (from !== null && from > to) throw new FleetError(invalid, [String(from), String(to)])
+  if (from !== null && from > to) throw new FleetError(invalid, [String(from), String(to), 'from must not be later than to'])
   return { from, to }
 }
 

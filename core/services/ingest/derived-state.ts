@@ -4,6 +4,7 @@
 // are committed before the device is acknowledged; this state follows within one flush interval. A process that
 // dies loses at most that interval of it, and the device's next message brings it up to date.
 import type { UnitOfWork } from '../../ports.js'
+import { isStoreUnavailable } from '../../store-errors.js'
 import type { Logger } from '../../logger.js'
 import type { DataPoint, DeviceMessage } from '../../domain/device-message.js'
 import { applyPoints, mappedField, type SystemData } from '../../domain/system-data.js'
@@ -23,17 +24,19 @@ export function createDerivedState ({ inTransaction, log, options = {} }: { inTr
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> = Promise.resolve()
 
-  /** Folds a committed message in; the next flush writes it. */
-  function note (msg: DeviceMessage): void {
-    const p = dirty.get(msg.systemUid) ?? { lastComm: 0, latest: new Map<string, DataPoint>() }
-    p.lastComm = Math.max(p.lastComm, msg.receivedAt)
-    for (const point of msg.points) {
+  function fold (systemUid: string, lastComm: number, points: Iterable<DataPoint>): void {
+    const p = dirty.get(systemUid) ?? { lastComm: 0, latest: new Map<string, DataPoint>() }
+    p.lastComm = Math.max(p.lastComm, lastComm)
+    for (const point of points) {
       const seen = p.latest.get(point.dataId)
       if (seen === undefined || point.ts >= seen.ts) p.latest.set(point.dataId, point)
     }
-    dirty.set(msg.systemUid, p)
+    dirty.set(systemUid, p)
     timer ??= setTimeout(() => { flush().catch(() => {}) }, flushMs) // flush() logs its own failures
   }
+
+  /** Folds a committed message in; the next flush writes it. */
+  function note (msg: DeviceMessage): void { fold(msg.systemUid, msg.receivedAt, msg.points) }
 
   async function write (batch: Map<string, Pending>): Promise<void> {
     const uids = [...batch.keys()].sort()
@@ -74,7 +77,9 @@ export function createDerivedState ({ inTransaction, log, options = {} }: { inTr
       try {
         await write(batch)
       } catch (err) {
-        log.warn({ err, systems: batch.size }, 'derived state not written; next traffic refreshes it')
+        // A lost store connection is passing: the batch goes back to be written with the next flush.
+        if (isStoreUnavailable(err)) for (const [uid, p] of batch) fold(uid, p.lastComm, p.latest.values())
+        log.warn({ err, systems: batch.size }, isStoreUnavailable(err) ? 'derived state not written; written again next flush' : 'derived state not written; next traffic refreshes it')
       }
     })
     await flushing

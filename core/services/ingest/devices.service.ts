@@ -33,6 +33,9 @@ export function createDevicesService ({ repos, clock }: DevicesServiceDeps) {
   const cache = new Map<string, { at: number, result: DeviceAuthResult }>()
 
   async function lookup (username: string, password: string, protocol: DeviceProtocolName, ip: string): Promise<DeviceAuthResult> {
+    // No identifier holds a NUL byte (PostgreSQL text cannot): such a login is unknown, never a failed statement
+    // (which MQTT would answer "server unavailable", and the device would retry forever).
+    if (username.includes('\u0000')) return { ok: false, reason: 'device.unknown' }
     const owner = await repos.systems.systemByCommIdentifier(username)
     const system = owner === undefined ? undefined : await repos.systems.findByUid(owner.companyUid, owner.systemUid)
     if (owner === undefined || system === undefined) return { ok: false, reason: 'device.unknown' }

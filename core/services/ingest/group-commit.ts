@@ -13,6 +13,11 @@ export interface GroupCommitOptions<T> {
   /** Batches written at the same time (more than one only helps a store with several connections). */
   parallel: number
   onBatch?: (size: number, ms: number) => void
+  /**
+   * Whether a batch's error is no item's fault (the store is unavailable): then every item of the batch is
+   * rejected with it at once, rather than written one by one to find a bad item.
+   */
+  failsWhole?: (err: unknown) => boolean
 }
 
 export interface GroupCommit<T> {
@@ -40,11 +45,15 @@ export function createGroupCommit<T> (opts: GroupCommitOptions<T>): GroupCommit<
     let results: Array<Error | undefined>
     try {
       results = await opts.write(batch.map((p) => p.item))
-    } catch {
-      // One bad item must not fail its neighbours: write them one by one to find it.
-      results = []
-      for (const p of batch) {
-        try { results.push((await opts.write([p.item]))[0]) } catch (err) { results.push(err as Error) }
+    } catch (err) {
+      if (opts.failsWhole?.(err) === true) {
+        results = batch.map(() => err as Error)
+      } else {
+        // One bad item must not fail its neighbours: write them one by one to find it.
+        results = []
+        for (const p of batch) {
+          try { results.push((await opts.write([p.item]))[0]) } catch (e) { results.push(e as Error) }
+        }
       }
     }
     opts.onBatch?.(batch.length, Date.now() - started)

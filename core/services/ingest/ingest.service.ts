@@ -2,12 +2,21 @@ import { FleetError } from '../../errors.js'
 import type { Clock, UnitOfWork } from '../../ports.js'
 import type { Repositories } from '../../repositories.js'
 import type { Logger } from '../../logger.js'
+import { noMetrics, type MetricsRegistry } from '../../metrics.js'
 import type { DeviceMessage } from '../../domain/device-message.js'
 import type { PointRow } from '../../telemetry.js'
+import { isStoreUnavailable, retryWhileUnavailable } from '../../store-errors.js'
 import { createGroupCommit } from './group-commit.js'
 import { createDerivedState } from './derived-state.js'
 
-export interface IngestOptions { maxBatch?: number, maxPending?: number, parallel?: number, derivedFlushMs?: number }
+export interface IngestOptions {
+  maxBatch?: number
+  maxPending?: number
+  parallel?: number
+  derivedFlushMs?: number
+  /** How long a write is tried again while the store is unavailable before its devices are failed (default 30 s). */
+  storeRetryMs?: number
+}
 
 export interface IngestStats {
   committedMessages: number
@@ -18,31 +27,52 @@ export interface IngestStats {
   refused: Record<string, number>
 }
 
-export interface IngestServiceDeps { inTransaction: UnitOfWork, clock: Clock, log: Logger, options?: IngestOptions }
+export interface IngestServiceDeps { inTransaction: UnitOfWork, clock: Clock, log: Logger, options?: IngestOptions, metrics?: MetricsRegistry }
+
+/** The pipeline's metrics (issue 8, Operability): what was stored or refused, and how the group commit keeps up. */
+function ingestMetrics (metrics: MetricsRegistry, pending: () => number) {
+  metrics.gauge({ name: 'fleet_ingest_buffer_depth', help: 'Device messages waiting for their commit (queued or being written)', collect: () => [{ value: pending() }] })
+  return {
+    accepted: metrics.counter<'protocol'>({ name: 'fleet_ingest_messages_accepted_total', help: 'Device messages committed, by protocol', labels: ['protocol'] }),
+    refused: metrics.counter<'protocol' | 'reason'>({ name: 'fleet_ingest_messages_refused_total', help: 'Device payloads refused before storage, by protocol and reason', labels: ['protocol', 'reason'] }),
+    failed: metrics.counter<'protocol'>({ name: 'fleet_ingest_messages_failed_total', help: 'Device messages the store did not take (not acknowledged; the device sends again)', labels: ['protocol'] }),
+    batchSize: metrics.histogram({ name: 'fleet_ingest_batch_size', help: 'Device messages per group-commit transaction', buckets: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000] }),
+    commitSeconds: metrics.histogram({ name: 'fleet_ingest_commit_duration_seconds', help: 'Time to write one group-commit batch' })
+  }
+}
 
 /**
  * Stores device messages for every protocol (shared/style.md §2.6): one device message and its points per payload,
  * the latest value of each data id, and the System data fields, lastCommDate and commStatus of its system.
  * accept() resolves only after commit, so transports acknowledge after the store has the data.
  */
-export function createIngestService ({ inTransaction, clock, log, options = {} }: IngestServiceDeps) {
+export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics }: IngestServiceDeps) {
   const stats: IngestStats = { committedMessages: 0, committedPoints: 0, failedMessages: 0, batches: 0, refused: {} }
 
   // The acknowledged write: messages and their points only. Derived state (data_last, System data, lastCommDate)
   // follows in coalesced flushes (derived-state.ts), off the acknowledgement path.
+  // A batch whose connection was lost is written again, and its devices wait for their acknowledgement meanwhile
+  // (issue 8: the process survives a lost store connection and loses nothing acknowledged). Writing again is exact:
+  // a message already stored (a COMMIT whose answer was lost) is skipped with its points.
+  const storeRetry = {
+    maxMs: options.storeRetryMs ?? 30_000,
+    onRetry: (err: Error, attempt: number) => { if (attempt === 1) log.warn({ err }, 'store unavailable; writing again') }
+  }
+
   async function write (msgs: DeviceMessage[]): Promise<Array<Error | undefined>> {
-    return await inTransaction(async (tx) => {
+    return await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
       const known = new Set(await tx.telemetry.existingSystems(msgs.map((m) => m.systemUid)))
       const results = msgs.map((m) => known.has(m.systemUid) ? undefined : new FleetError('system.unknown', [m.systemUid]))
       const kept = msgs.filter((m) => known.has(m.systemUid))
+      const inserted = new Set(await tx.telemetry.insertMessages(kept.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints }))))
       const points: PointRow[] = []
       for (const m of kept) {
+        if (!inserted.has(m.uid)) continue
         for (const p of m.points) points.push({ systemUid: m.systemUid, dataId: p.dataId, ts: p.ts, value: p.value, messageUid: m.uid })
       }
-      await tx.telemetry.insertMessages(kept.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints })))
       await tx.telemetry.insertPoints(points)
       return results
-    })
+    }), storeRetry)
   }
 
   const derived = createDerivedState({ inTransaction, log, options: { flushMs: options.derivedFlushMs } })
@@ -52,8 +82,15 @@ export function createIngestService ({ inTransaction, clock, log, options = {} }
     maxBatch: options.maxBatch ?? 2000,
     maxPending: options.maxPending ?? 20_000,
     parallel: options.parallel ?? 1,
-    onBatch: (n) => { stats.batches++; log.trace({ size: n }, 'ingest batch') }
+    failsWhole: isStoreUnavailable,
+    onBatch: (n, ms) => {
+      stats.batches++
+      m.batchSize.observe({}, n)
+      m.commitSeconds.observe({}, ms / 1000)
+      log.trace({ size: n }, 'ingest batch')
+    }
   })
+  const m = ingestMetrics(metrics, () => commits.pending())
 
   /** Stores the message; resolves after commit. @throws system.unknown when the system was deleted meanwhile */
   async function accept (msg: DeviceMessage): Promise<void> {
@@ -62,8 +99,10 @@ export function createIngestService ({ inTransaction, clock, log, options = {} }
       derived.note(msg)
       stats.committedMessages++
       stats.committedPoints += msg.points.length
+      m.accepted.inc({ protocol: msg.protocol })
     } catch (err) {
       stats.failedMessages++
+      m.failed.inc({ protocol: msg.protocol })
       throw err
     }
   }
@@ -81,16 +120,17 @@ export function createIngestService ({ inTransaction, clock, log, options = {} }
   function refuse (protocol: string, reason: string): void {
     const key = `${protocol}:${reason}`
     stats.refused[key] = (stats.refused[key] ?? 0) + 1
+    m.refused.inc({ protocol, reason })
   }
 
   /** Records task acknowledgements and finishes the tasks they answer; answers the finished task uids. */
   async function acceptAcks (systemUid: string, protocol: string, acks: Array<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>): Promise<string[]> {
     const now = clock.now()
-    return await inTransaction(async (tx) => {
+    return await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
       await communicated(tx, systemUid, now)
       await tx.telemetry.insertAcks(acks.map((a) => ({ systemUid, taskUid: a.uid, status: a.status, message: a.message, protocol, receivedAt: now })))
       return await tx.telemetry.finishTasks(systemUid, acks.map((a) => ({ taskUid: a.uid, state: a.status, message: a.message })), now)
-    })
+    }), storeRetry)
   }
 
   /** Tasks waiting for the device (REST polling); they are marked sent. */

@@ -6,6 +6,8 @@ import type { Engine } from '../../operations/engine.js'
 import type { NewTask, Operation, OperationType } from '../../domain/operation.js'
 import type { Selection } from '../../operations/selection.js'
 import { schedule } from '../../operations/schedule.js'
+import type { CallbackGuard } from '../../operations/callback-guard.js'
+import { FleetError } from '../../errors.js'
 import { newUid } from '../../security/secrets.js'
 
 /** What every operation request may carry (fleet-api.md §Common operation parameters). */
@@ -20,18 +22,31 @@ export interface OperationDeps {
   repos: Repositories
   clock: Clock
   engine: Engine
+  callbacks: CallbackGuard
 }
 
 export interface Caller { access: CompanyAccess, actor: Actor }
 
 /**
- * Builds the operation record, validating the schedule (set T) against now.
- * @throws operation.invalid.schedule.date, operation.invalid.timeout.date
+ * The callback URL, checked now: refused here rather than accepted and never delivered (conventions.md §Callbacks;
+ * core/operations/callback-guard.ts). An empty one is none. @throws callback.invalid, callback.forbidden
+ */
+async function checkedCallback (guard: CallbackGuard, url: string | null | undefined): Promise<string | null> {
+  if (url == null || url.trim() === '') return null
+  const verdict = await guard.check(url)
+  if (!verdict.ok) throw new FleetError(verdict.code, verdict.params)
+  return url
+}
+
+/**
+ * Builds the operation record, validating the schedule (set T) against now and the callback URL.
+ * @throws operation.invalid.schedule.date, operation.invalid.timeout.date, callback.invalid, callback.forbidden
  */
 export async function newOperation (deps: OperationDeps, caller: Caller, type: OperationType, common: CommonParams,
   parameters: Record<string, unknown>, selection: Pick<Selection, 'dependsOn' | 'resolved'> = { dependsOn: null, resolved: true }): Promise<Operation> {
   const now = deps.clock.now()
   const { scheduledTime, timeoutDate } = schedule(common.scheduledTime, common.timeout, now)
+  const callback = await checkedCallback(deps.callbacks, common.callback)
   const user = caller.actor.userUid === null ? undefined : await deps.repos.users.findByUid(caller.actor.userUid)
   const waits = (scheduledTime !== null && scheduledTime > now) || !selection.resolved
   return {
@@ -50,7 +65,7 @@ export async function newOperation (deps: OperationDeps, caller: Caller, type: O
     userUid: user?.uid ?? null,
     userEmail: user?.email ?? null,
     notify: common.notify === true,
-    callback: common.callback ?? null,
+    callback,
     parameters,
     dependsOn: selection.dependsOn,
     resolved: selection.resolved

@@ -42,15 +42,17 @@ export interface ExportParams { system: string, dataset: string | null, data: st
  * The data ids to export: the dataset's, then the listed ones.
  * @throws dataset.or.data.missing, dataset.unknown, operation.data.history.too.many.data.selected
  */
+const DATA_FORM = 'give a dataset uid or a non-empty data list of data ids'
+
 async function selectedData (deps: OperationDeps, companyUid: string, body: ExportBody): Promise<string[]> {
   const listed = (body.data ?? []).filter((d) => d !== '')
   const datasetUid = body.dataset == null || body.dataset === '' ? null : body.dataset
-  if (datasetUid === null && listed.length === 0) throw new FleetError('dataset.or.data.missing', [])
+  if (datasetUid === null && listed.length === 0) throw new FleetError('dataset.or.data.missing', ['dataset', 'data', DATA_FORM])
   const dataset = datasetUid === null ? undefined : await deps.repos.operations.dataset(companyUid, datasetUid)
   if (datasetUid !== null && dataset === undefined) throw new FleetError('dataset.unknown', [datasetUid])
   const ids = [...new Set([...(dataset?.data ?? []), ...listed])]
   if (ids.length > MAX_EXPORT_DATA) throw new FleetError('operation.data.history.too.many.data.selected', [String(MAX_EXPORT_DATA)])
-  if (ids.length === 0) throw new FleetError('dataset.or.data.missing', [])
+  if (ids.length === 0) throw new FleetError('dataset.or.data.missing', ['dataset', 'data', DATA_FORM])
   return ids
 }
 
@@ -66,7 +68,7 @@ export async function exportOperation (deps: OperationDeps, caller: Caller, syst
   const data = await selectedData(deps, companyUid, body)
   const fromDate = body.fromDate == null ? 0 : toMillis(body.fromDate)
   const toDate = body.toDate == null ? deps.clock.now() : toMillis(body.toDate)
-  if (toDate < fromDate) throw new FleetError('invalid.timerange', [String(fromDate), String(toDate)])
+  if (toDate < fromDate) throw new FleetError('invalid.timerange', [String(fromDate), String(toDate), 'toDate must not be earlier than fromDate'])
   const params: ExportParams = { system: system.uid, dataset: body.dataset ?? null, data, fromDate, toDate }
   const op = await newOperation(deps, caller, 'SYSTEM_EXPORT_DATA_HISTORY', { notify: body.notify, callback: body.callback }, { ...params })
   return await launch(deps, op, [{ systemUid: system.uid, systemName: system.name }])

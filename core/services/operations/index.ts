@@ -1,11 +1,13 @@
 import type { Clock, UnitOfWork } from '../../ports.js'
 import type { Logger } from '../../logger.js'
+import type { MetricsRegistry } from '../../metrics.js'
 import type { JobQueue } from '../../queue.js'
 import type { Repositories } from '../../repositories.js'
 import type { CallbackSender, Mailer } from '../../notify.js'
 import type { Actor } from '../../domain/actor.js'
 import type { CompanyAccess } from '../access.js'
 import type { OperationJobs } from '../../operations/jobs.js'
+import type { CallbackGuard } from '../../operations/callback-guard.js'
 import { createEngine } from '../../operations/engine.js'
 import { createOperationsReader } from './read.js'
 import { labelHandler, labelOperation, type LabelBody } from './label.js'
@@ -20,10 +22,12 @@ export interface OperationsServiceDeps {
   queue: JobQueue<OperationJobs>
   clock: Clock
   log: Logger
-  callbacks: CallbackSender
+  /** Delivers the callbacks (the engine) and checks their URLs when an operation is created. */
+  callbacks: CallbackSender & CallbackGuard
   mailer: Mailer
   /** CALLBACK_RETRY_BASE_MS */
   callbackRetryBaseMs?: number
+  metrics?: MetricsRegistry
 }
 
 /** Bulk operations: creation (validated synchronously), reading, cancelling; the engine runs them. */
@@ -38,7 +42,7 @@ export function createOperationsService (deps: OperationsServiceDeps) {
       SYSTEM_SWAP_SIM: swapSimHandler
     }
   })
-  const opDeps = { repos: deps.repos, clock: deps.clock, engine }
+  const opDeps = { repos: deps.repos, clock: deps.clock, engine, callbacks: deps.callbacks }
   const caller = (access: CompanyAccess, actor: Actor): { access: CompanyAccess, actor: Actor } => ({ access, actor })
   return {
     engine,

@@ -2,7 +2,7 @@ import { FleetError } from '../../errors.js'
 import { IDENTIFIER_KINDS, type IdentifierKind } from '../../domain/system-criteria.js'
 import type { NewTask } from '../../domain/operation.js'
 import type { OperationHandler } from '../../operations/handler.js'
-import { dependsOnSelection, MAX_IDENTIFIERS, MAX_SELECTED_SYSTEMS, MAX_SELECTION_UIDS, toCriteria, type CriteriaInput, type Selection, type SelectionInput } from '../../operations/selection.js'
+import { dependsOnSelection, fieldsSet, MAX_IDENTIFIERS, MAX_SELECTED_SYSTEMS, MAX_SELECTION_UIDS, toCriteria, type CriteriaInput, type Selection, type SelectionInput } from '../../operations/selection.js'
 import { launch, newOperation, type Caller, type CommonParams, type OperationDeps } from './common.js'
 
 // fleet-api.md §Label and §Limits: at most 100 labels to add or remove.
@@ -22,7 +22,7 @@ export interface LabelBody extends CommonParams {
  */
 async function labelSelection (deps: OperationDeps, companyUid: string, body: LabelBody): Promise<Selection> {
   const given = (['criteria', 'dependsOn', 'identifiers'] as const).filter((k) => body[k] != null)
-  if (given.length > 1) throw new FleetError('selection.invalid', given)
+  if (given.length > 1) throw new FleetError('selection.invalid', [fieldsSet(given), 'set at most one of criteria, dependsOn, identifiers'])
   if (body.dependsOn != null) return await dependsOnSelection(deps.repos, companyUid, body.dependsOn)
   const criteria = toCriteria(body.criteria ?? {})
   if (criteria.uids !== undefined && new Set(criteria.uids).size > MAX_SELECTION_UIDS) {
@@ -32,11 +32,11 @@ async function labelSelection (deps: OperationDeps, companyUid: string, body: La
     const lists = Object.entries(body.identifiers).filter(([k]) => (IDENTIFIER_KINDS as readonly string[]).includes(k))
     const tooMany = lists.find(([, v]) => (v ?? []).length > MAX_IDENTIFIERS)
     if (tooMany !== undefined) throw new FleetError('selection.too.many.identifiers', [tooMany[0], String(MAX_IDENTIFIERS)])
-    if (!lists.some(([, v]) => (v ?? []).length > 0)) throw new FleetError('selection.empty', [])
+    if (!lists.some(([, v]) => (v ?? []).length > 0)) throw new FleetError('selection.empty', ['identifiers', `every list is empty (kinds: ${IDENTIFIER_KINDS.join(', ')})`])
     criteria.identifiers = Object.fromEntries(lists)
   }
   const found = await deps.repos.systems.refs(companyUid, criteria, MAX_SELECTED_SYSTEMS)
-  if (found.length === 0) throw new FleetError('selection.empty', [])
+  if (found.length === 0) throw new FleetError('selection.empty', [given[0] ?? 'criteria', 'no system of the company matches'])
   return { tasks: found.map((s): NewTask => ({ systemUid: s.uid, systemName: s.name })), dependsOn: null, resolved: true }
 }
 
@@ -44,7 +44,7 @@ async function labelSelection (deps: OperationDeps, companyUid: string, body: La
 export async function labelOperation (deps: OperationDeps, caller: Caller, body: LabelBody): Promise<{ operation: string }> {
   const add = [...new Set(body.labels?.add ?? [])].filter((l) => l !== '')
   const remove = [...new Set(body.labels?.remove ?? [])].filter((l) => l !== '')
-  if (add.length === 0 && remove.length === 0) throw new FleetError('label.missing', [])
+  if (add.length === 0 && remove.length === 0) throw new FleetError('label.missing', ['labels', 'give at least one label in labels.add or labels.remove'])
   if (add.length > MAX_LABELS || remove.length > MAX_LABELS) throw new FleetError('label.amount.exceeded', [String(MAX_LABELS)])
   const selection = await labelSelection(deps, caller.access.company.uid, body)
   const op = await newOperation(deps, caller, 'SYSTEM_LABEL', { notify: body.notify, callback: body.callback, scheduledTime: body.scheduledTime, timeout: body.timeout }, { add, remove }, selection)

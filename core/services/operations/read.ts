@@ -4,6 +4,7 @@ import type { CompanyAccess } from '../access.js'
 import type { Engine } from '../../operations/engine.js'
 import { list, page, toMillis } from '../../domain/lists.js'
 import { operationView, taskView, type Operation } from '../../domain/operation.js'
+import { OPERATION_RIGHTS } from '../../operations/rights.js'
 
 export interface OperationListQuery {
   uid?: string | string[]
@@ -64,9 +65,14 @@ export function createOperationsReader (repos: Pick<Repositories, 'operations'>,
     return { items: found.items.map(taskView), count: found.count, size: found.items.length, offset: p.offset }
   }
 
-  /** Cancels what has not finished; answers the operation. @throws operation.unknown */
+  /**
+   * Cancels what has not finished; answers the operation. Needs the right that creating its type needs.
+   * @throws operation.unknown, missing.rights (403)
+   */
   async function cancel (access: CompanyAccess, uid: string): Promise<View> {
     const op = await load(access, uid)
+    const right = OPERATION_RIGHTS[op.type]
+    if (!access.membership.rights.has(right)) throw new FleetError('missing.rights', [right])
     if (op.state !== 'FINISHED') await engine.cancel(op)
     return await get(access, uid)
   }

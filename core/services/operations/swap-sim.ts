@@ -91,10 +91,10 @@ async function checkPair (tx: Pick<Repositories, 'catalogue'>, companyUid: strin
 export async function swapSimOperation (deps: OperationDeps, caller: Caller, body: SwapSimBody): Promise<{ operation: string }> {
   const companyUid = caller.access.company.uid
   const type = body.identifierType ?? 'uid'
-  if (!(SWAP_IDENTIFIER_TYPES as readonly string[]).includes(type)) throw new FleetError('unknown.enum.value', ['identifierType', type])
+  if (!(SWAP_IDENTIFIER_TYPES as readonly string[]).includes(type)) throw new FleetError('unknown.enum.value', ['identifierType', type, `one of ${SWAP_IDENTIFIER_TYPES.join(', ')}`])
   const identifierType = type as SwapIdentifierType
   const pairs = Object.entries(body.systems ?? {})
-  if (pairs.length === 0) throw new FleetError('selection.empty', [])
+  if (pairs.length === 0) throw new FleetError('selection.empty', ['systems', 'give at least one source: target pair'])
   if (pairs.length > MAX_SELECTION_UIDS) throw new FleetError('selection.max.uid.reached', [String(MAX_SELECTION_UIDS)])
   const systems = await resolveSystems(deps.repos, companyUid, identifierType, pairs.flat())
   // One SIM moves per system: a system in two pairs (or with itself) would hand a SIM on twice.
@@ -104,7 +104,7 @@ export async function swapSimOperation (deps: OperationDeps, caller: Caller, bod
     const source = systems.get(from) as System
     const target = systems.get(to) as System
     for (const [id, s] of [[from, source], [to, target]] as const) {
-      if (seen.has(s.uid)) throw new FleetError('selection.invalid', [id])
+      if (seen.has(s.uid)) throw new FleetError('selection.invalid', [id, 'a system may be in one pair only, and not with itself'])
       seen.add(s.uid)
     }
     await checkPair(deps.repos, companyUid, source, target)

@@ -63,7 +63,7 @@ export async function resolveGateway (tx: Tx, companyUid: string, input: Gateway
   }
   checkIdentifiers(input)
   if (blank(input.imei) && blank(input.serialNumber) && blank(input.macAddress)) {
-    throw new FleetError('gateway.missing.identifiers', [])
+    throw new FleetError('gateway.missing.identifiers', ['gateway', 'set one of imei, serialNumber, macAddress (or uid for an existing gateway)'])
   }
   const ids = { imei: blank(input.imei) ? null : input.imei, serialNumber: blank(input.serialNumber) ? null : input.serialNumber, macAddress: blank(input.macAddress) ? null : input.macAddress }
   const existing = await tx.gateways.findByIdentifiers(companyUid, ids)
@@ -112,10 +112,10 @@ export async function resolveSubscription (tx: Tx, companyUid: string, input: Su
     if (found === undefined) throw new FleetError('subscription.unknown', [input.uid])
     return found
   }
-  if (blank(input.identifier)) throw new FleetError('subscription.missing.identifier', [])
-  if (blank(input.operator)) throw new FleetError('subscription.missing.operator', [])
+  if (blank(input.identifier)) throw new FleetError('subscription.missing.identifier', ['subscription.identifier', 'the ICCID (or uid for an existing subscription)'])
+  if (blank(input.operator)) throw new FleetError('subscription.missing.operator', ['subscription.operator', `one of ${OPERATORS.join(', ')}`])
   const operator = input.operator
-  if (!(OPERATORS as readonly string[]).includes(operator)) throw new FleetError('unknown.enum.value', ['subscription.operator', operator])
+  if (!(OPERATORS as readonly string[]).includes(operator)) throw new FleetError('unknown.enum.value', ['subscription.operator', operator, `one of ${OPERATORS.join(', ')}`])
   let operatorAccountUid: string | null = null
   if (input.operatorAccount?.uid !== undefined) {
     const account = await tx.catalogue.operatorAccount(companyUid, input.operatorAccount.uid)
@@ -165,7 +165,7 @@ export async function resolveSubscription (tx: Tx, companyUid: string, input: Su
 export async function resolveApplications (tx: Tx, companyUid: string, input: Array<{ uid?: string | undefined }>): Promise<Application[]> {
   const uids: string[] = []
   for (const a of input) {
-    if (a.uid === undefined || a.uid === '') throw new FleetError('application.missing', [])
+    if (a.uid === undefined || a.uid === '') throw new FleetError('application.missing', ['applications.uid', 'every application is given by its uid'])
     if (uids.includes(a.uid)) throw new FleetError('application.not.unique', [a.uid])
     uids.push(a.uid)
   }
@@ -188,12 +188,13 @@ export async function resolveApplications (tx: Tx, companyUid: string, input: Ar
 // Not shown by fleet-api.md: an M3DA password (and registration password) is 8 to 64 printable ASCII characters
 // without spaces (set C: system.invalid.m3da.password, system.invalid.m3da.registration.password).
 const M3DA_PASSWORD = /^[\x21-\x7e]{8,64}$/
+const M3DA_PASSWORD_FORM = '8 to 64 printable ASCII characters, no spaces'
 
 export function checkCommunication (c: Communication): void {
   const m3da = c.m3da
-  if (m3da?.password != null && !M3DA_PASSWORD.test(m3da.password)) throw new FleetError('system.invalid.m3da.password', [])
+  if (m3da?.password != null && !M3DA_PASSWORD.test(m3da.password)) throw new FleetError('system.invalid.m3da.password', ['communication.m3da.password', M3DA_PASSWORD_FORM])
   if (m3da?.registrationPassword != null && !M3DA_PASSWORD.test(m3da.registrationPassword)) {
-    throw new FleetError('system.invalid.m3da.registration.password', [])
+    throw new FleetError('system.invalid.m3da.registration.password', ['communication.m3da.registrationPassword', M3DA_PASSWORD_FORM])
   }
 }
 

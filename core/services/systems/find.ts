@@ -1,9 +1,8 @@
-import { FleetError } from '../../errors.js'
 import type { Found, SystemsRepository } from '../../repositories.js'
 import { fields as pickFields, list, map, page, pick, sorts, toMillis, type SortQuery } from '../../domain/lists.js'
-import { SYSTEM_FIELDS, SYSTEM_SORTS, systemView } from '../../domain/system.js'
+import { SYSTEM_FIELDS, SYSTEM_SORTS, type System } from '../../domain/system.js'
 import {
-  APPLICATION_KEYS, DATA_KEYS, DATE_BOUNDS, GATEWAY_KEYS, SUBSCRIPTION_KEYS, type DateBound, type SystemCriteria
+  APPLICATION_KEYS, DATA_KEYS, DATE_BOUNDS, GATEWAY_KEYS, knownKeys, SUBSCRIPTION_KEYS, type DateBound, type SystemCriteria
 } from '../../domain/system-criteria.js'
 
 type Multi = string | string[] | undefined
@@ -38,10 +37,7 @@ export interface SystemFindQuery extends SortQuery, Partial<Record<DateBound, nu
 
 /** A map parameter whose keys must be among `keys` (the complete key lists are ours: README). */
 function keyedMap<K extends string> (name: string, v: Multi, keys: readonly K[]): Partial<Record<K, string>> | undefined {
-  const m = map(v)
-  if (m === undefined) return undefined
-  for (const k of Object.keys(m)) if (!(keys as readonly string[]).includes(k)) throw new FleetError('request.invalid', [name, k])
-  return m as Partial<Record<K, string>>
+  return knownKeys(name, map(v), keys)
 }
 
 export function criteriaFromQuery (q: SystemFindQuery): SystemCriteria {
@@ -72,12 +68,16 @@ export function criteriaFromQuery (q: SystemFindQuery): SystemCriteria {
   return c
 }
 
-/** Find: filters, sort, paging; a list item carries only the requested fields (all when `fields` is absent). */
-export async function findSystems (systems: Pick<SystemsRepository, 'find'>, companyUid: string, q: SystemFindQuery, now: number): Promise<Found<Record<string, unknown>> & { size: number, offset: number }> {
+/**
+ * Find: filters, sort, paging; a list item carries only the requested fields (all when `fields` is absent), each
+ * system shown through `view` (./view.ts: the caller's view, device passwords or not).
+ */
+export async function findSystems (systems: Pick<SystemsRepository, 'find'>, companyUid: string, q: SystemFindQuery, now: number,
+  view: (s: System, now: number) => Record<string, unknown>): Promise<Found<Record<string, unknown>> & { size: number, offset: number }> {
   const chosen = pickFields(q.fields, SYSTEM_FIELDS, SYSTEM_FIELDS)
   const order = sorts(q, SYSTEM_SORTS)
   const p = page(q.offset, q.size)
   const found = await systems.find(companyUid, criteriaFromQuery(q), order, p)
-  const items = found.items.map((s) => pick(systemView(s, now), chosen))
+  const items = found.items.map((s) => pick(view(s, now), chosen))
   return { items, count: found.count, size: items.length, offset: p.offset }
 }

@@ -2,10 +2,11 @@ import { FleetError } from '../../errors.js'
 import type { Clock, UnitOfWork } from '../../ports.js'
 import type { Found, Repositories } from '../../repositories.js'
 import type { CompanyAccess } from '../access.js'
-import { systemView, type System, type SystemOption } from '../../domain/system.js'
+import type { System, SystemOption } from '../../domain/system.js'
 import type { SystemInput } from './input.js'
 import { insertSystem, updateSystem } from './write.js'
 import { findSystems, type SystemFindQuery } from './find.js'
+import { systemViewFor } from './view.js'
 
 export interface SystemsServiceDeps {
   repos: Pick<Repositories, 'systems'>
@@ -27,7 +28,7 @@ export function createSystemsService ({ repos, inTransaction, clock }: SystemsSe
     const now = clock.now()
     return await inTransaction(async (tx) => {
       const uid = await insertSystem(tx, access.company, input, now)
-      return systemView(await load(tx, access.company.uid, uid), now)
+      return systemViewFor(access)(await load(tx, access.company.uid, uid), now)
     })
   }
 
@@ -36,7 +37,7 @@ export function createSystemsService ({ repos, inTransaction, clock }: SystemsSe
     const now = clock.now()
     return await inTransaction(async (tx) => {
       await updateSystem(tx, access.company.uid, uid, input, now)
-      return systemView(await load(tx, access.company.uid, uid), now)
+      return systemViewFor(access)(await load(tx, access.company.uid, uid), now)
     })
   }
 
@@ -50,9 +51,9 @@ export function createSystemsService ({ repos, inTransaction, clock }: SystemsSe
     })
   }
 
-  /** @throws system.unknown */
+  /** Device passwords only for callers holding entities.systems.edit (./view.ts). @throws system.unknown */
   async function details (access: CompanyAccess, uid: string): Promise<View> {
-    return systemView(await load(repos, access.company.uid, uid), clock.now())
+    return systemViewFor(access)(await load(repos, access.company.uid, uid), clock.now())
   }
 
   /** @throws system.unknown */
@@ -63,7 +64,7 @@ export function createSystemsService ({ repos, inTransaction, clock }: SystemsSe
 
   /** @throws sort.invalid.field, request.invalid (a map parameter with an unknown key) */
   async function find (access: CompanyAccess, q: SystemFindQuery): Promise<Found<View> & { size: number, offset: number }> {
-    return await findSystems(repos.systems, access.company.uid, q, clock.now())
+    return await findSystems(repos.systems, access.company.uid, q, clock.now(), systemViewFor(access))
   }
 
   return { create, edit, remove, details, options, find }

@@ -132,3 +132,27 @@ describe('sweepCommStatus', () => {
     }
   })
 })
+
+describe('the periodic sweep', () => {
+  const dueJob = async (id: string): Promise<Array<{ run_at: string, repeat_every_ms: string }>> =>
+    (await stack.db.query<{ run_at: string, repeat_every_ms: string }>('SELECT run_at, repeat_every_ms FROM jobs WHERE id = $1', [id])).rows
+
+  it('is a repeatable job of the queue (once per period in a cluster) that the service works by itself', async () => {
+    // One job each, with the periods of bin/serve.ts: not a timer per process.
+    expect((await dueJob('repeat:sweep.comm-status')).map((r) => Number(r.repeat_every_ms))).toEqual([30_000])
+    expect((await dueJob('repeat:sweep.timeouts')).map((r) => Number(r.repeat_every_ms))).toEqual([5_000])
+    const d = await createDevice(stack)
+    await sendMqtt(d)
+    await stack.db.query('UPDATE systems SET last_comm_date = $2 WHERE uid = $1', [d.uid, Date.now() - 150 * S])
+    // Its period is due now: a worker of the service runs it, nobody calls sweepCommStatus.
+    await stack.db.query("UPDATE jobs SET run_at = 0 WHERE id = 'repeat:sweep.comm-status'")
+    const deadline = Date.now() + 10_000
+    while ((await getSystem(stack, d.uid)).commStatus !== 'ERROR') {
+      if (Date.now() > deadline) throw new Error('the periodic sweep did not run')
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    // The run moved the job's due time one period on (at least now, the due time having been long past).
+    const [next] = await dueJob('repeat:sweep.comm-status')
+    expect(Number(next?.run_at)).toBeGreaterThanOrEqual(Date.now() - 10_000)
+  })
+})

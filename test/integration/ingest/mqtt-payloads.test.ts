@@ -54,6 +54,22 @@ for (const version of [4, 5] as MqttVersion[]) {
       await endAll(c)
     })
 
+    it('list form with an empty, null or missing timestamp (the HL-series sample): stored at the reception time', async () => {
+      const { d, c, topic } = await device(version)
+      const before = Date.now()
+      expect(await publish(c, topic, '[{"MilliSec":[{"timestamp":"","value":"123456"}]}]')).toBe(0)
+      expect(await publish(c, topic, '[{"MilliSec":[{"timestamp":null,"value":"2"},{"value":"3"}]}]')).toBe(0)
+      const after = Date.now()
+      expect((await messagesOf(stack, d.uid)).length).toBe(2)
+      const pts = await pointsOf(stack, d.uid)
+      expect(pts.map((p) => [p.dataId, p.str]).sort()).toEqual([['MilliSec', '123456'], ['MilliSec', '2'], ['MilliSec', '3']])
+      for (const p of pts) {
+        expect(p.ts).toBeGreaterThanOrEqual(before)
+        expect(p.ts).toBeLessThanOrEqual(after)
+      }
+      await endAll(c)
+    })
+
     it('timestamp-keyed form: the key is the timestamp', async () => {
       const { d, c, topic } = await device(version, true)
       const payload = { 1_349_907_137_000: { 'machine.temperature': 23.2, 'machine.humidity': 70 }, 1_349_908_137_000: { 'machine.temperature': 24.5 } }
@@ -101,8 +117,8 @@ for (const version of [4, 5] as MqttVersion[]) {
       const t2 = await insertTask(stack, d.uid, { timestamp: 1, read: ['x'] })
       const t3 = await insertTask(stack, d.uid, { timestamp: 1, write: [{ x: 1 }] })
       const acks = [{ uid: t1, status: 'OK' }, { uid: t2, status: 'ERROR', message: 'no such id' }, { uid: t3, status: 'KO' }, { uid: 'unknown-task', status: 'OK' }]
-      // Not its login's topic (it logged in with the serial): 3.1.1 closes the connection, MQTT 5 answers 0x87.
-      expect(await publish(c, `${d.imei}/acks/json`, JSON.stringify(acks))).toBe(version === 5 ? 0x87 : 'closed')
+      // Not its login's topic (it logged in with the serial): dropped, acknowledged on 3.1.1, 0x87 on MQTT 5.
+      expect(await publish(c, `${d.imei}/acks/json`, JSON.stringify(acks))).toBe(version === 5 ? 0x87 : 0)
       expect((await taskState(stack, t1))?.state).toBe('PENDING')
       await endAll(c)
       const c2 = await connectDevice(stack.mqttUrl, d.imei, d.mqttPassword ?? '', { version })

@@ -1,10 +1,11 @@
 // Topic rules (conventions.md §Devices): a device publishes and subscribes only under its own `<username>/`.
-// MQTT 3.1.1 has no negative PUBACK, so a forbidden publish closes the connection; MQTT 5 answers PUBACK 0x87
-// (not authorized, MQTT 5.0 §3.4.2.1) and the connection stays.
+// MQTT 3.1.1 has no negative PUBACK, so a forbidden publish is acknowledged, dropped and counted, as Mosquitto does
+// (closing the connection made the device send it again forever); MQTT 5 answers PUBACK 0x87 (not authorized,
+// MQTT 5.0 §3.4.2.1). The connection stays on both.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import {
-  closed, connectDevice, createDevice, endAll, eventually, insertTask, messagesOf, publish, refusedCount, subscribe,
+  connectDevice, createDevice, endAll, eventually, insertTask, messagesOf, publish, refusedCount, subscribe,
   taskState, telemetryCounts, wsUrl, type Device, type MqttVersion
 } from '../../helpers/devices.js'
 
@@ -23,32 +24,37 @@ const data = JSON.stringify({ 'machine.temperature': 20 })
 
 describe('publish outside the own topics', () => {
   for (const version of [3, 4] as MqttVersion[]) {
-    it(`MQTT ${version === 3 ? '3.1' : '3.1.1'}: to another device's topic closes the connection, nothing stored for either`, async () => {
+    it(`MQTT ${version === 3 ? '3.1' : '3.1.1'}: to another device's topic is acknowledged and dropped (counted), the connection stays, nothing stored for either`, async () => {
+      const d = await createDevice(stack)
       const refused = refusedCount(stack, 'MQTT:topic.forbidden')
-      for (const topic of [`${b.serial}/messages/json`, `${b.imei}/acks/json`, `${a.serial}x/messages/json`, 'messages/json']) {
-        const c = await connectDevice(stack.mqttUrl, a.serial, a.mqttPassword ?? '', { version })
-        expect(await publish(c, topic, data)).toBe('closed')
-        expect(await closed(c)).toBe(true)
-        await endAll(c)
+      const c = await connectDevice(stack.mqttUrl, d.serial, d.mqttPassword ?? '', { version })
+      for (const topic of [`${b.serial}/messages/json`, `${b.imei}/acks/json`, `${d.serial}x/messages/json`, 'messages/json']) {
+        expect({ topic, puback: await publish(c, topic, data) }).toEqual({ topic, puback: 0 })
       }
-      // QoS 0 as well: no PUBACK to withhold, the connection closes.
-      const c0 = await connectDevice(stack.mqttUrl, a.serial, a.mqttPassword ?? '', { version })
-      c0.publish(`${b.serial}/messages/json`, data, { qos: 0 })
-      expect(await closed(c0)).toBe(true)
-      await endAll(c0)
-      expect(refusedCount(stack, 'MQTT:topic.forbidden')).toBe(refused + 5)
-      expect(await telemetryCounts(stack, a.uid)).toEqual(EMPTY)
+      // QoS 0 as well: dropped and counted.
+      expect(await publish(c, `${b.serial}/messages/json`, data, { qos: 0 })).toBe(0)
+      await eventually(async () => refusedCount(stack, 'MQTT:topic.forbidden') === refused + 5, 3000, 'the QoS 0 refusal')
+      expect(c.connected).toBe(true)
+      expect(await telemetryCounts(stack, d.uid)).toEqual(EMPTY)
       expect(await telemetryCounts(stack, b.uid)).toEqual(EMPTY)
+      // The same connection still stores its own publishes; the other device got nothing.
+      expect(await publish(c, `${d.serial}/messages/json`, data)).toBe(0)
+      expect((await messagesOf(stack, d.uid)).length).toBe(1)
+      expect(await telemetryCounts(stack, b.uid)).toEqual(EMPTY)
+      await endAll(c)
     })
   }
 
   it('MQTT 5: PUBACK 0x87 and the connection stays (a later own publish is stored), nothing stored for the other', async () => {
     const d = await createDevice(stack)
     const other = await createDevice(stack)
+    const refused = refusedCount(stack, 'MQTT:topic.forbidden')
     const c = await connectDevice(wsUrl(stack), d.serial, d.mqttPassword ?? '', { version: 5 })
     for (const topic of [`${other.serial}/messages/json`, `${other.imei}/messages/json`, `${d.imei}/messages/json`]) {
       expect(await publish(c, topic, data)).toBe(0x87)
     }
+    expect(refusedCount(stack, 'MQTT:topic.forbidden')).toBe(refused + 3)
+    expect(c.connected).toBe(true)
     expect(await telemetryCounts(stack, d.uid)).toEqual(EMPTY)
     expect(await telemetryCounts(stack, other.uid)).toEqual(EMPTY)
     expect(await publish(c, `${d.serial}/messages/json`, data)).toBe(0)
@@ -60,7 +66,8 @@ describe('publish outside the own topics', () => {
   it('the IMEI login owns `<imei>/` only, not `<serial>/` of the same system', async () => {
     const d = await createDevice(stack)
     const c = await connectDevice(stack.mqttUrl, d.imei, d.mqttPassword ?? '', { version: 4 })
-    expect(await publish(c, `${d.serial}/messages/json`, data)).toBe('closed')
+    expect(await publish(c, `${d.serial}/messages/json`, data)).toBe(0)
+    expect(c.connected).toBe(true)
     await endAll(c)
     expect(await telemetryCounts(stack, d.uid)).toEqual(EMPTY)
   })

@@ -164,3 +164,38 @@ describe('isForbiddenAddress', () => {
   it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8',
     '64:ff9b::808:808', '2002:808:808::1'])('allows %s', (address) => { expect(isForbiddenAddress(address)).toBe(false) })
 })
+
+describe('checking a callback URL when its operation is created', () => {
+  const names: Record<string, string[]> = { 'hooks.example': ['93.184.216.34'], 'mixed.example': ['93.184.216.34', '10.0.0.7'], 'v6.example': ['fd00::1'] }
+  const resolve = async (host: string) => {
+    const found = names[host]
+    if (found === undefined) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' })
+    return found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }))
+  }
+  const guard = createHttpCallbackSender({ allowPrivate: false, timeoutMs: 1000, resolve })
+
+  it('accepts a public address, and a name resolving only to public addresses', async () => {
+    expect(await guard.check('https://203.0.113.5/hook')).toEqual({ ok: true })
+    expect(await guard.check('https://user:pw@hooks.example/hook')).toEqual({ ok: true })
+  })
+
+  it('refuses a name with any forbidden address, naming the host and CALLBACK_ALLOW_PRIVATE', async () => {
+    expect(await guard.check('http://mixed.example/hook')).toEqual({ ok: false, code: 'callback.forbidden', params: ['mixed.example', 'CALLBACK_ALLOW_PRIVATE'] })
+    expect(await guard.check('http://v6.example:8080/')).toEqual({ ok: false, code: 'callback.forbidden', params: ['v6.example', 'CALLBACK_ALLOW_PRIVATE'] })
+  })
+
+  it('accepts a name that does not resolve now (delivery retries it and checks it again)', async () => {
+    expect(await guard.check('http://not-yet.example/hook')).toEqual({ ok: true })
+  })
+
+  it('refuses what is not an http(s) URL, without echoing it', async () => {
+    expect(await guard.check('gopher://hooks.example/')).toEqual({ ok: false, code: 'callback.invalid', params: ['callback', 'scheme gopher: not allowed'] })
+    expect(await guard.check('::nonsense')).toEqual({ ok: false, code: 'callback.invalid', params: ['callback', 'url.invalid'] })
+  })
+
+  it('with allowPrivate accepts any http(s) host without resolving it', async () => {
+    const open = createHttpCallbackSender({ allowPrivate: true, timeoutMs: 1000, resolve: async () => { throw new Error('must not resolve') } })
+    expect(await open.check('http://127.0.0.1:1/hook')).toEqual({ ok: true })
+    expect(await open.check('http://mixed.example/hook')).toEqual({ ok: true })
+  })
+})

@@ -1,16 +1,14 @@
 // Operation callbacks end to end (conventions.md §Callbacks and notifications; fleet-api.md §Events): a real HTTP
 // receiver on 127.0.0.1:0 gets a signed POST with Basic auth on every state change of the operation, a failing
-// receiver is retried until it answers 2xx, and callbacks into loopback are refused unless CALLBACK_ALLOW_PRIVATE.
+// receiver is retried until it answers 2xx, and callbacks into loopback are refused at creation unless
+// CALLBACK_ALLOW_PRIVATE.
 import { createHmac } from 'node:crypto'
-import { once } from 'node:events'
-import { readdir } from 'node:fs/promises'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { join } from 'node:path'
+import type { IncomingHttpHeaders } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { uniq } from '../../helpers/factories.js'
-import { count, createSystems, postDelete, postLabel, started, until, waitFinished } from '../../helpers/operations.js'
+import { listenLocal, type Receiver } from '../../helpers/http-receiver.js'
+import { count, countOperations, createSystems, postDelete, postLabel, started, until, waitFinished } from '../../helpers/operations.js'
 
 const SECRET = 'callback-test-secret'
 const RETRY_BASE_MS = 100
@@ -24,13 +22,13 @@ interface StateEvent {
 }
 
 // The receiver: records every request; a path listed in `failures` answers 500 that many times first.
-let server: Server
+let receiver: Receiver
 let origin: string
 const received: Received[] = []
 const failures = new Map<string, number>()
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  receiver = await listenLocal((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
     req.on('end', () => {
@@ -42,15 +40,9 @@ beforeAll(async () => {
       res.end()
     })
   })
-  server.listen(0, '127.0.0.1')
-  await once(server, 'listening')
-  origin = `127.0.0.1:${(server.address() as AddressInfo).port}`
+  origin = receiver.origin
 })
-afterAll(async () => {
-  server.closeAllConnections()
-  server.close()
-  await once(server, 'close')
-})
+afterAll(async () => { await receiver.close() })
 
 const at = (path: string): Received[] => received.filter((r) => r.path === path)
 const events = (path: string): StateEvent[] => at(path).map((r) => JSON.parse(r.body) as StateEvent)
@@ -150,19 +142,15 @@ describe('without CALLBACK_ALLOW_PRIVATE (the default)', () => {
   beforeAll(async () => { stack = await startStack({ env: { CALLBACK_SECRET: SECRET } }) })
   afterAll(async () => { await stack.close() })
 
-  it('refuses a loopback callback (never delivered) while the operation completes', async () => {
+  it('refuses a loopback callback when the operation is created (400 callback.forbidden): no operation, nothing sent', async () => {
     const label = uniq('cbl')
     await createSystems(stack, 2, label, [label])
     const path = `/cb/${uniq('refused')}`
-    // notify: its e-mail is queued after the FINISHED callback, so once the mail is out that callback was queued.
-    const uid = await started(postLabel(stack, { labels: { add: ['x'] }, criteria: { labels: [label] }, callback: `http://${origin}${path}`, notify: true }))
-    const op = await waitFinished(stack, uid)
-    expect(count(op, 'SUCCESS')).toBe(2)
-    const outbox = join(stack.config.DATA_DIR, 'outbox')
-    await until('the e-mail', async () => (await readdir(outbox).catch(() => [])).some((f) => f.endsWith('.eml')))
-    // Every callback job has run (the local queue keeps pending jobs in the jobs table) and none reached us.
-    await until('no callback job left', async () =>
-      (await stack.db.query<{ n: number }>("SELECT count(*)::int AS n FROM jobs WHERE name = 'operation.callback'")).rows[0]?.n === 0)
+    const before = await countOperations(stack)
+    const res = await postLabel(stack, { labels: { add: ['x'] }, criteria: { labels: [label] }, callback: `http://${origin}${path}`, notify: true })
+    expect(res.statusCode).toBe(400)
+    expect(res.json()).toEqual({ error: 'callback.forbidden', errorParameters: ['127.0.0.1', 'CALLBACK_ALLOW_PRIVATE'] })
+    expect(await countOperations(stack)).toBe(before)
     expect(at(path)).toEqual([])
   })
 })

@@ -244,9 +244,10 @@ describe('bulk delete: refused requests create no operation (set S)', () => {
     expect(await exists('systems', uid)).toBe(true)
   })
 
-  it('label.unknown: a label no system of the company carries (another company\'s do not count)', async () => {
-    expect((await refused({ systems: { label: 'never-used' } }, 'label.unknown')).errorParameters).toEqual(['never-used'])
-    await refused({ systems: { label: 'theirs-only' } }, 'label.unknown')
+  // fleet-api.md set S: selection.empty means "nothing matches the label" (the JavaScript client relies on it).
+  it('selection.empty: a label no system of the company carries (another company\'s do not count)', async () => {
+    expect((await refused({ systems: { label: 'never-used' } }, 'selection.empty')).errorParameters).toEqual(['label', 'never-used'])
+    await refused({ systems: { label: 'theirs-only' } }, 'selection.empty')
     expect(await exists('systems', otherSystem.uid)).toBe(true)
   })
 

@@ -4,6 +4,7 @@
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FleetError } from '../../../core/errors.js'
+import { StoreUnavailableError } from '../../../core/store-errors.js'
 import type { Operation } from '../../../core/domain/operation.js'
 import type { OperationHandler } from '../../../core/operations/handler.js'
 import type { CallbackSender } from '../../../core/notify.js'
@@ -421,6 +422,28 @@ describe('handler contract', () => {
       expect(failed.items.map((t) => [t.system.uid, t.error?.code])).toEqual([[bad[0], 'system.invalid.state']])
       for (const s of good) expect(await labelsOf(stack, s)).toEqual([label, 'ran'].sort())
       expect(await labelsOf(stack, bad[0] ?? '')).toEqual([label, BAD].sort()) // runChunk's and run()'s changes undone
+    } finally { await close() }
+  })
+
+  it('a chunk whose store connection is lost is run again in the same job: more losses than a job has attempts, the operation still finishes, each task once', async () => {
+    const label = uniq('lost')
+    const systems = await createSystems(stack, 3, label, [label])
+    let losses = 6 // a job has 5 attempts (core/queue.ts DEFAULT_ATTEMPTS)
+    const ran: string[] = []
+    const handler: OperationHandler = {
+      async run () { throw new Error('run() is not used when runChunk answers') },
+      async runChunk ({ tasks }) {
+        if (losses-- > 0) throw new StoreUnavailableError(new Error('Connection terminated unexpectedly'))
+        ran.push(...tasks.map((t) => t.systemUid))
+        return tasks.map(() => ({ state: 'SUCCESS' as const }))
+      }
+    }
+    const { engine, close } = await engineWith(handler)
+    try {
+      const uid = await launch(engine, systems)
+      const done = await waitFinished(stack, uid)
+      expect(countersOf(done)).toMatchObject({ SUCCESS: 3, FAILURE: 0, PENDING: 0 })
+      expect(ran.sort()).toEqual([...systems].sort())
     } finally { await close() }
   })
 

@@ -129,6 +129,7 @@ describe('label: what it does', () => {
       user: { uid: stack.adminUid, email: ADMIN_EMAIL },
       notify: false,
       callback: null,
+      callbackDelivery: null,
       parameters: { add: ['x'], remove: ['y'] },
       dependsOn: null
     })

@@ -158,7 +158,7 @@ describe('transfer: the request', () => {
     await refused(transfer({ ...to, systems: { uids: [] } }), 'selection.empty')
     await refused(transfer({ ...to, systems: { criteria: { name: uniq('nothing') } } }), 'selection.empty')
     await refused(transfer({ ...to, systems: { uids: Array.from({ length: 101 }, (_, i) => `uid-${i}`) } }), 'selection.max.uid.reached')
-    await refused(transfer({ ...to, systems: { label: uniq('no-label') } }), 'label.unknown')
+    await refused(transfer({ ...to, systems: { label: uniq('no-label') } }), 'selection.empty')
     await refused(transfer({ ...to, systems: { dependsOn: { operation: 'no-such-operation' } } }), 'operation.unknown')
     await refused(transfer({ ...to, systems: { uids: [s.uid, 'not-a-system'] } }), 'system.unknown')
     // A system of the partner is not one of the context company's.

@@ -97,6 +97,18 @@ describe('group commit', () => {
     expect(w.batches).toEqual([['first'], ['a', 'bad', 'b'], ['a'], ['bad'], ['b']])
   })
 
+  it('a batch error that is no item\'s fault (failsWhole: the store is unavailable) fails every item at once, none written one by one', async () => {
+    const w = gatedWriter<string>(() => undefined, (batch) => batch.includes('a'))
+    const gc = createGroupCommit({ write: w.write, maxBatch: 100, maxPending: 1000, parallel: 1, failsWhole: (err) => err instanceof Error && err.message === 'batch failed' })
+    const first = track(gc.submit('first'))
+    await until(() => w.batches.length === 1)
+    const t = ['a', 'b'].map((x) => track(gc.submit(x)))
+    await w.releaseUntil(() => t.every((x) => x.state !== 'pending'))
+    expect(first.state).toBe('ok')
+    expect(t.map((x) => x.state)).toEqual(['failed', 'failed'])
+    expect(w.batches).toEqual([['first'], ['a', 'b']])
+  })
+
   it('maxPending: submitters wait, without being queued, until space frees', async () => {
     const w = gatedWriter<number>()
     const gc = createGroupCommit({ write: w.write, maxBatch: 100, maxPending: 3, parallel: 1 })

@@ -57,6 +57,13 @@ describe('decodeData forms', () => {
     expect(r.ok && r.points.map((p) => p.ts)).toEqual([AT, AT])
   })
 
+  it('stamps empty-string list timestamps at receivedAt (the HL-series MQTT sample)', () => {
+    expect(decodeData('[{"MilliSec":[{"timestamp":"","value":"123456"}]}]', { receivedAt: AT }))
+      .toEqual({ ok: true, form: 'list', points: [{ dataId: 'MilliSec', ts: AT, value: '123456' }] })
+    const r = decodeData('[{"a": [{"timestamp": " ", "value": 1}, {"timestamp": 1416324560869, "value": 2}]}]', { receivedAt: AT })
+    expect(r.ok && r.points.map((p) => p.ts)).toEqual([AT, 1416324560869])
+  })
+
   it('keeps duplicates, in payload order', () => {
     const r = decodeData('[{"a": [{"timestamp": 1416324560869, "value": 1}]}, {"b": [{"timestamp": 1416324560869, "value": 2}]}, {"a": [{"timestamp": 1416324560869, "value": 1}]}]', { receivedAt: AT })
     expect(r.ok && r.points.map((p) => p.dataId)).toEqual(['a', 'b', 'a'])

@@ -1,0 +1,22 @@
+// The right that creating each type of operation needs (fleet-api.md §Operations on systems, the Permission column;
+// §Export data history). Cancelling an operation needs the same right: stopping a bulk change is as much a change as
+// starting it (issue 8: a view-only user could cancel anything).
+import type { OperationType } from '../domain/operation.js'
+
+export const OPERATION_RIGHTS: Readonly<Record<OperationType, string>> = {
+  SYSTEM_LABEL: 'entities.systems.edit',
+  SYSTEM_TRANSFER: 'entities.systems.transfers.create',
+  SYSTEM_SWAP_SIM: 'entities.systems.network.swapsim',
+  SYSTEM_REGISTER: 'entities.systems.create',
+  SYSTEM_IMPORT: 'entities.systems.create',
+  SYSTEM_EDIT: 'entities.systems.edit',
+  SYSTEM_DELETE: 'entities.systems.delete',
+  SYSTEM_RETRIEVE_DATA: 'entities.systems.retrieve.data',
+  SYSTEM_APPLY_SETTINGS: 'entities.systems.settings.apply',
+  SYSTEM_REBOOT: 'device.management.action',
+  SYSTEM_RESET: 'device.management.action',
+  SYSTEM_WAKEUP: 'device.management.action',
+  SYSTEM_EXPORT_DATA_HISTORY: 'entities.systems.export',
+  // Not in fleet-api.md (conventions.md §Usage records): importing usage records changes systems' records.
+  SYSTEM_IMPORT_USAGES: 'entities.systems.edit'
+}

@@ -1,0 +1,31 @@
+// The System as answered to a caller (fleet-api.md §System). Its `communication` holds the devices' credentials
+// (fleet-api.md §Communication: msci, m3da and rest/mqtt passwords): they are shown only to callers who may change
+// them, holding entities.systems.edit in the context company; for everybody else each password field is null, so a
+// viewer learns which credentials are set up by the shape alone, never their values.
+import type { CompanyAccess } from '../access.js'
+import { systemView, type System } from '../../domain/system.js'
+
+export const SECRETS_RIGHT = 'entities.systems.edit'
+
+// Every secret of fleet-api.md §Communication (msci.password, m3da.registrationPassword, m3da.password,
+// rest.password, mqtt.password); host and user are not secrets.
+const SECRET_FIELDS: ReadonlySet<string> = new Set(['password', 'registrationPassword'])
+
+type CommunicationView = Record<string, Record<string, unknown> | null>
+
+/** The communication view with each password field set to null. */
+export function maskedCommunication (c: CommunicationView): CommunicationView {
+  return Object.fromEntries(Object.entries(c).map(([protocol, fields]) => [
+    protocol,
+    fields === null ? null : Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, SECRET_FIELDS.has(k) ? null : v]))
+  ]))
+}
+
+/** How systems are shown to this caller: with their device credentials only when it holds SECRETS_RIGHT. */
+export function systemViewFor (access: CompanyAccess): (s: System, now: number) => Record<string, unknown> {
+  if (access.membership.rights.has(SECRETS_RIGHT)) return systemView
+  return (s, now) => {
+    const view = systemView(s, now)
+    return { ...view, communication: maskedCommunication(view.communication as CommunicationView) }
+  }
+}
