@@ -7,6 +7,7 @@ import type { GatewayFilter, GatewaySort, SubscriptionFilter, SubscriptionSort }
 import type { TelemetryRepository } from './telemetry.js'
 import type { OperationsRepository } from './operations-port.js'
 import type { DataQueriesRepository } from './data-queries.js'
+import type { DeviceTasksRepository } from './devices/ports.js'
 
 import type { Found, Page, Sort } from './paging.js'
 export type { Found, Page, Sort } from './paging.js'
@@ -230,6 +231,7 @@ export interface Repositories {
   applications: ApplicationsRepository
   catalogue: CatalogueRepository
   telemetry: TelemetryRepository
+  deviceTasks: DeviceTasksRepository
   operations: OperationsRepository
   savepoint: Savepoints
   dataQueries: DataQueriesRepository

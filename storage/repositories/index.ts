@@ -14,6 +14,7 @@ import { createCatalogueRepository } from './catalogue.repository.js'
 import { createTelemetryRepository } from './telemetry.repository.js'
 import { createOperationsRepository } from './operations.repository.js'
 import { createDataQueriesRepository } from './data-queries.repository.js'
+import { createDeviceTasksRepository } from './device-tasks.repository.js'
 
 /** Every repository, bound to one Queryable: the pool, or one transaction. */
 export function createRepositories (q: Queryable): Repositories {
@@ -30,6 +31,7 @@ export function createRepositories (q: Queryable): Repositories {
     applications: createApplicationsRepository(q),
     catalogue: createCatalogueRepository(q),
     telemetry: createTelemetryRepository(q),
+    deviceTasks: createDeviceTasksRepository(q),
     operations: createOperationsRepository(q),
     savepoint: {
       async run (fn) {

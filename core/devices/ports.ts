@@ -1,0 +1,50 @@
+// Ports between the operations (core) and the device transports (ingest/): declared here, implemented in ingest/ and
+// storage/, wired in bin/ (shared/style.md §2.5). The operations write device tasks in their transaction and, once
+// it is committed, ask the dispatch to deliver them; the transports bring the answers back through DeviceAnswers.
+import type { DeviceProtocol } from '../domain/device-message.js'
+import type { DeviceAnswer, DeviceTask, DeviceTaskRecord } from '../domain/device-task.js'
+
+/** What the operations ask of the transports once device tasks are committed. */
+export interface DispatchRequest {
+  systemUid: string
+  protocol: DeviceProtocol
+  /** Ask the device to connect when no transport has it connected (requestConnection, wake-up). */
+  requestConnection: boolean
+}
+
+/** Outgoing tasks (implemented by ingest/dispatch). */
+export interface TaskDispatch {
+  /**
+   * Delivers the PENDING tasks of these systems now to those connected over a push transport of the protocol, and
+   * asks for a connection where requested and the device is not connected. Never throws for one device: a task not
+   * delivered now waits for the device's next connection or poll.
+   */
+  dispatch (requests: readonly DispatchRequest[]): Promise<void>
+}
+
+/** Asks a device to connect to the service (conventions.md §Device tasks: the SMS shoulder tap). */
+export interface ConnectionRequester {
+  /** 'sent': the request left; 'failed': the gateway refused or could not be reached; 'unavailable': not configured. */
+  request (target: { systemUid: string, mobileNumber: string, protocol: DeviceProtocol }): Promise<'sent' | 'failed' | 'unavailable'>
+}
+
+/** Where the answers of devices go (the operations engine), called after the answers are committed. */
+export type DeviceAnswers = (answers: readonly DeviceAnswer[]) => Promise<void>
+
+/** The store of device tasks (storage/repositories/device-tasks.repository.ts). */
+export interface DeviceTasksRepository {
+  insert (tasks: ReadonlyArray<Omit<DeviceTaskRecord, 'state' | 'sentAt'>>): Promise<void>
+  /**
+   * The tasks of the system still to deliver over this protocol, oldest first, marked SENT: the PENDING ones and,
+   * with `again`, the SENT ones not answered (a reconnection, a poll, a restart: delivered again until answered).
+   */
+  take (systemUid: string, protocol: DeviceProtocol, now: number, opts?: { again?: boolean }): Promise<DeviceTask[]>
+  /** Systems with PENDING tasks over this protocol, among these. */
+  withPending (systemUids: readonly string[], protocol: DeviceProtocol): Promise<string[]>
+  /** Records the answers to the system's open (PENDING or SENT) tasks; answers those it closed (others are ignored). */
+  answer (systemUid: string, acks: ReadonlyArray<{ taskUid: string, status: 'OK' | 'ERROR', message: string | null }>, now: number): Promise<DeviceAnswer[]>
+  /** Withdraws tasks not delivered yet (PENDING → CANCELLED); answers the uids withdrawn. */
+  withdraw (taskUids: readonly string[], now: number): Promise<string[]>
+  /** States of these tasks (absent: no such device task). */
+  states (taskUids: readonly string[]): Promise<Map<string, DeviceTaskRecord['state']>>
+}

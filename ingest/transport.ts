@@ -1,0 +1,42 @@
+// The shape every device transport has (issue 9: a device protocol is a folder under ingest/ plus one line in the
+// list of bin/transports.ts). A transport serves devices on a port of its own, on the HTTP port, or both; it
+// delivers tasks to the devices it has connected (push transports) or lets them fetch theirs (polling transports).
+import type { FastifyPluginAsync } from 'fastify'
+import type { Logger } from '../core/logger.js'
+import type { Config } from '../core/config.js'
+import type { DeviceProtocol } from '../core/domain/device-message.js'
+import type { DeviceTask } from '../core/domain/device-task.js'
+import type { DevicesService } from '../core/services/ingest/devices.service.js'
+import type { IngestService } from '../core/services/ingest/ingest.service.js'
+import type { MetricsRegistry } from '../core/metrics.js'
+
+/** What a transport is given when it is built (bin/serve.ts). */
+export interface TransportDeps {
+  config: Readonly<Config>
+  devices: DevicesService
+  ingest: IngestService
+  log: Logger
+  metrics: MetricsRegistry
+  now: () => number
+}
+
+export interface DeviceTransport {
+  /** Its name in logs, metrics and errors ("mqtt", "rest", "m3da"...). */
+  readonly name: string
+  /** The device protocols whose tasks it carries (conventions.md §Devices: MQTT, REST, M3DA, ...). */
+  readonly protocols: readonly DeviceProtocol[]
+  /** Routes it serves on the service's HTTP port (REST device API, MQTT over WebSocket...). */
+  readonly http?: FastifyPluginAsync
+  /** Its own listener: the configuration variable of its port (named in a start failure) and how to bind it. */
+  readonly port?: { variable: keyof Config, listen: (port: number, host: string) => Promise<number>, listening: () => boolean }
+  /** Whether the system has a connection to this process over this transport. */
+  connected (systemUid: string): boolean
+  /** Sends tasks to a connected device; false when it is not connected here (they wait for its next connection). */
+  push?: (systemUid: string, tasks: readonly DeviceTask[]) => Promise<boolean>
+  /** Connections by kind for the connected-devices metric (e.g. MQTT version). */
+  connections (): Array<{ kind: string, count: number }>
+  /** Stops accepting, ends its connections. */
+  close (): Promise<void>
+}
+
+export type TransportFactory = (deps: TransportDeps) => Promise<DeviceTransport>

@@ -1,0 +1,59 @@
+import type { Queryable } from '../../core/ports.js'
+import type { DeviceTasksRepository } from '../../core/devices/ports.js'
+import type { DeviceProtocol } from '../../core/domain/device-message.js'
+import type { DeviceAnswer, DeviceTask, DeviceTaskState } from '../../core/domain/device-task.js'
+
+interface TaskRow { body: DeviceTask, created_at: number }
+
+export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepository {
+  return {
+    async insert (tasks) {
+      if (tasks.length === 0) return
+      await q.query(
+        `INSERT INTO device_tasks (uid, system_uid, operation_uid, protocol, body, created_at)
+         SELECT v.uid, v.system_uid, v.operation_uid, v.protocol, v.body, v.created_at
+         FROM jsonb_to_recordset($1::jsonb) AS v(uid text, system_uid text, operation_uid text, protocol text, body jsonb, created_at bigint)`,
+        [JSON.stringify(tasks.map((t) => ({ uid: t.uid, system_uid: t.systemUid, operation_uid: t.operationUid, protocol: t.protocol, body: t.task, created_at: t.createdAt })))])
+    },
+    async take (systemUid, protocol, now, opts = {}) {
+      const states = opts.again === true ? ['PENDING', 'SENT'] : ['PENDING']
+      const { rows } = await q.query<TaskRow>(
+        `UPDATE device_tasks SET state = 'SENT', sent_at = $3
+         WHERE system_uid = $1 AND protocol = $2 AND state = ANY($4::text[])
+         RETURNING body, created_at`, [systemUid, protocol, now, states])
+      return rows.sort((a, b) => a.created_at - b.created_at).map((r) => r.body)
+    },
+    async withPending (systemUids, protocol: DeviceProtocol) {
+      if (systemUids.length === 0) return []
+      const { rows } = await q.query<{ system_uid: string }>(
+        `SELECT DISTINCT system_uid FROM device_tasks
+         WHERE system_uid = ANY($1::text[]) AND protocol = $2 AND state = 'PENDING'`, [systemUids, protocol])
+      return rows.map((r) => r.system_uid)
+    },
+    async answer (systemUid, acks, now) {
+      if (acks.length === 0) return []
+      // One answer per task: the first of a payload that names a task twice.
+      const first = new Map<string, { uid: string, state: string, message: string | null }>()
+      for (const a of acks) if (!first.has(a.taskUid)) first.set(a.taskUid, { uid: a.taskUid, state: a.status, message: a.message })
+      const { rows } = await q.query<{ uid: string, operation_uid: string | null, state: 'OK' | 'ERROR', message: string | null }>(
+        `UPDATE device_tasks t SET state = v.state, message = v.message, acked_at = $2
+         FROM jsonb_to_recordset($3::jsonb) AS v(uid text, state text, message text)
+         WHERE t.uid = v.uid AND t.system_uid = $1 AND t.state IN ('PENDING', 'SENT')
+         RETURNING t.uid, t.operation_uid, t.state, t.message`,
+        [systemUid, now, JSON.stringify([...first.values()])])
+      return rows.map((r): DeviceAnswer => ({ taskUid: r.uid, systemUid, operationUid: r.operation_uid, status: r.state, message: r.message, at: now }))
+    },
+    async withdraw (taskUids, now) {
+      if (taskUids.length === 0) return []
+      const { rows } = await q.query<{ uid: string }>(
+        `UPDATE device_tasks SET state = 'CANCELLED', acked_at = $2 WHERE uid = ANY($1::text[]) AND state = 'PENDING' RETURNING uid`,
+        [taskUids, now])
+      return rows.map((r) => r.uid)
+    },
+    async states (taskUids) {
+      if (taskUids.length === 0) return new Map()
+      const { rows } = await q.query<{ uid: string, state: DeviceTaskState }>('SELECT uid, state FROM device_tasks WHERE uid = ANY($1::text[])', [taskUids])
+      return new Map(rows.map((r) => [r.uid, r.state]))
+    }
+  }
+}
