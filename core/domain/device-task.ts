@@ -27,6 +27,8 @@ export interface DeviceTaskRecord {
   systemUid: string
   /** The operation whose task this is; null for a task written outside the operations engine. */
   operationUid: string | null
+  /** The operation task it carries out (several device tasks may carry out one in turn: settings, then reboot). */
+  operationTaskUid: string | null
   /** The transport that carries it (conventions.md §Devices). */
   protocol: DeviceProtocol
   task: DeviceTask
@@ -40,6 +42,7 @@ export interface DeviceAnswer {
   taskUid: string
   systemUid: string
   operationUid: string | null
+  operationTaskUid: string | null
   status: 'OK' | 'ERROR'
   message: string | null
   at: number

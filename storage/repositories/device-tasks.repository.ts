@@ -10,10 +10,12 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
     async insert (tasks) {
       if (tasks.length === 0) return
       await q.query(
-        `INSERT INTO device_tasks (uid, system_uid, operation_uid, protocol, body, created_at)
-         SELECT v.uid, v.system_uid, v.operation_uid, v.protocol, v.body, v.created_at
-         FROM jsonb_to_recordset($1::jsonb) AS v(uid text, system_uid text, operation_uid text, protocol text, body jsonb, created_at bigint)`,
-        [JSON.stringify(tasks.map((t) => ({ uid: t.uid, system_uid: t.systemUid, operation_uid: t.operationUid, protocol: t.protocol, body: t.task, created_at: t.createdAt })))])
+        `INSERT INTO device_tasks (uid, system_uid, operation_uid, operation_task_uid, protocol, body, created_at)
+         SELECT v.uid, v.system_uid, v.operation_uid, v.operation_task_uid, v.protocol, v.body, v.created_at
+         FROM jsonb_to_recordset($1::jsonb) AS v(uid text, system_uid text, operation_uid text, operation_task_uid text, protocol text, body jsonb, created_at bigint)`,
+        [JSON.stringify(tasks.map((t) => ({
+          uid: t.uid, system_uid: t.systemUid, operation_uid: t.operationUid, operation_task_uid: t.operationTaskUid, protocol: t.protocol, body: t.task, created_at: t.createdAt
+        })))])
     },
     async take (systemUid, protocol, now, opts = {}) {
       const states = opts.again === true ? ['PENDING', 'SENT'] : ['PENDING']
@@ -35,13 +37,13 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
       // One answer per task: the first of a payload that names a task twice.
       const first = new Map<string, { uid: string, state: string, message: string | null }>()
       for (const a of acks) if (!first.has(a.taskUid)) first.set(a.taskUid, { uid: a.taskUid, state: a.status, message: a.message })
-      const { rows } = await q.query<{ uid: string, operation_uid: string | null, state: 'OK' | 'ERROR', message: string | null }>(
+      const { rows } = await q.query<{ uid: string, operation_uid: string | null, operation_task_uid: string | null, state: 'OK' | 'ERROR', message: string | null }>(
         `UPDATE device_tasks t SET state = v.state, message = v.message, acked_at = $2
          FROM jsonb_to_recordset($3::jsonb) AS v(uid text, state text, message text)
          WHERE t.uid = v.uid AND t.system_uid = $1 AND t.state IN ('PENDING', 'SENT')
-         RETURNING t.uid, t.operation_uid, t.state, t.message`,
+         RETURNING t.uid, t.operation_uid, t.operation_task_uid, t.state, t.message`,
         [systemUid, now, JSON.stringify([...first.values()])])
-      return rows.map((r): DeviceAnswer => ({ taskUid: r.uid, systemUid, operationUid: r.operation_uid, status: r.state, message: r.message, at: now }))
+      return rows.map((r): DeviceAnswer => ({ taskUid: r.uid, systemUid, operationUid: r.operation_uid, operationTaskUid: r.operation_task_uid, status: r.state, message: r.message, at: now }))
     },
     async withdraw (taskUids, now) {
       if (taskUids.length === 0) return []
