@@ -190,6 +190,8 @@ export interface ApplicationsRepository {
   update (uid: string, a: Omit<Application, 'uid' | 'companyUid'>): Promise<void>
   /** Applications installed on a system, complete with protocols, data and actions. */
   ofSystem (systemUid: string): Promise<Application[]>
+  /** The applications of each system (complete, as ofSystem), in one query; a system without any maps to []. */
+  forSystems (systemUids: readonly string[]): Promise<Map<string, Application[]>>
 }
 
 export interface OperatorAccount { uid: string, companyUid: string, name: string, operator: string, swapSupported: boolean }

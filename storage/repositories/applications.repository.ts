@@ -71,6 +71,15 @@ export function createApplicationsRepository (q: Queryable): ApplicationsReposit
         `SELECT a.* FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
          WHERE sa.system_uid = $1 ORDER BY a.category DESC, a.type, a.name`, [systemUid])
       return rows.map(toApplication)
+    },
+    async forSystems (systemUids) {
+      const out = new Map<string, Application[]>(systemUids.map((u) => [u, []]))
+      if (systemUids.length === 0) return out
+      const { rows } = await q.query<ApplicationRow & { system_uid: string }>(
+        `SELECT sa.system_uid, a.* FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
+         WHERE sa.system_uid = ANY($1::text[]) ORDER BY sa.system_uid, a.category DESC, a.type, a.name`, [systemUids])
+      for (const r of rows) out.get(r.system_uid)?.push(toApplication(r))
+      return out
     }
   }
 }
