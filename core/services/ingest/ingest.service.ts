@@ -3,7 +3,9 @@ import type { Clock, UnitOfWork } from '../../ports.js'
 import type { Repositories } from '../../repositories.js'
 import type { Logger } from '../../logger.js'
 import { noMetrics, type MetricsRegistry } from '../../metrics.js'
-import type { DeviceMessage } from '../../domain/device-message.js'
+import type { DeviceMessage, DeviceProtocol } from '../../domain/device-message.js'
+import type { DeviceAnswer, DeviceTask } from '../../domain/device-task.js'
+import type { DeviceAnswers } from '../../devices/ports.js'
 import type { PointRow } from '../../telemetry.js'
 import { isStoreUnavailable, retryWhileUnavailable } from '../../store-errors.js'
 import { createGroupCommit } from './group-commit.js'
@@ -27,7 +29,15 @@ export interface IngestStats {
   refused: Record<string, number>
 }
 
-export interface IngestServiceDeps { inTransaction: UnitOfWork, clock: Clock, log: Logger, options?: IngestOptions, metrics?: MetricsRegistry }
+export interface IngestServiceDeps {
+  inTransaction: UnitOfWork
+  clock: Clock
+  log: Logger
+  options?: IngestOptions
+  metrics?: MetricsRegistry
+  /** Where the answers of devices go once committed (the operations engine); absent: they stay in the store only. */
+  onAnswers?: DeviceAnswers
+}
 
 /** The pipeline's metrics (issue 8, Operability): what was stored or refused, and how the group commit keeps up. */
 function ingestMetrics (metrics: MetricsRegistry, pending: () => number) {
@@ -46,7 +56,7 @@ function ingestMetrics (metrics: MetricsRegistry, pending: () => number) {
  * the latest value of each data id, and the System data fields, lastCommDate and commStatus of its system.
  * accept() resolves only after commit, so transports acknowledge after the store has the data.
  */
-export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics }: IngestServiceDeps) {
+export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers }: IngestServiceDeps) {
   const stats: IngestStats = { committedMessages: 0, committedPoints: 0, failedMessages: 0, batches: 0, refused: {} }
 
   // The acknowledged write: messages and their points only. Derived state (data_last, System data, lastCommDate)
@@ -123,17 +133,46 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     m.refused.inc({ protocol, reason })
   }
 
-  /** Records task acknowledgements and finishes the tasks they answer; answers the finished task uids. */
-  async function acceptAcks (systemUid: string, protocol: string, acks: Array<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>): Promise<string[]> {
+  /**
+   * Records a device's acknowledgements (device_acks, every one as received) and answers its open device tasks in
+   * one transaction (conventions.md §Device tasks: the ack ends the task); answers the device answers it closed. An
+   * ack of an unknown task, of another system's task or of a task already answered closes nothing.
+   *
+   * Once committed, the answers go to `onAnswers` (the operations engine). A failure there is logged and not
+   * thrown: the device's ack is stored and must not be sent again. The answer is not lost either: the device task
+   * stays OK / ERROR in the store, and the engine re-reads the states of its open tasks (repos.deviceTasks.states)
+   * when it sweeps them; the same holds for a commit whose answer was lost and written again (the retry closes
+   * nothing the first try closed).
+   */
+  async function acceptAcks (systemUid: string, protocol: DeviceProtocol, acks: ReadonlyArray<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>): Promise<DeviceAnswer[]> {
     const now = clock.now()
-    return await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+    const answers = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
       await communicated(tx, systemUid, now)
       await tx.telemetry.insertAcks(acks.map((a) => ({ systemUid, taskUid: a.uid, status: a.status, message: a.message, protocol, receivedAt: now })))
-      return await tx.telemetry.finishTasks(systemUid, acks.map((a) => ({ taskUid: a.uid, state: a.status, message: a.message })), now)
+      return await tx.deviceTasks.answer(systemUid, acks.map((a) => ({ taskUid: a.uid, status: a.status, message: a.message })), now)
     }), storeRetry)
+    if (answers.length > 0 && onAnswers !== undefined) {
+      await onAnswers(answers).catch((err: unknown) => {
+        log.error({ err, systemUid, tasks: answers.map((a) => a.taskUid) }, 'device answers not passed to the operations; they stay answered in the store')
+      })
+    }
+    return answers
   }
 
-  /** Tasks waiting for the device (REST polling); they are marked sent. */
+  /**
+   * The device's tasks to deliver over this protocol, oldest first, marked SENT; the device is communicating
+   * (conventions.md §Data). `again` (a connection, a subscription, a poll) adds those delivered before and not
+   * answered yet: a device may have lost them, and ignores one it already ran by its uid (§Device tasks).
+   */
+  async function takeTasks (systemUid: string, protocol: DeviceProtocol, opts: { again?: boolean } = {}): Promise<DeviceTask[]> {
+    const now = clock.now()
+    return await inTransaction(async (tx) => {
+      await communicated(tx, systemUid, now)
+      return await tx.deviceTasks.take(systemUid, protocol, now, opts)
+    })
+  }
+
+  /** Every protocol's waiting tasks, marked SENT. Goes once the transports call takeTasks (issue 9). */
   async function pendingTasks (systemUid: string): Promise<Array<Record<string, unknown>>> {
     const now = clock.now()
     return await inTransaction(async (tx) => {
@@ -146,6 +185,7 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     accept,
     refuse,
     acceptAcks,
+    takeTasks,
     pendingTasks,
     stats: (): IngestStats => ({ ...stats, refused: { ...stats.refused } }),
     pending: () => commits.pending(),
