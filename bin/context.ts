@@ -24,6 +24,9 @@ import type { MetricsRegistry } from '../core/metrics.js'
 import { createPromRegistry } from '../metrics/prom-registry.js'
 import { registerInfraGauges } from '../metrics/infra-gauges.js'
 import type { CallbackGuard } from '../core/operations/callback-guard.js'
+import type { DeviceTransport } from '../ingest/transport.js'
+import { createTaskDispatch } from '../ingest/dispatch.js'
+import { createSmsGateway } from '../storage/notify/sms-gateway.js'
 
 export interface Infrastructure {
   db: Db
@@ -86,12 +89,24 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
   }
 }
 
-export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure): AppContext {
+/**
+ * `transports`: the device transports of this process (ingest/dispatch.ts delivers tasks through them). A function,
+ * read at each dispatch: the transports are built after the services, which are given the dispatch now.
+ */
+export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { transports?: () => readonly DeviceTransport[] } = {}): AppContext {
   const repos = createRepositories(infra.db)
   const inTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx)))
   const metrics = infra.metrics ?? createPromRegistry({ onCollectError: (metric, err) => { log.warn({ err, metric }, 'metric not collected') } })
   registerInfraGauges(metrics, infra)
-  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter })
+  const dispatch = createTaskDispatch({
+    transports: opts.transports ?? (() => []),
+    deviceTasks: repos.deviceTasks,
+    systems: repos.telemetry,
+    connectionRequester: createSmsGateway({ url: config.SMS_GATEWAY_URL, log }),
+    log,
+    now: infra.clock.now
+  })
+  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter, dispatch })
   return {
     config,
     log,

@@ -35,6 +35,11 @@ export interface Config {
   /** SMTP server for operation e-mails; absent: .eml files in DATA_DIR/outbox. */
   SMTP_URL: string | undefined
   SMTP_FROM: string
+  /**
+   * HTTP SMS gateway of the connection request (conventions.md §Device tasks: the SMS shoulder tap), http or https;
+   * credentials in the URL become Basic auth. Absent: tasks wait for the device's next connection.
+   */
+  SMS_GATEWAY_URL: string | undefined
   /** Secret of the X-Fleet-Signature header of operation callbacks; absent: unsigned. */
   CALLBACK_SECRET: string | undefined
   /** Allow callbacks to loopback, link-local and private addresses (tests, on-premises). */
@@ -164,6 +169,7 @@ export function loadConfig (env: Env): Readonly<Config> {
     WORKER_CONCURRENCY: int(env, 'WORKER_CONCURRENCY', 16, 1, 10_000),
     SMTP_URL: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     SMTP_FROM: email(env, 'SMTP_FROM', 'fleet@fleet.local'),
+    SMS_GATEWAY_URL: url(env, 'SMS_GATEWAY_URL', ['http:', 'https:']),
     CALLBACK_SECRET: optional(env, 'CALLBACK_SECRET'),
     CALLBACK_ALLOW_PRIVATE: bool(env, 'CALLBACK_ALLOW_PRIVATE', false),
     CALLBACK_RETRY_BASE_MS: int(env, 'CALLBACK_RETRY_BASE_MS', 30_000, 1, 3_600_000),

@@ -34,6 +34,8 @@ export interface TelemetryRepository {
   finishTasks (systemUid: string, acks: Array<{ taskUid: string, state: 'OK' | 'ERROR', message: string | null }>, now: number): Promise<string[]>
   /** Tasks waiting for the device; marks them SENT. */
   takePendingTasks (systemUid: string, now: number): Promise<DeviceTaskRow[]>
+  /** The subscription mobile numbers of these systems, by system uid (the connection request, ingest/dispatch.ts). */
+  mobileNumbers (systemUids: readonly string[]): Promise<Map<string, string>>
   /** commStatus WARNING / ERROR for systems that missed their expected period (conventions.md §Data). */
   sweepCommStatus (now: number, defaultPeriodMs: number): Promise<number>
 }

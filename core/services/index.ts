@@ -19,6 +19,7 @@ import type { JobQueue } from '../queue.js'
 import type { CallbackSender, Mailer } from '../notify.js'
 import type { OperationJobs } from '../operations/jobs.js'
 import type { CallbackGuard } from '../operations/callback-guard.js'
+import type { TaskDispatch } from '../devices/ports.js'
 import { createOperationsService } from './operations/index.js'
 import { createDataServices } from './data/index.js'
 
@@ -35,10 +36,12 @@ export interface ServicesDeps {
   rateCounter: RateCounter
   /** Where ingest and the operations engine report (absent: nowhere). */
   metrics?: MetricsRegistry
+  /** Delivers committed device tasks (ingest/dispatch.ts, wired in bin/context.ts); absent: they wait for a poll. */
+  dispatch?: TaskDispatch
 }
 
 /** Every use case of the service, wired on one set of repositories. */
-export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter }: ServicesDeps) {
+export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch }: ServicesDeps) {
   const epoch = createAccessEpoch()
   const throttle = createLoginThrottle(rateCounter, clock, {
     accountFailures: config.LOGIN_THROTTLE_FAILURES, addressFailures: config.LOGIN_THROTTLE_ADDRESS_FAILURES, baseMs: config.LOGIN_THROTTLE_BASE_MS
@@ -59,6 +62,8 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     /** commStatus WARNING / ERROR for systems that missed their period (conventions.md §Data). */
     sweepCommStatus: async () => await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000),
     data: createDataServices({ repos, clock }),
+    /** Outgoing device tasks: what the operations engine asks once its device tasks are committed. */
+    dispatch: dispatch ?? { dispatch: async () => {} },
     /** Read by the company-context check of every API call. */
     companiesRepo: repos.companies
   }

@@ -89,6 +89,13 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
         uid: r.uid, systemUid: r.system_uid, operationUid: r.operation_uid, body: r.body, state: r.state, createdAt: r.created_at
       }))
     },
+    async mobileNumbers (systemUids) {
+      if (systemUids.length === 0) return new Map()
+      const { rows } = await q.query<{ uid: string, mobile_number: string }>(
+        `SELECT s.uid, b.mobile_number FROM systems s JOIN subscriptions b ON b.uid = s.subscription_uid
+         WHERE s.uid = ANY($1::text[]) AND b.mobile_number IS NOT NULL AND b.mobile_number <> ''`, [systemUids])
+      return new Map(rows.map((r) => [r.uid, r.mobile_number]))
+    },
     async sweepCommStatus (now, defaultPeriodMs) {
       // The expected period is the heartbeat period when the heartbeat is ON, else the configured default: WARNING
       // once a period is missed, ERROR after two (conventions.md §Data). A heartbeat sla ({warning, error}, fleet-api.md
