@@ -1,0 +1,299 @@
+// Outgoing device tasks and their answers (issue 9, "Delivery" and "Completion"; conventions.md §Device tasks): a
+// device task written through the device-tasks repository is pushed by the dispatch to MQTT 3.1.1 and MQTT 5
+// devices subscribed to their tasks, waits for the others (delivered again until answered), and a device that is not
+// connected is asked to connect through the SMS gateway (a real receiver on port 0). Acks over MQTT and REST end the
+// device task once; an ack of an unknown task or of another system's task ends nothing.
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { MqttClient } from 'mqtt'
+import { pino } from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { DispatchRequest } from '../../../core/devices/ports.js'
+import type { DeviceProtocol } from '../../../core/domain/device-message.js'
+import type { DeviceAnswer, DeviceTask, DeviceTaskBody } from '../../../core/domain/device-task.js'
+import type { UnitOfWork } from '../../../core/ports.js'
+import { createIngestService } from '../../../core/services/ingest/ingest.service.js'
+import { createDeviceTasksRepository } from '../../../storage/repositories/device-tasks.repository.js'
+import { createRepositories } from '../../../storage/repositories/index.js'
+import { startStack, type Stack } from '../../helpers/stack.js'
+import { listenLocal, type Receiver } from '../../helpers/http-receiver.js'
+import { uniq } from '../../helpers/factories.js'
+import { createSystem, validImei } from '../../helpers/systems.js'
+import { connectDevice, deviceFetch, endAll, eventually, publish, subscribe, taskState, type MqttVersion } from '../../helpers/devices.js'
+
+interface Sms { to: string, text: string, system: string }
+
+let stack: Stack
+let gateway: Receiver
+const sms: Sms[] = []
+
+beforeAll(async () => {
+  gateway = await listenLocal((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      sms.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Sms)
+      res.writeHead(200).end()
+    })
+  })
+  stack = await startStack({ listen: true, env: { SMS_GATEWAY_URL: `http://${gateway.origin}/sms` } })
+})
+afterAll(async () => {
+  await stack?.close()
+  await gateway?.close()
+})
+
+interface Device { uid: string, serial: string, password: string, mobileNumber: string | null }
+
+let seq = Math.floor(Math.random() * 100_000) * 10
+/** A system with MQTT and REST passwords and, unless `mobileNumber: null`, a subscription with a mobile number. */
+async function device (opts: { mobileNumber?: string | null } = {}): Promise<Device> {
+  const n = ++seq
+  const serial = uniq('SN').toUpperCase()
+  const password = uniq('pw')
+  const mobileNumber = opts.mobileNumber === undefined ? `+336${String(n).padStart(8, '0')}` : opts.mobileNumber
+  const s = await createSystem(stack, {
+    name: serial,
+    gateway: { serialNumber: serial, imei: validImei(900_000 + n) },
+    ...(mobileNumber === null ? {} : { subscription: { identifier: `8933${String(n).padStart(12, '0')}`, operator: 'UNKNOWN', mobileNumber } }),
+    communication: { mqtt: { password }, rest: { password } }
+  })
+  return { uid: s.uid as string, serial, password, mobileNumber }
+}
+
+/** A PENDING device task written the way the operations write them: through the device-tasks repository. */
+async function writeTask (systemUid: string, protocol: DeviceProtocol, body: DeviceTaskBody = { read: ['_RSSI'] }): Promise<DeviceTask> {
+  const uid = uniq('task')
+  const task = { uid, timestamp: Date.now(), ...body } as DeviceTask
+  await createDeviceTasksRepository(stack.db).insert([{ uid, systemUid, operationUid: null, operationTaskUid: null, protocol, task, createdAt: Date.now() }])
+  return task
+}
+
+const dispatch = async (...requests: DispatchRequest[]): Promise<void> => { await stack.ctx.services.dispatch.dispatch(requests) }
+
+/** Every task payload the client receives on its tasks topic, parsed. */
+function inbox (client: MqttClient): DeviceTask[][] {
+  const got: DeviceTask[][] = []
+  client.on('message', (topic, payload) => { if (topic.endsWith('/tasks/json')) got.push(JSON.parse(payload.toString('utf8')) as DeviceTask[]) })
+  return got
+}
+
+/**
+ * Connected and subscribed to its tasks topic, with the delivery of the subscription done: it marks the system
+ * communicating (conventions.md §Data), so once lastCommDate is set nothing else is on its way.
+ */
+async function online (d: Device, version: MqttVersion): Promise<{ client: MqttClient, got: DeviceTask[][] }> {
+  const client = await connectDevice(stack.mqttUrl, d.serial, d.password, { version })
+  const got = inbox(client)
+  const before = await lastComm(d.uid)
+  expect(await subscribe(client, `${d.serial}/tasks/json`)).toEqual([1])
+  await eventually(async () => (await lastComm(d.uid) ?? 0) > (before ?? -1), 5000, 'the subscription delivery')
+  return { client, got }
+}
+
+async function lastComm (systemUid: string): Promise<number | null> {
+  const { rows } = await stack.db.query<{ t: string | null }>('SELECT last_comm_date AS t FROM systems WHERE uid = $1', [systemUid])
+  return rows[0]?.t === null || rows[0]?.t === undefined ? null : Number(rows[0].t)
+}
+
+async function ackRows (systemUid: string): Promise<number> {
+  const { rows } = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM device_acks WHERE system_uid = $1', [systemUid])
+  return rows[0]?.n ?? 0
+}
+
+const smsFor = (d: Device): Sms[] => sms.filter((s) => s.system === d.uid)
+
+describe('push to connected MQTT devices', () => {
+  for (const version of [4, 5] as const) {
+    it(`MQTT ${version === 4 ? '3.1.1' : '5'}: dispatch pushes the task at once, an ack ends it`, async () => {
+      const d = await device()
+      const { client, got } = await online(d, version)
+      try {
+        const task = await writeTask(d.uid, 'MQTT', { write: [{ 'config.reportPeriodS': 60 }] })
+        expect((await taskState(stack, task.uid))?.state).toBe('PENDING')
+        await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: true })
+        await eventually(async () => got.length > 0, 5000, 'the pushed task')
+        expect(got).toEqual([[task]])
+        expect((await taskState(stack, task.uid))?.state).toBe('SENT')
+        expect(smsFor(d)).toEqual([]) // connected: no shoulder tap
+
+        expect(await publish(client, `${d.serial}/acks/json`, JSON.stringify([{ uid: task.uid, status: 'OK' }]))).toBe(0)
+        expect(await taskState(stack, task.uid)).toMatchObject({ state: 'OK', message: null })
+        // A second ack of the same task is recorded as received and ends nothing more.
+        expect(await publish(client, `${d.serial}/acks/json`, JSON.stringify([{ uid: task.uid, status: 'ERROR', message: 'late' }]))).toBe(0)
+        expect(await taskState(stack, task.uid)).toMatchObject({ state: 'OK', message: null })
+        expect(await ackRows(d.uid)).toBe(2)
+      } finally {
+        await endAll(client)
+      }
+    })
+  }
+
+  it('a push that finds no subscription leaves the task to the next subscription; nothing is lost', async () => {
+    const d = await device()
+    const client = await connectDevice(stack.mqttUrl, d.serial, d.password, { version: 4 })
+    const got = inbox(client)
+    try {
+      await eventually(async () => stack.service.transports.some((t) => t.connected(d.uid)), 5000, 'the connection')
+      const task = await writeTask(d.uid, 'MQTT')
+      await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: false })
+      expect((await taskState(stack, task.uid))?.state).toBe('SENT')
+      expect(got).toEqual([])
+      expect(await subscribe(client, `${d.serial}/tasks/json`)).toEqual([1])
+      await eventually(async () => got.length > 0, 5000, 'the task at subscription')
+      expect(got).toEqual([[task]])
+    } finally {
+      await endAll(client)
+    }
+  })
+
+  it('a task delivered and not answered is delivered again at the next connection, and no more once answered', async () => {
+    const d = await device()
+    const first = await online(d, 4)
+    const task = await writeTask(d.uid, 'MQTT', { command: { id: 'system.reboot', params: {} } })
+    await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: false })
+    await eventually(async () => first.got.length > 0, 5000, 'the pushed task')
+    await endAll(first.client) // gone without answering
+
+    const second = await online(d, 5)
+    try {
+      await eventually(async () => second.got.length > 0, 5000, 'the task again')
+      expect(second.got).toEqual([[task]])
+      expect(await publish(second.client, `${d.serial}/acks/json`, JSON.stringify([{ uid: task.uid, status: 'OK' }]))).toBe(0)
+    } finally {
+      await endAll(second.client)
+    }
+    const third = await online(d, 4)
+    try {
+      // A later task comes alone: the answered one was not sent again before it (one connection keeps the order).
+      const later = await writeTask(d.uid, 'MQTT')
+      await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: false })
+      await eventually(async () => third.got.length > 0, 5000, 'the later task')
+      expect(third.got).toEqual([[later]])
+    } finally {
+      await endAll(third.client)
+    }
+  })
+})
+
+describe('acks', () => {
+  it('REST: GET /device/tasks answers the REST tasks only; an ERROR ack ends the task with the message', async () => {
+    const d = await device()
+    const rest = await writeTask(d.uid, 'REST', { read: ['config.apn'] })
+    const mqtt = await writeTask(d.uid, 'MQTT')
+    const res = await deviceFetch(stack, 'GET', '/device/tasks', { user: d.serial, password: d.password })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual([rest])
+    expect((await taskState(stack, mqtt.uid))?.state).toBe('PENDING')
+    const ack = await deviceFetch(stack, 'POST', '/device/acks', { user: d.serial, password: d.password, body: JSON.stringify([{ uid: rest.uid, status: 'ERROR', message: 'no such setting' }]) })
+    expect(ack.status).toBe(200)
+    expect(await taskState(stack, rest.uid)).toMatchObject({ state: 'ERROR', message: 'no such setting' })
+  })
+
+  it('an ack of an unknown task or of another system\'s task ends nothing', async () => {
+    const mine = await device()
+    const theirs = await device()
+    const their = await writeTask(theirs.uid, 'MQTT')
+    const client = await connectDevice(stack.mqttUrl, mine.serial, mine.password, { version: 5 })
+    try {
+      const acks = [{ uid: their.uid, status: 'OK' }, { uid: uniq('no-such-task'), status: 'OK' }]
+      expect(await publish(client, `${mine.serial}/acks/json`, JSON.stringify(acks))).toBe(0)
+      const res = await deviceFetch(stack, 'POST', '/device/acks', { user: mine.serial, password: mine.password, body: JSON.stringify(acks) })
+      expect(res.status).toBe(200)
+    } finally {
+      await endAll(client)
+    }
+    expect((await taskState(stack, their.uid))?.state).toBe('PENDING')
+    expect(await ackRows(mine.uid)).toBe(4) // recorded as received, nothing more
+  })
+})
+
+describe('the DeviceAnswers port', () => {
+  /** An ingest service on the stack's store whose answers go to `onAnswers`. */
+  function ingestWith (onAnswers: (answers: readonly DeviceAnswer[]) => Promise<void>, log = pino({ level: 'silent' })) {
+    const inTransaction: UnitOfWork = async (fn) => await stack.db.transaction(async (tx) => await fn(createRepositories(tx)))
+    return createIngestService({ inTransaction, clock: { now: () => Date.now() }, log, onAnswers })
+  }
+
+  it('gets each answer once, after commit, with its operation', async () => {
+    const d = await device()
+    const t1 = await writeTask(d.uid, 'MQTT')
+    const t2 = await writeTask(d.uid, 'MQTT')
+    const other = await device()
+    const theirs = await writeTask(other.uid, 'MQTT')
+    const calls: DeviceAnswer[][] = []
+    const ingest = ingestWith(async (answers) => {
+      // Called after commit: the store already holds the answers.
+      for (const a of answers) expect((await taskState(stack, a.taskUid))?.state).toBe(a.status)
+      calls.push([...answers])
+    })
+    const answered = await ingest.acceptAcks(d.uid, 'MQTT', [
+      { uid: t1.uid, status: 'OK', message: null },
+      { uid: t2.uid, status: 'ERROR', message: 'busy' },
+      { uid: theirs.uid, status: 'OK', message: null },
+      { uid: 'no-such-task', status: 'OK', message: null }
+    ])
+    expect(answered.map((a) => a.taskUid).sort()).toEqual([t1.uid, t2.uid].sort())
+    expect(calls).toHaveLength(1)
+    expect(calls[0]?.map((a) => ({ taskUid: a.taskUid, systemUid: a.systemUid, status: a.status, message: a.message })).sort((a, b) => a.taskUid.localeCompare(b.taskUid)))
+      .toEqual([{ taskUid: t1.uid, systemUid: d.uid, status: 'OK', message: null }, { taskUid: t2.uid, systemUid: d.uid, status: 'ERROR', message: 'busy' }]
+        .sort((a, b) => a.taskUid.localeCompare(b.taskUid)))
+    // The same acks again (a device sending again): nothing more reaches the port.
+    await ingest.acceptAcks(d.uid, 'MQTT', [{ uid: t1.uid, status: 'OK', message: null }])
+    await ingest.acceptAcks(d.uid, 'MQTT', [{ uid: 'no-such-task', status: 'OK', message: null }])
+    expect(calls).toHaveLength(1)
+    expect((await taskState(stack, theirs.uid))?.state).toBe('PENDING')
+  })
+
+  it('a failure of the port is logged; the ack is kept and the task stays answered', async () => {
+    const d = await device()
+    const t = await writeTask(d.uid, 'REST')
+    const lines: string[] = []
+    const ingest = ingestWith(async () => { throw new Error('engine unavailable') }, pino({ level: 'error' }, { write (l: string): void { lines.push(l) } }))
+    const answered = await ingest.acceptAcks(d.uid, 'REST', [{ uid: t.uid, status: 'OK', message: null }])
+    expect(answered.map((a) => a.taskUid)).toEqual([t.uid])
+    expect((await taskState(stack, t.uid))?.state).toBe('OK')
+    expect(lines.join('\n')).toContain('device answers not passed to the operations')
+    expect(lines.join('\n')).toContain(t.uid)
+  })
+})
+
+describe('connection requests', () => {
+  it('a device not connected with requestConnection gets one SMS at its mobile number; its task waits for it', async () => {
+    const d = await device()
+    const task = await writeTask(d.uid, 'MQTT')
+    await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: true }, { systemUid: d.uid, protocol: 'MQTT', requestConnection: false })
+    expect(smsFor(d)).toEqual([{ to: d.mobileNumber, text: 'FLEET CONNECT', system: d.uid }])
+    expect((await taskState(stack, task.uid))?.state).toBe('PENDING')
+    // The device wakes and connects: its task is delivered at its subscription.
+    const { client, got } = await online(d, 4)
+    try {
+      await eventually(async () => got.length > 0, 5000, 'the task at subscription')
+      expect(got).toEqual([[task]])
+    } finally {
+      await endAll(client)
+    }
+  })
+
+  it('a REST device is never connected: requestConnection sends the SMS', async () => {
+    const d = await device()
+    await writeTask(d.uid, 'REST')
+    await dispatch({ systemUid: d.uid, protocol: 'REST', requestConnection: true })
+    expect(smsFor(d)).toEqual([{ to: d.mobileNumber, text: 'FLEET CONNECT', system: d.uid }])
+  })
+
+  it('no SMS without requestConnection, without a waiting task, or without a mobile number', async () => {
+    const quiet = await device()
+    await writeTask(quiet.uid, 'MQTT')
+    const idle = await device()
+    const noNumber = await device({ mobileNumber: null })
+    const waiting = await writeTask(noNumber.uid, 'MQTT')
+    await dispatch(
+      { systemUid: quiet.uid, protocol: 'MQTT', requestConnection: false },
+      { systemUid: idle.uid, protocol: 'MQTT', requestConnection: true },
+      { systemUid: noNumber.uid, protocol: 'MQTT', requestConnection: true },
+      { systemUid: 'no-such-system', protocol: 'MQTT', requestConnection: true }
+    )
+    expect([...smsFor(quiet), ...smsFor(idle), ...smsFor(noNumber)]).toEqual([])
+    expect((await taskState(stack, waiting.uid))?.state).toBe('PENDING')
+  })
+})
