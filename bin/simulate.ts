@@ -3,6 +3,14 @@
 import type { Config } from '../core/config.js'
 import { runSimulateCli, SIMULATE_USAGE, UsageError } from '../simulator/cli.js'
 
+/** The port of SMS_GATEWAY_URL when it names this machine: the simulator's receiver listens there by default. */
+export function localSmsGatewayPort (smsGatewayUrl: string | undefined): number | undefined {
+  if (smsGatewayUrl === undefined) return undefined
+  const u = new URL(smsGatewayUrl)
+  if (u.protocol !== 'http:' || !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname)) return undefined
+  return u.port === '' ? 80 : Number(u.port)
+}
+
 export async function simulate (config: Readonly<Config>, argv: string[]): Promise<number> {
   const host = config.HTTP_HOST === '0.0.0.0' || config.HTTP_HOST === '::' ? 'localhost' : config.HTTP_HOST
   const stop = new AbortController()
@@ -16,7 +24,8 @@ export async function simulate (config: Readonly<Config>, argv: string[]): Promi
       clientId: config.FLEET_CLIENT_ID,
       clientSecret: config.FLEET_CLIENT_SECRET,
       email: config.FLEET_ADMIN_EMAIL,
-      password: config.FLEET_ADMIN_PASSWORD
+      password: config.FLEET_ADMIN_PASSWORD,
+      smsGatewayPort: localSmsGatewayPort(config.SMS_GATEWAY_URL)
     }, { out: process.stdout, signal: stop.signal })
   } catch (err) {
     if (!(err instanceof UsageError)) throw err

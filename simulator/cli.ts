@@ -13,6 +13,8 @@ export interface SimulateDefaults {
   clientSecret: string | undefined
   email: string | undefined
   password: string | undefined
+  /** The SMS gateway port when the service's SMS_GATEWAY_URL points at this machine (the receiver then listens there). */
+  smsGatewayPort?: number | undefined
 }
 
 export interface SimulateIo {
@@ -29,6 +31,12 @@ export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt
   --mqtt-version V      4 (MQTT 3.1.1) or 5                               default 4
   --rate R              messages per device per second (0: as fast as acks allow)   default 1
   --duration S          seconds of publishing                              default: until Ctrl-C
+  --poll-period S       REST devices ask for their tasks every S seconds   default 5
+  --failure-rate F      share of devices (0..1) that ack every task ERROR  default 0
+  --reboot-seconds S    how long a reboot keeps a device off               default 1
+  --sms-gateway-port P  receive the service's SMS shoulder taps on port P (0: any free port);
+                        set the service's SMS_GATEWAY_URL to the URL printed   default: the port of
+                        $SMS_GATEWAY_URL when it names this machine
   --client-id ID        API client                                        default $FLEET_CLIENT_ID
   --client-secret S     its secret                                        default $FLEET_CLIENT_SECRET
   --email E             user for the password grant                       default $FLEET_ADMIN_EMAIL
@@ -49,7 +57,7 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
   try {
     values = parseArgs({
       args: argv,
-      options: Object.fromEntries(['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'rate', 'duration', 'client-id', 'client-secret', 'email', 'password']
+      options: Object.fromEntries(['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'rate', 'duration', 'poll-period', 'failure-rate', 'reboot-seconds', 'sms-gateway-port', 'client-id', 'client-secret', 'email', 'password']
         .map((k) => [k, { type: 'string' as const }]))
     }).values
   } catch (err) { throw new UsageError((err as Error).message) }
@@ -62,6 +70,12 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
   const clientSecret = values['client-secret'] ?? d.clientSecret
   if (clientSecret === undefined) throw new UsageError('an API client secret is needed: --client-secret or FLEET_CLIENT_SECRET')
   const password = values.password ?? d.password
+  const failureRate = positive('failure-rate', values['failure-rate'], 0, false) ?? 0
+  if (failureRate > 1) throw new UsageError(`--failure-rate must be between 0 and 1, got "${values['failure-rate'] ?? ''}"`)
+  const pollS = positive('poll-period', values['poll-period'], 5, false) ?? 5
+  if (pollS === 0) throw new UsageError('--poll-period must be more than 0 seconds')
+  const smsPort = positive('sms-gateway-port', values['sms-gateway-port'], undefined, true)
+  if (smsPort !== undefined && smsPort > 65535) throw new UsageError(`--sms-gateway-port must be a port number, got "${values['sms-gateway-port'] ?? ''}"`)
   return {
     api: { url: values.url ?? d.url, clientId: values['client-id'] ?? d.clientId, clientSecret, email: password === undefined ? undefined : values.email ?? d.email, password },
     devices,
@@ -70,7 +84,11 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
     mqttVersion: version === '5' ? 5 : 4,
     reconnectPeriod: 1000,
     rate: positive('rate', values.rate, 1, false) ?? 1,
-    durationS: positive('duration', values.duration, undefined, false)
+    durationS: positive('duration', values.duration, undefined, false),
+    taskPollMs: pollS * 1000,
+    failureRate,
+    rebootMs: (positive('reboot-seconds', values['reboot-seconds'], 1, false) ?? 1) * 1000,
+    smsGatewayPort: smsPort ?? d.smsGatewayPort
   }
 }
 
@@ -79,7 +97,9 @@ export function progressLine (s: FleetStats, perSecond: number, elapsedS: number
   const t = `[${elapsedS.toFixed(0).padStart(4)}s]`
   if (s.phase === 'starting') return `${t} registering and connecting: ${s.registered}/${s.devices} devices, ${s.errors} errors`
   const err = s.errors === 0 ? '0 errors' : `${s.errors} errors (last: ${s.lastError ?? ''})`
-  return `${t} ${s.connected}/${s.devices} connected | ${perSecond.toFixed(0)} msg/s | ${s.messages} acked | ${s.tasksAnswered} tasks answered | ${err}`
+  const failed = s.tasksFailed === 0 ? '' : ` (${s.tasksFailed} ERROR)`
+  const woken = s.wakes === 0 ? '' : ` | ${s.wakes} woken`
+  return `${t} ${s.connected}/${s.devices} connected | ${perSecond.toFixed(0)} msg/s | ${s.messages} acked | ${s.tasksAnswered} tasks answered${failed}${woken} | ${err}`
 }
 
 /** Runs the simulator; answers the process exit code. */
@@ -102,7 +122,10 @@ export async function runSimulateCli (argv: string[], defaults: SimulateDefaults
   const ticker = setInterval(show, 1000)
   io.signal?.addEventListener('abort', () => { if (!ended) fleet.stop().catch(() => {}) }, { once: true })
   let runStart = 0
-  fleet.ready.then(() => { runStart = Date.now() }, () => {})
+  fleet.ready.then(() => {
+    runStart = Date.now()
+    if (fleet.smsGatewayUrl !== undefined) io.out.write(`${tty ? '\r\x1b[K' : ''}SMS gateway for the service: SMS_GATEWAY_URL=${fleet.smsGatewayUrl}\n`)
+  }, () => {})
   try {
     await fleet.done
   } finally {
@@ -118,7 +141,7 @@ export async function runSimulateCli (argv: string[], defaults: SimulateDefaults
   }
   io.out.write(`done (run ${fleet.run}, label sim-${fleet.run}): ${s.devices} ${opts.protocol.toUpperCase()} devices, ${s.messages} messages ` +
     `(${s.points} points) acknowledged in ${seconds.toFixed(1)} s (${(s.messages / Math.max(seconds, 0.001)).toFixed(1)} msg/s), ` +
-    `${s.tasksAnswered} tasks answered, ${s.errors} errors\n`)
+    `${s.tasksAnswered} tasks answered${s.tasksFailed === 0 ? '' : ` (${s.tasksFailed} ERROR)`}, ${s.errors} errors\n`)
   // Acknowledged is not stored until the service says so (simulator/verify.ts).
   try {
     const v = await verifyStored(await connectApi(opts.api), fleet.devices.map((d) => d.systemUid), s.messages)

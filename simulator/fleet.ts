@@ -1,11 +1,14 @@
-// A fleet of simulated devices against a running service: register each through the API, connect it over MQTT
-// or REST, then publish at a steady rate (or as fast as acknowledgements allow) and answer tasks, counting it all.
+// A fleet of simulated devices against a running service: register each through the API (with the generic firmware
+// application of its protocol when the catalogue has one), connect it over MQTT or REST, then publish at a steady
+// rate (or as fast as acknowledgements allow) and carry out tasks, counting it all. A share of the devices fails its
+// tasks (failureRate); an SMS gateway receiver wakes REST devices between their polls (sms-receiver.ts).
 import { setMaxListeners } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDeviceModel } from './devices/device-model.js'
 import { deviceIdentity, newRunTag, type DeviceIdentity } from './devices/identity.js'
 import { createSimulatedDevice, type DeviceEvents, type SimulatedDevice } from './devices/simulated-device.js'
-import { connectApi, registerDevice, type ApiClient, type ApiCredentials } from './provision.js'
+import { connectApi, findApplication, GENERIC_APPLICATION_TYPES, registerDevice, type ApiClient, type ApiCredentials } from './provision.js'
+import { startSmsReceiver, type SmsReceiver } from './sms-receiver.js'
 import { connectMqttDevice, type MqttDevice } from './transports/mqtt.js'
 import { restDevice } from './transports/rest.js'
 import type { DeviceTransport } from './transports/transport.js'
@@ -29,8 +32,16 @@ export interface FleetOptions extends LinkOptions {
   rate: number
   /** Seconds of publishing; undefined: until stop(). */
   durationS?: number | undefined
-  /** REST devices poll GET /device/tasks this often (ms). */
+  /** REST devices poll GET /device/tasks this often (ms, default 5000); an SMS shoulder tap wakes them between polls. */
   taskPollMs?: number
+  /** Share of the devices (0..1) that acknowledge every task ERROR, spread evenly over the fleet (default 0). */
+  failureRate?: number
+  /** How long a reboot keeps a device off (ms, default 1000). */
+  rebootMs?: number
+  /** Run an SMS gateway receiver on this port (0: any free port), for the service's SMS_GATEWAY_URL. */
+  smsGatewayPort?: number | undefined
+  /** Its address (default: every interface). */
+  smsGatewayHost?: string
   /** Registrations and connections at the same time. */
   concurrency?: number
   /** Tag of the run: serial numbers are SIM<run><n>, and the systems carry the label sim-<run>. */
@@ -48,6 +59,10 @@ export interface FleetStats {
   messages: number
   points: number
   tasksAnswered: number
+  /** Tasks acknowledged ERROR (the failing share, unknown settings or commands). */
+  tasksFailed: number
+  /** Devices woken by an SMS shoulder tap. */
+  wakes: number
   errors: number
   lastError: string | undefined
 }
@@ -55,6 +70,8 @@ export interface FleetStats {
 export interface Fleet {
   readonly run: string
   readonly devices: readonly SimulatedDevice[]
+  /** The URL of the SMS gateway receiver (for the service's SMS_GATEWAY_URL) once `ready`; undefined without one. */
+  readonly smsGatewayUrl: string | undefined
   stats (): FleetStats
   /** Resolves once every device is registered and connected; rejects when registration fails. */
   readonly ready: Promise<void>
@@ -78,11 +95,41 @@ export async function openTransport (id: DeviceIdentity, link: LinkOptions, http
   return device
 }
 
+export interface AddDeviceOptions {
+  labels?: string[]
+  events?: DeviceEvents
+  /** The firmware application to register the system with (see genericApplication). */
+  applicationUid?: string | undefined
+  failsTasks?: boolean
+  rebootMs?: number
+}
+
 /** Registers one device through the API and connects it: the building block of a fleet (and of tests). */
-export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkOptions, opts: { labels?: string[], events?: DeviceEvents } = {}): Promise<SimulatedDevice> {
-  const systemUid = await registerDevice(api, id, { labels: opts.labels ?? ['simulator'] })
+export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkOptions, opts: AddDeviceOptions = {}): Promise<SimulatedDevice> {
+  const systemUid = await registerDevice(api, id, { labels: opts.labels ?? ['simulator'], applicationUid: opts.applicationUid })
   const transport = await openTransport(id, link, api.url)
-  return createSimulatedDevice({ identity: id, systemUid, transport, model: createDeviceModel(), ...(opts.events === undefined ? {} : { events: opts.events }) })
+  return createSimulatedDevice({
+    identity: id,
+    systemUid,
+    transport,
+    model: createDeviceModel(),
+    ...(opts.events === undefined ? {} : { events: opts.events }),
+    ...(opts.failsTasks === undefined ? {} : { failsTasks: opts.failsTasks }),
+    ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs })
+  })
+}
+
+/** The uid of the generic firmware application of the protocol in the service's catalogue, if it has one. */
+export async function genericApplication (api: ApiClient, protocol: FleetProtocol): Promise<string | undefined> {
+  return await findApplication(api, GENERIC_APPLICATION_TYPES[protocol])
+}
+
+/**
+ * Whether device n (1-based) of the fleet is one of the failing share: round(n × rate) steps up at exactly
+ * round(devices × rate) of the n, spread evenly, and the same ones on every run.
+ */
+export function failsTasks (n: number, rate: number): boolean {
+  return Math.round(n * rate) > Math.round((n - 1) * rate)
 }
 
 const isMqtt = (t: DeviceTransport): t is MqttDevice => 'client' in t
@@ -107,28 +154,24 @@ export function startFleet (opts: FleetOptions): Fleet {
   const stopper = new AbortController()
   setMaxListeners(0, stopper.signal) // every device waits on it
   const devices: SimulatedDevice[] = []
-  const s: FleetStats = { phase: 'starting', devices: opts.devices, registered: 0, connected: 0, messages: 0, points: 0, tasksAnswered: 0, errors: 0, lastError: undefined }
+  const s: FleetStats = { phase: 'starting', devices: opts.devices, registered: 0, connected: 0, messages: 0, points: 0, tasksAnswered: 0, tasksFailed: 0, wakes: 0, errors: 0, lastError: undefined }
+  let sms: SmsReceiver | undefined
+  const byNumber = new Map<string, SimulatedDevice>()
   const fail = (err: unknown): void => { s.errors++; s.lastError = (err as Error).message ?? String(err) }
   const events: DeviceEvents = {
     onData: (d, points) => { s.messages++; s.points += points.length; opts.events?.onData?.(d, points) },
-    onTask: (d, t) => { s.tasksAnswered++; opts.events?.onTask?.(d, t) },
+    onTask: (d, t, ack) => { s.tasksAnswered++; if (ack.status === 'ERROR') s.tasksFailed++; opts.events?.onTask?.(d, t, ack) },
     onError: (d, err) => { fail(err); opts.events?.onError?.(d, err) }
   }
   const pause = async (ms: number): Promise<void> => { await sleep(ms, undefined, { signal: stopper.signal }).catch(() => {}) }
 
   async function drive (device: SimulatedDevice, until: number): Promise<void> {
     const interval = opts.rate > 0 ? 1000 / opts.rate : 0
-    const pollMs = opts.taskPollMs ?? 5000
     let nextAt = Date.now() + Math.random() * interval // spread the fleet over the first interval
-    let nextPoll = Date.now() + Math.random() * pollMs
     await pause(nextAt - Date.now())
     while (!stopper.signal.aborted && Date.now() < until) {
       try {
         await device.publish()
-        if (device.transport.protocol === 'REST' && Date.now() >= nextPoll) {
-          nextPoll = Date.now() + pollMs
-          await device.transport.checkTasks()
-        }
       } catch (err) {
         fail(err)
         await pause(1000) // the service is away or refusing: do not spin
@@ -139,14 +182,43 @@ export function startFleet (opts: FleetOptions): Fleet {
     }
   }
 
+  /** REST devices ask for their tasks every pollMs, on their own schedule (a wake polls in between). */
+  async function pollTasks (device: SimulatedDevice, until: number): Promise<void> {
+    const pollMs = opts.taskPollMs ?? 5000
+    await pause(Math.random() * pollMs)
+    while (!stopper.signal.aborted && Date.now() < until) {
+      try { await device.poll() } catch (err) { fail(err) }
+      await pause(pollMs)
+    }
+  }
+
+  /** A shoulder tap for one of the fleet's numbers: that device polls now (the gateway is answered meanwhile). */
+  function wake (to: string): boolean {
+    const device = byNumber.get(to)
+    if (device === undefined || s.phase === 'stopped') return false
+    s.wakes++
+    device.wake().catch(fail)
+    return true
+  }
+
   const ready = (async () => {
+    if (opts.smsGatewayPort !== undefined) sms = await startSmsReceiver({ port: opts.smsGatewayPort, host: opts.smsGatewayHost, wake })
     const api = await connectApi(opts.api)
-    const ids = Array.from({ length: opts.devices }, (_, i) => deviceIdentity(run, i + 1))
-    await inParallel(ids, opts.concurrency ?? 8, async (id) => {
+    const applicationUid = await genericApplication(api, opts.protocol)
+    const numbers = Array.from({ length: opts.devices }, (_, i) => i + 1)
+    await inParallel(numbers, opts.concurrency ?? 8, async (n) => {
       if (stopper.signal.aborted) return
-      const device = await addDevice(api, id, opts, { labels: ['simulator', `sim-${run}`], events })
+      const id = deviceIdentity(run, n)
+      const device = await addDevice(api, id, opts, {
+        labels: ['simulator', `sim-${run}`],
+        events,
+        applicationUid,
+        failsTasks: failsTasks(n, opts.failureRate ?? 0),
+        ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs })
+      })
       s.registered++
       devices.push(device)
+      byNumber.set(id.mobileNumber, device)
     })
   })()
 
@@ -156,10 +228,11 @@ export function startFleet (opts: FleetOptions): Fleet {
     if (started && !stopper.signal.aborted) {
       s.phase = 'running'
       const until = opts.durationS === undefined ? Infinity : Date.now() + opts.durationS * 1000
-      await Promise.all(devices.map(async (d) => { await drive(d, until) }))
+      await Promise.all(devices.flatMap((d) => d.transport.protocol === 'REST' ? [drive(d, until), pollTasks(d, until)] : [drive(d, until)]))
     }
     await Promise.all(devices.map(async (d) => { await d.idle().catch(() => {}) }))
     await Promise.all(devices.map(async (d) => { await d.close().catch(() => {}) }))
+    await sms?.close()
     s.phase = 'stopped'
   })()
 
@@ -168,6 +241,7 @@ export function startFleet (opts: FleetOptions): Fleet {
     devices,
     ready,
     done,
+    get smsGatewayUrl () { return sms?.url },
     stats () {
       const connected = devices.filter((d) => !isMqtt(d.transport) || d.transport.client.connected).length
       return { ...s, connected: s.phase === 'stopped' ? 0 : connected }

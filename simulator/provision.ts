@@ -76,11 +76,29 @@ export interface RegisterOptions {
   /** Labels of the created system (fleet-api.md §System labels), e.g. to find a run's devices again. */
   labels?: string[]
   type?: string
+  /** The application the system runs (its firmware), linked by uid (fleet-api.md §Create system). */
+  applicationUid?: string | undefined
+}
+
+/** The application type of the generic firmware of each protocol (the service seeds one public application each). */
+export const GENERIC_APPLICATION_TYPES = { mqtt: 'generic.mqtt', rest: 'generic.rest' } as const
+
+/**
+ * The uid of the application of this type in the catalogue the caller sees (`GET /api/v1/applications?type=`),
+ * a public one first; undefined when there is none, and the device is registered without application.
+ * The type filter matches "contains", so the exact type is checked here.
+ */
+export async function findApplication (api: ApiClient, type: string): Promise<string | undefined> {
+  const res = await api.request('GET', `/api/v1/applications?type=${encodeURIComponent(type)}&size=500`)
+  if (res.status !== 200) throw new ProvisionError(`looking up the ${type} application failed (${res.status}): ${JSON.stringify(res.json)}`)
+  const items = ((res.json as { items?: unknown } | null)?.items ?? []) as Array<{ uid: string, type: string, public?: boolean }>
+  const exact = items.filter((a) => a.type === type)
+  return (exact.find((a) => a.public === true) ?? exact[0])?.uid
 }
 
 /**
- * Creates the device's system: gateway (serial number, IMEI), subscription (ICCID, operator UNKNOWN) and the MQTT
- * and REST passwords. Answers the system uid. @throws ProvisionError with the error code the service answered
+ * Creates the device's system: gateway (serial number, IMEI), subscription (ICCID, operator UNKNOWN, mobile number),
+ * the MQTT and REST passwords and, when given, its firmware application. Answers the system uid. @throws ProvisionError with the error code the service answered
  */
 export async function registerDevice (api: ApiClient, id: DeviceIdentity, opts: RegisterOptions = {}): Promise<string> {
   const res = await api.request('POST', '/api/v1/systems', {
@@ -88,8 +106,9 @@ export async function registerDevice (api: ApiClient, id: DeviceIdentity, opts: 
     type: opts.type ?? 'SIMULATOR',
     labels: opts.labels ?? ['simulator'],
     gateway: { serialNumber: id.serialNumber, imei: id.imei, type: 'SIMULATOR' },
-    subscription: { identifier: id.iccid, operator: 'UNKNOWN' },
-    communication: { mqtt: { password: id.mqttPassword }, rest: { password: id.restPassword } }
+    subscription: { identifier: id.iccid, operator: 'UNKNOWN', mobileNumber: id.mobileNumber },
+    communication: { mqtt: { password: id.mqttPassword }, rest: { password: id.restPassword } },
+    ...(opts.applicationUid === undefined ? {} : { applications: [{ uid: opts.applicationUid }] })
   })
   if (res.status !== 200) throw new ProvisionError(`registering ${id.serialNumber} failed (${res.status}): ${JSON.stringify(res.json)}`)
   return (res.json as { uid: string }).uid

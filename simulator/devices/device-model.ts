@@ -1,7 +1,10 @@
 // What a simulated cellular gateway measures: a radio signal drifting around -75 dBm, a position moving along a
 // heading, link counters that only grow, and the application data of a machine (conventions.md §Data: the `_`
-// ids are device management, every other id is application data). Settings written by tasks are kept.
+// ids are device management, every other id is application data). It keeps the settings of the generic firmware
+// (settings.ts): a message carries them after a boot and when a write or a reset changed them, as a device reports
+// its configuration, so that what a task changed is visible in the next data.
 import type { DataValue, Point } from '../../protocols/airvantage/index.js'
+import { DEVICE_SETTINGS, refuseWrite } from './settings.js'
 
 export interface DeviceModelOptions {
   /** Random source in [0, 1) (tests pass a seeded one). */
@@ -15,8 +18,17 @@ export interface DeviceModel {
   sample (now: number): Point[]
   /** The current value of each requested id (a read task); unknown ids are left out. */
   read (ids: readonly string[], now: number): Point[]
-  /** Keeps written settings (a write task); later samples and reads report them. */
-  write (settings: ReadonlyArray<Record<string, DataValue>>): void
+  /**
+   * Applies written settings (a write task): all of them, or none when one is unknown or of the wrong type; answers
+   * why it refused. The next sample and later reads report them.
+   */
+  write (settings: ReadonlyArray<Record<string, DataValue>>): string | undefined
+  /** Back to factory settings (a reset): the next sample reports those that changed. */
+  reset (): void
+  /** A restart: `_NUMBER_OF_RESETS` + 1, and the next sample reports the whole configuration again. */
+  reboot (): void
+  /** Restarts so far, the device management id `_NUMBER_OF_RESETS`. */
+  readonly numberOfResets: number
   /** Counts bytes put on the cellular link (what `_BYTES_SENT` / `_BYTES_RECEIVED` report). */
   countTraffic (sent: number, received: number): void
   /** Messages sampled so far; also sent as `sim.seq`, so that a lost or doubled message can be found. */
@@ -48,7 +60,11 @@ export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
   let bytesSent = Math.floor(random() * 10_000)
   let bytesReceived = Math.floor(random() * 10_000)
   let sequence = 0
-  const settings = new Map<string, DataValue>([['machine.threshold', 70]])
+  let resets = 0
+  const settings = new Map<string, DataValue>(DEVICE_SETTINGS.map((d) => [d.id, d.factory]))
+  // What the next message reports besides the measurements: everything after a boot, then what changed.
+  let booted = true
+  const changed = new Set<string>()
   const current = new Map<string, DataValue>()
   let measured = false
 
@@ -74,7 +90,12 @@ export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
     current.set('machine.temperature', round(temperature, 2))
     current.set('machine.humidity', round(humidity, 1))
     current.set('sim.seq', sequence)
-    for (const [id, v] of settings) current.set(id, v)
+  }
+
+  /** The value of an id now: a measurement, a setting or the restart count; undefined for an id the device lacks. */
+  function valueOf (id: string): DataValue | undefined {
+    if (id === '_NUMBER_OF_RESETS') return resets
+    return settings.has(id) ? settings.get(id) : current.get(id)
   }
 
   return {
@@ -82,15 +103,38 @@ export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
       step()
       sequence++
       snapshot()
-      return [...current].map(([dataId, value]) => ({ dataId, ts: now, value }))
+      const points = [...current].map(([dataId, value]) => ({ dataId, ts: now, value }))
+      const reported = booted ? [...settings.keys()] : [...changed]
+      for (const id of reported) points.push({ dataId: id, ts: now, value: settings.get(id) ?? null })
+      if (booted) points.push({ dataId: '_NUMBER_OF_RESETS', ts: now, value: resets })
+      booted = false
+      changed.clear()
+      return points
     },
     read (ids, now) {
       if (!measured) snapshot() // a read before the first sample reports the starting values
-      return ids.flatMap((dataId) => current.has(dataId) ? [{ dataId, ts: now, value: current.get(dataId) ?? null }] : [])
+      return ids.flatMap((dataId) => {
+        const value = valueOf(dataId)
+        return value === undefined ? [] : [{ dataId, ts: now, value }]
+      })
     },
     write (written) {
-      for (const s of written) for (const [id, v] of Object.entries(s)) { settings.set(id, v); current.set(id, v) }
+      const refused = refuseWrite(written)
+      if (refused !== undefined) return refused
+      for (const s of written) for (const [id, v] of Object.entries(s)) { settings.set(id, v); changed.add(id) }
+      return undefined
     },
+    reset () {
+      for (const d of DEVICE_SETTINGS) {
+        if (settings.get(d.id) !== d.factory) changed.add(d.id)
+        settings.set(d.id, d.factory)
+      }
+    },
+    reboot () {
+      resets++
+      booted = true
+    },
+    get numberOfResets () { return resets },
     countTraffic (sent, received) {
       bytesSent += sent
       bytesReceived += received

@@ -20,6 +20,8 @@ export interface DeviceIdentity {
   imei: string
   /** SIM ICCID: 89 (telecom) + 33 (country) + issuer and serial digits + Luhn digit, 20 digits. */
   iccid: string
+  /** The SIM's MSISDN (E.164): the service's SMS shoulder tap is sent to it (conventions.md §Device tasks). */
+  mobileNumber: string
   mqttPassword: string
   restPassword: string
 }
@@ -37,6 +39,8 @@ export function deviceIdentity (run: string, n: number): DeviceIdentity {
     serialNumber: `SIM${tag}${String(n).padStart(5, '0')}`,
     imei: imei14 + luhnDigit(imei14),
     iccid: iccid19 + luhnDigit(iccid19),
+    // +33 7 (a French mobile range), the run's digits and the device number: 15 digits, E.164's longest.
+    mobileNumber: `+337${digits}${String(n % 1_000_000).padStart(6, '0')}`,
     mqttPassword: randomBytes(12).toString('base64url'),
     restPassword: randomBytes(12).toString('base64url')
   }

@@ -1,15 +1,20 @@
-// A device: a model of what it measures, a transport to the service, and the task loop of protocols.md §3.1:
-// `read` → publish the current values then ack OK, `write` → keep the settings then ack OK, `command` → ack OK.
+// A device: a model of what it measures, a transport to the service, and the task loop of conventions.md §Device
+// tasks: `read` → publish the current values then ack OK; `write` → apply the settings (reported with the next
+// data) and ack OK, or ERROR for an unknown setting; the actions of settings.ts (reboot, reset, connect). Each task
+// uid runs once: a task delivered again (a redelivery, a resubscription after a reboot) is acknowledged again with
+// the status it had.
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Ack, Point, Task } from '../../protocols/airvantage/index.js'
 import type { DeviceTransport } from '../transports/transport.js'
 import type { DeviceModel } from './device-model.js'
 import type { DeviceIdentity } from './identity.js'
+import { ACTIONS } from './settings.js'
 
 export interface DeviceEvents {
   /** A data message was acknowledged by the service. */
   onData?: (device: SimulatedDevice, points: readonly Point[]) => void
-  /** A task was answered (its ack acknowledged by the service). */
-  onTask?: (device: SimulatedDevice, task: Task) => void
+  /** A task was answered (its ack acknowledged by the service), the first time it was received. */
+  onTask?: (device: SimulatedDevice, task: Task, ack: Ack) => void
   onError?: (device: SimulatedDevice, err: unknown) => void
 }
 
@@ -19,58 +24,124 @@ export interface SimulatedDevice {
   readonly systemUid: string
   readonly transport: DeviceTransport
   readonly model: DeviceModel
-  /** Samples the model and sends one data message; resolves once the service acknowledged it. */
+  /** True for a device of the failing share of a fleet: it acknowledges every task ERROR without running it. */
+  readonly failsTasks: boolean
+  /** Times it was woken (an SMS shoulder tap). */
+  readonly wakes: number
+  /** Samples the model and sends one data message; resolves once the service acknowledged it (after a reboot in progress). */
   publish (now?: number): Promise<readonly Point[]>
+  /** Asks the service for its tasks now (REST: GET /device/tasks; MQTT: nothing, the service pushes them). */
+  poll (): Promise<void>
+  /** A connection request reached the device (SMS shoulder tap): it polls at once. */
+  wake (): Promise<void>
   /** Resolves when the tasks received so far are answered. */
   idle (): Promise<void>
   close (): Promise<void>
 }
 
-const REMEMBERED_TASKS = 1000
-
-export function createSimulatedDevice (init: {
+export interface SimulatedDeviceInit {
   identity: DeviceIdentity
   systemUid: string
   transport: DeviceTransport
   model: DeviceModel
   events?: DeviceEvents
-}): SimulatedDevice {
+  /** Acknowledge every task ERROR (the failing share of a fleet, failureRate). */
+  failsTasks?: boolean
+  /** How long a reboot keeps the device off (ms, default 1000). */
+  rebootMs?: number
+}
+
+const REMEMBERED_TASKS = 1000
+export const FAILURE_MESSAGE = 'simulated failure: this device fails its tasks (failure rate)'
+
+export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevice {
   const { transport, model, events = {} } = init
-  // The service hands a task out again until it is acknowledged (a REST poll during our answer, a resubscribe):
-  // answer each uid once.
-  const seen = new Set<string>()
+  const failsTasks = init.failsTasks ?? false
+  const rebootMs = init.rebootMs ?? 1000
+  // The ack of each task already run, by uid (the oldest forgotten past REMEMBERED_TASKS).
+  const answered = new Map<string, Ack>()
   let answering: Promise<void> = Promise.resolve()
+  // Set while the device is off (a reboot): its data and polls wait for it to be back.
+  let booting: Promise<void> | undefined
+  let wakes = 0
 
   async function send (points: readonly Point[]): Promise<void> {
     await transport.sendData(points)
     model.countTraffic(transport.lastTraffic.sent, transport.lastTraffic.received)
   }
 
-  async function answer (task: Task): Promise<Ack> {
+  const ok = (task: Task): Ack => ({ uid: task.uid, status: 'OK', message: null })
+  const error = (task: Task, message: string): Ack => ({ uid: task.uid, status: 'ERROR', message })
+
+  /** Off for a moment, one more restart, back on; the restart count is reported as the device comes back. */
+  async function reboot (): Promise<void> {
+    let up = (): void => {}
+    booting = new Promise<void>((resolve) => { up = resolve })
+    try {
+      await transport.disconnect()
+      await sleep(rebootMs)
+      model.reboot()
+      await transport.reconnect()
+    } finally {
+      booting = undefined
+      up()
+    }
+    const report = model.read(['_NUMBER_OF_RESETS'], Date.now())
+    await send(report)
+    events.onData?.(self, report)
+  }
+
+  /** Runs one task; `flush` sends the acks gathered so far (a reboot must not take them down with the connection). */
+  async function run (task: Task, flush: () => Promise<void>): Promise<Ack> {
+    if (failsTasks) return error(task, FAILURE_MESSAGE)
     if ('read' in task) {
       const values = model.read(task.read, Date.now())
-      if (values.length > 0) await send(values)
-      if (values.length > 0) events.onData?.(self, values)
-    } else if ('write' in task) {
-      model.write(task.write)
+      // A retrieve succeeds once the values and the ack have both arrived (conventions.md §Device tasks).
+      if (values.length === 0) return error(task, `no such data: ${task.read.join(', ')}`)
+      await send(values)
+      events.onData?.(self, values)
+      return ok(task)
     }
-    return { uid: task.uid, status: 'OK', message: null }
+    if ('write' in task) {
+      const refused = model.write(task.write)
+      return refused === undefined ? ok(task) : error(task, refused)
+    }
+    switch (task.command.id) {
+      case ACTIONS.reboot:
+        await flush()
+        await reboot()
+        return ok(task)
+      case ACTIONS.reset:
+        model.reset()
+        return ok(task)
+      case ACTIONS.connect:
+        return ok(task) // it is connected: this very answer shows it
+      default:
+        return error(task, `unknown command ${task.command.id}`)
+    }
   }
 
   async function answerAll (tasks: Task[]): Promise<void> {
-    const fresh = tasks.filter((t) => !seen.has(t.uid))
-    if (fresh.length === 0) return
-    for (const t of fresh) seen.add(t.uid)
-    if (seen.size > REMEMBERED_TASKS) for (const uid of [...seen].slice(0, seen.size - REMEMBERED_TASKS)) seen.delete(uid)
     const acks: Ack[] = []
-    for (const t of fresh) acks.push(await answer(t))
-    await transport.sendAcks(acks)
-    for (const t of fresh) events.onTask?.(self, t)
+    const fresh: Array<{ task: Task, ack: Ack }> = []
+    const flush = async (): Promise<void> => { if (acks.length > 0) await transport.sendAcks(acks.splice(0)) }
+    for (const task of tasks) {
+      const before = answered.get(task.uid)
+      if (before !== undefined) { acks.push(before); continue }
+      const ack = await run(task, flush)
+      // Remembered before its ack leaves: should that fail, the task is not run again, only acknowledged again.
+      answered.set(task.uid, ack)
+      if (answered.size > REMEMBERED_TASKS) answered.delete(answered.keys().next().value as string)
+      acks.push(ack)
+      fresh.push({ task, ack })
+    }
+    await flush()
+    for (const f of fresh) events.onTask?.(self, f.task, f.ack)
   }
 
   transport.onTasks((tasks) => {
     answering = answering.then(async () => { await answerAll(tasks) })
-      .catch((err: unknown) => { for (const t of tasks) seen.delete(t.uid); events.onError?.(self, err) })
+      .catch((err: unknown) => { events.onError?.(self, err) })
   })
 
   const self: SimulatedDevice = {
@@ -78,11 +149,22 @@ export function createSimulatedDevice (init: {
     systemUid: init.systemUid,
     transport,
     model,
-    async publish (now = Date.now()) {
-      const points = model.sample(now)
+    failsTasks,
+    get wakes () { return wakes },
+    async publish (now?: number) {
+      if (booting !== undefined) await booting
+      const points = model.sample(now ?? Date.now())
       await send(points)
       events.onData?.(self, points)
       return points
+    },
+    async poll () {
+      if (booting !== undefined) await booting
+      await transport.checkTasks()
+    },
+    async wake () {
+      wakes++
+      await self.poll()
     },
     async idle () {
       let current: Promise<void>

@@ -40,30 +40,10 @@ export async function connectMqttDevice (opts: MqttDeviceOptions): Promise<MqttD
     connectTimeout: opts.connectTimeout ?? 10_000,
     keepalive: opts.keepalive ?? 60
   }
-  let client: MqttClient
-  try {
-    client = await connectAsync(opts.url, clientOpts, false)
-  } catch (err) {
-    const e = err as { message?: string, code?: number | string }
-    throw new TransportError(`mqtt connect as ${opts.username}: ${e.message ?? String(err)}`, e.code)
-  }
-  client.on('error', () => {}) // connection errors surface through failed publishes and the 'close' event
-
   const topic = (leaf: string): string => `${opts.username}/${leaf}`
   const tasksTopic = topic('tasks/json')
   let handler: TasksHandler | undefined
   const early: Task[][] = []
-  client.on('message', (t, payload) => {
-    if (t !== tasksTopic) return
-    const decoded = decodeTasks(payload)
-    if (!decoded.ok) return
-    if (handler === undefined) early.push(decoded.tasks)
-    else handler(decoded.tasks)
-  })
-  const subscribed = client.subscribeAsync(tasksTopic, { qos: 1 }).then((granted) => {
-    if (granted.some((g) => g.qos > 1)) throw new TransportError(`subscription to ${tasksTopic} refused`, granted[0]?.qos)
-  })
-  subscribed.catch(() => {}) // awaited by whoever cares
   const traffic = { sent: 0, received: 0 }
 
   // Without reconnection a lost connection ends the device: mqtt.js would keep its unacknowledged publishes
@@ -73,7 +53,37 @@ export async function connectMqttDevice (opts: MqttDeviceOptions): Promise<MqttD
   const lost = new Promise<never>((_resolve, reject) => { fail = reject })
   lost.catch(() => {})
   const end = (reason: string): void => { gone ??= new TransportError(`mqtt ${opts.username}: ${reason}`); fail(gone) }
-  client.on('close', () => { if (clientOpts.reconnectPeriod === 0) end('connection lost') })
+
+  /** One connection: a new one per reboot (clean session), so the subscription is made again each time. */
+  async function open (): Promise<{ client: MqttClient, subscribed: Promise<void> }> {
+    let c: MqttClient
+    try {
+      c = await connectAsync(opts.url, clientOpts, false)
+    } catch (err) {
+      const e = err as { message?: string, code?: number | string }
+      throw new TransportError(`mqtt connect as ${opts.username}: ${e.message ?? String(err)}`, e.code)
+    }
+    c.on('error', () => {}) // connection errors surface through failed publishes and the 'close' event
+    c.on('message', (t, payload) => {
+      if (t !== tasksTopic) return
+      const decoded = decodeTasks(payload)
+      if (!decoded.ok) return
+      if (handler === undefined) early.push(decoded.tasks)
+      else handler(decoded.tasks)
+    })
+    // A connection closed on purpose (a reboot) is not a lost one.
+    c.on('close', () => { if (c === client && !rebooting && clientOpts.reconnectPeriod === 0) end('connection lost') })
+    const sub = c.subscribeAsync(tasksTopic, { qos: 1 }).then((granted) => {
+      if (granted.some((g) => g.qos > 1)) throw new TransportError(`subscription to ${tasksTopic} refused`, granted[0]?.qos)
+    })
+    sub.catch(() => {}) // awaited by whoever cares
+    return { client: c, subscribed: sub }
+  }
+
+  let rebooting = false
+  let client: MqttClient
+  const first = await open()
+  client = first.client
 
   async function publish (leaf: string, payload: string, qos: 0 | 1): Promise<void> {
     if (gone !== undefined) throw gone
@@ -92,8 +102,8 @@ export async function connectMqttDevice (opts: MqttDeviceOptions): Promise<MqttD
 
   return {
     protocol: 'MQTT',
-    client,
-    subscribed,
+    get client () { return client },
+    subscribed: first.subscribed,
     sendData: async (points) => { await publish('messages/json', encodeData(points), opts.qos ?? 1) },
     sendAcks: async (acks) => { await publish('acks/json', encodeAcks(acks), 1) },
     onTasks (h) {
@@ -101,6 +111,28 @@ export async function connectMqttDevice (opts: MqttDeviceOptions): Promise<MqttD
       for (const tasks of early.splice(0)) h(tasks)
     },
     checkTasks: async () => {},
+    async disconnect () {
+      if (gone !== undefined) throw gone
+      rebooting = true
+      await client.endAsync(false) // lets the publishes in flight be acknowledged first
+    },
+    async reconnect () {
+      if (gone !== undefined) throw gone
+      // The service may be briefly away too: try as a device would, every reconnection period (1 s without one).
+      const period = clientOpts.reconnectPeriod === 0 ? 1000 : clientOpts.reconnectPeriod ?? 1000
+      for (let attempt = 1; ; attempt++) {
+        try {
+          const next = await open()
+          client = next.client
+          await next.subscribed
+          rebooting = false
+          return
+        } catch (err) {
+          if (attempt >= 10 || gone !== undefined) { end(`no connection after a reboot: ${(err as Error).message}`); throw gone ?? err }
+          await new Promise((resolve) => setTimeout(resolve, period))
+        }
+      }
+    },
     lastTraffic: traffic,
     async close () {
       end('closed')

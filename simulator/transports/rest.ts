@@ -51,6 +51,9 @@ export function restDevice (opts: RestDeviceOptions): DeviceTransport {
       const tasks: Task[] = decoded.tasks
       if (tasks.length > 0) handler?.(tasks)
     },
+    // Each call stands alone over HTTP: a rebooting REST device simply makes none (the device pauses its traffic).
+    async disconnect () {},
+    async reconnect () {},
     lastTraffic: traffic,
     async close () { closed = true }
   }

@@ -14,6 +14,13 @@ export interface DeviceTransport {
   onTasks (handler: TasksHandler): void
   /** REST: asks GET /device/tasks now. MQTT: nothing to do (the service pushes). */
   checkTasks (): Promise<void>
+  /**
+   * A reboot's first half: MQTT closes the connection (after what is in flight is acknowledged); REST has no
+   * connection to close (the device stops calling until reconnect()).
+   */
+  disconnect (): Promise<void>
+  /** A reboot's second half: MQTT connects and subscribes to its tasks again (the service then sends what is open). */
+  reconnect (): Promise<void>
   /** Bytes of the last request and answer, for the device's link counters. */
   readonly lastTraffic: { sent: number, received: number }
   close (): Promise<void>

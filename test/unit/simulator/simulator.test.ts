@@ -1,5 +1,6 @@
 // The simulator's pure parts: identities the service accepts, the device model, the command line.
 import { describe, expect, it } from 'vitest'
+import { localSmsGatewayPort } from '../../../bin/simulate.js'
 import { validImei } from '../../../core/domain/identifiers.js'
 import { parseSimulateArgs, progressLine, UsageError, type SimulateDefaults } from '../../../simulator/cli.js'
 import { createDeviceModel, signalBars } from '../../../simulator/devices/device-model.js'
@@ -46,10 +47,10 @@ describe('device model', () => {
 
   it('keeps written settings and reports them on read', () => {
     const model = createDeviceModel()
-    model.write([{ 'machine.threshold': 90 }, { 'machine.mode': 'eco' }])
-    expect(model.read(['machine.threshold', 'machine.mode', 'no.such.id'], 5).map((p) => [p.dataId, p.value]))
-      .toEqual([['machine.threshold', 90], ['machine.mode', 'eco']])
-    expect(model.sample(6).find((p) => p.dataId === 'machine.mode')?.value).toBe('eco')
+    expect(model.write([{ 'machine.threshold': 90 }, { 'config.apn': 'iot.m2m' }])).toBeUndefined()
+    expect(model.read(['machine.threshold', 'config.apn', 'no.such.id'], 5).map((p) => [p.dataId, p.value]))
+      .toEqual([['machine.threshold', 90], ['config.apn', 'iot.m2m']])
+    expect(model.sample(6).find((p) => p.dataId === 'config.apn')?.value).toBe('iot.m2m')
   })
 })
 
@@ -72,10 +73,26 @@ describe('fleet simulate command line', () => {
     [['--devices', '3', '--protocol', 'coap'], /--protocol/],
     [['--devices', '3', '--protocol', 'mqtt', '--mqtt-version', '3'], /--mqtt-version/],
     [['--devices', '3', '--protocol', 'mqtt', '--rate', 'fast'], /--rate/],
-    [['--devices', '3', '--protocol', 'mqtt', '--colour', 'red'], /colour/]
+    [['--devices', '3', '--protocol', 'mqtt', '--colour', 'red'], /colour/],
+    [['--devices', '3', '--protocol', 'mqtt', '--failure-rate', '1.5'], /--failure-rate/],
+    [['--devices', '3', '--protocol', 'mqtt', '--failure-rate', '-0.1'], /--failure-rate/],
+    [['--devices', '3', '--protocol', 'rest', '--poll-period', '0'], /--poll-period/],
+    [['--devices', '3', '--protocol', 'rest', '--sms-gateway-port', '70000'], /--sms-gateway-port/],
+    [['--devices', '3', '--protocol', 'rest', '--sms-gateway-port', '80.5'], /--sms-gateway-port/]
   ])('refuses %j', (argv, message) => {
     expect(() => parseSimulateArgs(argv, defaults)).toThrow(UsageError)
     expect(() => parseSimulateArgs(argv, defaults)).toThrow(message)
+  })
+
+  it('reads the task flags: poll period, failure share, reboot time, SMS gateway port (by default the one SMS_GATEWAY_URL names here)', () => {
+    const o = parseSimulateArgs(['--devices', '4', '--protocol', 'rest', '--poll-period', '600', '--failure-rate', '0.25', '--reboot-seconds', '0.2', '--sms-gateway-port', '0'], defaults)
+    expect(o).toMatchObject({ taskPollMs: 600_000, failureRate: 0.25, rebootMs: 200, smsGatewayPort: 0 })
+    expect(parseSimulateArgs(['--devices', '1', '--protocol', 'rest'], defaults)).toMatchObject({ taskPollMs: 5000, failureRate: 0, rebootMs: 1000, smsGatewayPort: undefined })
+    expect(parseSimulateArgs(['--devices', '1', '--protocol', 'rest'], { ...defaults, smsGatewayPort: 9099 }).smsGatewayPort).toBe(9099)
+    expect(localSmsGatewayPort('http://localhost:9099/sms')).toBe(9099)
+    expect(localSmsGatewayPort('http://127.0.0.1/sms')).toBe(80)
+    expect(localSmsGatewayPort('https://sms.example.com/send')).toBeUndefined()
+    expect(localSmsGatewayPort(undefined)).toBeUndefined()
   })
 
   it('needs a client secret from the flags or the environment', () => {
@@ -83,8 +100,9 @@ describe('fleet simulate command line', () => {
   })
 
   it('shows progress on one line', () => {
-    const s = { phase: 'running' as const, devices: 10, registered: 10, connected: 9, messages: 1234, points: 12340, tasksAnswered: 2, errors: 1, lastError: 'mqtt publish: boom' }
+    const s = { phase: 'running' as const, devices: 10, registered: 10, connected: 9, messages: 1234, points: 12340, tasksAnswered: 2, tasksFailed: 0, wakes: 0, errors: 1, lastError: 'mqtt publish: boom' }
     expect(progressLine(s, 98.4, 12)).toBe('[  12s] 9/10 connected | 98 msg/s | 1234 acked | 2 tasks answered | 1 errors (last: mqtt publish: boom)')
+    expect(progressLine({ ...s, tasksFailed: 1, wakes: 3, errors: 0 }, 98.4, 12)).toBe('[  12s] 9/10 connected | 98 msg/s | 1234 acked | 2 tasks answered (1 ERROR) | 3 woken | 0 errors')
     expect(progressLine({ ...s, phase: 'starting', registered: 4, errors: 0 }, 0, 3)).toBe('[   3s] registering and connecting: 4/10 devices, 0 errors')
   })
 })

@@ -1,0 +1,49 @@
+// What a simulated device can be asked (conventions.md §Applications, §Device tasks): the settings of the generic
+// firmware with their factory values, and the ids of its actions. The service's seeded generic applications
+// (`generic.mqtt`, `generic.rest`) declare the same ids, so an operation built from the catalogue reaches settings
+// and actions the device has. They are written out here rather than imported: the simulator talks to the service
+// over the network only and shares nothing with it but protocols/ (simulator/README.md, "In code").
+import type { DataValue } from '../../protocols/airvantage/index.js'
+
+export type SettingType = 'int' | 'double' | 'boolean' | 'string'
+
+export interface SettingDefinition { id: string, type: SettingType, factory: DataValue }
+
+/** The settings every simulated device keeps, with the values it has out of the factory (and after a reset). */
+export const DEVICE_SETTINGS: readonly SettingDefinition[] = [
+  { id: 'config.reportPeriodS', type: 'int', factory: 60 },
+  { id: 'config.serverUrl', type: 'string', factory: 'https://fleet.local' },
+  { id: 'config.gpsEnabled', type: 'boolean', factory: true },
+  { id: 'config.temperatureThreshold', type: 'double', factory: 80.5 },
+  { id: 'config.apn', type: 'string', factory: 'internet' },
+  // The machine's own setting, reported since the first simulator.
+  { id: 'machine.threshold', type: 'double', factory: 70 }
+]
+
+/** The ids of the generic firmware's actions (the `command` task of reboot, reset and wake-up carries them). */
+export const ACTIONS = {
+  reboot: 'system.reboot',
+  reset: 'system.reset',
+  connect: 'system.connect'
+} as const
+
+const accepts: Record<SettingType, (v: DataValue) => boolean> = {
+  int: (v) => typeof v === 'number' && Number.isInteger(v),
+  double: (v) => typeof v === 'number' && Number.isFinite(v),
+  boolean: (v) => typeof v === 'boolean',
+  string: (v) => typeof v === 'string'
+}
+
+const byId = new Map(DEVICE_SETTINGS.map((s) => [s.id, s]))
+
+/** Why the device refuses this write (the message of its ERROR ack), or undefined when every setting is known and of its type. */
+export function refuseWrite (settings: ReadonlyArray<Record<string, DataValue>>): string | undefined {
+  for (const s of settings) {
+    for (const [id, value] of Object.entries(s)) {
+      const def = byId.get(id)
+      if (def === undefined) return `unknown setting ${id}`
+      if (!accepts[def.type](value)) return `setting ${id} takes a ${def.type}, got ${JSON.stringify(value)}`
+    }
+  }
+  return undefined
+}
