@@ -126,7 +126,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
     const service = await assembleService(config, pino({ level: 'silent' }), infra)
     const bare = await bareAedes()
     try {
-      const { httpPort, mqttPort } = await service.listen({ http: 0, mqtt: 0, host: '127.0.0.1' })
+      const { httpPort, ports } = await service.listen({ anyPort: true, host: '127.0.0.1' })
       const origin = `http://127.0.0.1:${httpPort}`
       const qs = new URLSearchParams({ grant_type: 'password', username: config.FLEET_ADMIN_EMAIL, password: 'bench-password', client_id: config.FLEET_CLIENT_ID, client_secret: 'bench-secret' })
       const token = ((await (await fetch(`${origin}/api/oauth/token?${qs.toString()}`)).json()) as { access_token: string }).access_token
@@ -141,7 +141,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
         console.log(`   ${r.name}: ${(r.acked / r.seconds).toFixed(0)} msg/s acknowledged (${r.ackedTotal} in all, ${r.errors} unacknowledged)`)
         if (r.name === 'service') cpu = process.cpuUsage(cpu0) // the bare broker runs in this process too, after
       }
-      const [svc, bareResult] = await runDevices([{ name: 'service', url: `mqtt://127.0.0.1:${mqttPort}` }, { name: 'bare aedes', url: bare.url }], onResult)
+      const [svc, bareResult] = await runDevices([{ name: 'service', url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }, { name: 'bare aedes', url: bare.url }], onResult)
       if (svc === undefined || bareResult === undefined) throw new Error('the device process answered no result')
       const stats = service.ctx.services.ingest.stats()
 

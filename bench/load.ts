@@ -71,7 +71,7 @@ async function benchOn (store: Store): Promise<Row[]> {
     const infra = await openInfra(config, log)
     const service = await assembleService(config, log, infra)
     try {
-      const { httpPort } = await service.listen({ http: 0, mqtt: 0, host: '127.0.0.1' })
+      const { httpPort } = await service.listen({ anyPort: true, host: '127.0.0.1' })
       const origin = `http://127.0.0.1:${httpPort}`
       const company = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
       await seedSystems(infra.db, company, SYSTEMS, Date.now())

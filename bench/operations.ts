@@ -56,7 +56,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Run[]> {
     const infra = await openInfra(config)
     const service = await assembleService(config, pino({ level: 'silent' }), infra)
     try {
-      const { httpPort } = await service.listen({ http: 0, mqtt: 0, host: '127.0.0.1' })
+      const { httpPort } = await service.listen({ anyPort: true, host: '127.0.0.1' })
       const origin = `http://127.0.0.1:${httpPort}`
       const companyUid = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
       const seeded = await seedSystems(infra.db, companyUid, SYSTEMS, Date.now())

@@ -34,7 +34,7 @@ async function serve (config: Readonly<Config>): Promise<void> {
   // Announced once the signals are handled: whoever reads "started" may stop the service at once.
   const hello = welcome(running.bootstrap, running.httpPort)
   if (hello !== '') process.stdout.write(hello + '\n')
-  log.info({ httpPort: running.httpPort, mqttPort: running.mqttPort, store: config.DATABASE_URL === undefined ? 'pglite' : 'postgres' }, 'fleet service started')
+  log.info({ httpPort: running.httpPort, ports: running.ports, store: config.DATABASE_URL === undefined ? 'pglite' : 'postgres' }, 'fleet service started')
 }
 
 async function runMigrate (config: Readonly<Config>): Promise<void> {

@@ -3,22 +3,33 @@ import type { Config } from '../core/config.js'
 import type { Logger } from '../core/logger.js'
 import type { AppContext } from '../core/context.js'
 import type { BootstrapResult } from '../core/services/bootstrap.service.js'
-import type { DeviceSession } from '../core/services/ingest/devices.service.js'
+import type { DeviceTransport, TransportFactory } from '../ingest/transport.js'
 import { buildApi } from '../api/app.js'
-import { createMqttIngest, type MqttIngest } from '../ingest/mqtt/mqtt-ingest.js'
-import mqttWebSocketRoutes from '../ingest/mqtt/ws.routes.js'
-import deviceRoutes from '../ingest/rest/device.routes.js'
 import { readinessChecks, registerDeviceGauges } from './operability.js'
 import { bootstrapStore, createContext, openInfra, type Infrastructure } from './context.js'
 import { portFailure } from './start-failure.js'
+import { transports as defaultTransports } from './transports.js'
+
+/** The bound ports: HTTP, and each transport that has a listener of its own by its name ("mqtt"...). */
+export interface BoundPorts { httpPort: number, ports: Record<string, number> }
 
 export interface Service {
   ctx: AppContext
   api: FastifyInstance
-  mqtt: MqttIngest
-  /** Starts listening: HTTP (API, REST devices, MQTT over WebSocket) and MQTT over TCP. */
-  listen (ports: { http: number, mqtt: number, host?: string }): Promise<{ httpPort: number, mqttPort: number }>
+  /** The device transports, in the order of their list (bin/transports.ts). */
+  transports: readonly DeviceTransport[]
+  /**
+   * Starts listening: HTTP (API and the transports' routes), then each transport's own port, on the configured
+   * ports (HTTP_PORT and each transport's variable); `anyPort`: every one on an ephemeral port (tests, benchmarks).
+   */
+  listen (opts?: { host?: string, anyPort?: boolean }): Promise<BoundPorts>
   close (): Promise<void>
+}
+
+export interface AssembleOptions {
+  bootstrap?: boolean
+  /** The device transports to run (default: bin/transports.ts). */
+  transports?: readonly TransportFactory[]
 }
 
 // conventions.md §Data: commStatus follows the expected period; checking every 30 s is precise enough for periods
@@ -32,22 +43,19 @@ const TIMEOUT_SWEEP_MS = 5_000
  * With bootstrap (the default) the first company, administrator and client are created now when the store is empty;
  * startService instead creates them once every port is bound (see there).
  */
-export async function assembleService (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { bootstrap?: boolean } = {}): Promise<Service> {
-  const ctx = createContext(config, log, infra)
+export async function assembleService (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: AssembleOptions = {}): Promise<Service> {
+  // The task dispatch (bin/context.ts) reads this list at each dispatch: the transports are built below, after the
+  // services that are given the dispatch.
+  const transports: DeviceTransport[] = []
+  const ctx = createContext(config, log, infra, { transports: () => transports })
   if (opts.bootstrap !== false) await bootstrapStore(ctx, infra.db)
   const { ingest, devices } = ctx.services
-  const pendingTasks = async (s: DeviceSession): Promise<string | undefined> => {
-    const tasks = await ingest.pendingTasks(s.systemUid)
-    return tasks.length === 0 ? undefined : JSON.stringify(tasks)
-  }
-  const mqtt = await createMqttIngest({ devices, ingest, log, now: infra.clock.now, pendingTasks })
-  registerDeviceGauges(ctx.metrics, mqtt)
+  const transportDeps = { config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now }
+  for (const create of opts.transports ?? defaultTransports) transports.push(await create(transportDeps))
+  registerDeviceGauges(ctx.metrics, transports)
   const api = await buildApi(ctx, {
-    readiness: readinessChecks(infra.db, mqtt),
-    plugins: [
-      async (app) => { await app.register(deviceRoutes, { devices, ingest, now: infra.clock.now }) },
-      async (app) => { await app.register(mqttWebSocketRoutes, { mqtt }) }
-    ]
+    readiness: readinessChecks(infra.db, transports),
+    plugins: transports.flatMap((t) => t.http === undefined ? [] : [t.http]).map((http) => async (app: FastifyInstance) => { await app.register(http) })
   })
   // Operation workers run in every process that serves (shared/design.md: one process by default). The sweepers are
   // repeatable jobs of the queue, not timers: in a cluster each runs once per period, in whichever process claims it.
@@ -62,21 +70,27 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   return {
     ctx,
     api,
-    mqtt,
-    async listen (ports) {
-      const host = ports.host ?? config.HTTP_HOST
-      await api.listen({ port: ports.http, host }).catch((err: unknown) => { throw portFailure('HTTP_PORT', ports.http, host, err) })
+    transports,
+    async listen ({ host = config.HTTP_HOST, anyPort = false } = {}) {
+      const http = anyPort ? 0 : config.HTTP_PORT
+      await api.listen({ port: http, host }).catch((err: unknown) => { throw portFailure('HTTP_PORT', http, host, err) })
       const address = api.server.address()
-      const httpPort = typeof address === 'object' && address !== null ? address.port : ports.http
-      // Another broker often holds 1883 already: the failure names the variable that moves the embedded one.
-      const mqttPort = await mqtt.listen(ports.mqtt, host).catch((err: unknown) => { throw portFailure('MQTT_PORT', ports.mqtt, host, err) })
-      return { httpPort, mqttPort }
+      const httpPort = typeof address === 'object' && address !== null ? address.port : http
+      const ports: Record<string, number> = {}
+      for (const t of transports) {
+        if (t.port === undefined) continue
+        const { variable } = t.port
+        const wanted = anyPort ? 0 : Number(config[variable])
+        // Another broker often holds 1883 already: the failure names the variable that moves the embedded one.
+        ports[t.name] = await t.port.listen(wanted, host).catch((err: unknown) => { throw portFailure(variable, wanted, host, err) })
+      }
+      return { httpPort, ports }
     },
     async close () {
-      // Stop accepting (HTTP, MQTT), let what was accepted be committed, then close the store.
+      // Stop accepting (HTTP, then every transport), let what was accepted be committed, then close the store.
       closing ??= (async () => {
         await api.close()
-        await mqtt.close()
+        for (const t of transports) await t.close()
         await ingest.drain()
         await ctx.close()
       })()
@@ -85,7 +99,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   }
 }
 
-export interface Running extends Service { httpPort: number, mqttPort: number, bootstrap: BootstrapResult }
+export interface Running extends Service, BoundPorts { bootstrap: BootstrapResult }
 
 /**
  * Starts every part of the service in this process on the configured ports. Every port is bound before the first
@@ -96,7 +110,7 @@ export async function startService (config: Readonly<Config>, log: Logger): Prom
   const infra = await openInfra(config, log)
   const service = await assembleService(config, log, infra, { bootstrap: false })
   try {
-    const ports = await service.listen({ http: config.HTTP_PORT, mqtt: config.MQTT_PORT })
+    const ports = await service.listen()
     const bootstrap = await bootstrapStore(service.ctx, infra.db)
     return { ...service, ...ports, bootstrap }
   } catch (err) {

@@ -5,8 +5,9 @@ import mqtt, { type Packet, type IConnectPacket, type IPublishPacket, type ISubs
 import type { Duplex } from 'node:stream'
 import type { Logger } from '../../core/logger.js'
 import type { DeviceAuthResult, DevicesService, DeviceSession } from '../../core/services/ingest/devices.service.js'
-import { handleMqttPublish, ownTopic, type PublishDeps } from '../device-publish.js'
-import { topicMatches } from '../../protocols/mqtt/topic.js'
+import { deviceTopic, ownsTopic, wantsTasks } from '../../protocols/mqtt/topic.js'
+import type { MqttPublishHandler } from './publish.js'
+import type { ConnectionRegistry, MqttConnection } from './registry.js'
 
 // MQTT 5.0 §2.4 reason codes used here.
 const RC = {
@@ -22,34 +23,24 @@ const RC = {
   qosNotSupported: 0x9b
 } as const
 
-export interface V5Deps extends PublishDeps {
+export interface V5Deps {
   devices: DevicesService
   log: Logger
-  pendingTasks: (session: DeviceSession) => Promise<string | undefined>
-  onOnline: (s: V5Session) => void
-  onOffline: (s: V5Session) => void
+  publish: MqttPublishHandler
+  registry: ConnectionRegistry
+  /** A connection subscribed to its tasks topic: its waiting tasks are delivered. */
+  onTasksSubscribed: (c: MqttConnection) => void
   /** Announced in CONNACK (MQTT 5.0 §3.2.2.3.6); the transport closes a connection that sends a larger packet. */
   maxPacketBytes: number
 }
 
-export interface V5Session {
-  /** Set once logged in. */
-  session (): DeviceSession | undefined
-  clientId (): string
-  /** Whether a subscription of the connection matches its tasks topic. */
-  wantsTasks (): boolean
-  publishTasks (payload: string): void
-  /** Closes the connection; `takenOver`: another connection of the system took its client id (0x8E). */
-  close (opts?: { takenOver?: boolean }): void
-}
-
 const OPTS = { protocolVersion: 5 }
 
-/** Serves one MQTT 5 connection until it closes. */
-export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): V5Session {
+/** Serves one MQTT 5 connection until it closes; once logged in it is in the registry of connections. */
+export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): void {
   const parser = mqtt.parser(OPTS)
   let session: DeviceSession | undefined
-  let clientId = ''
+  let self: MqttConnection | undefined
   const filters = new Set<string>()
   let nextId = 1
   let keepAliveTimer: NodeJS.Timeout | undefined
@@ -74,18 +65,20 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): V
     keepAliveTimer = setTimeout(() => { close(RC.keepAliveTimeout) }, keepAliveMs * 1.5)
   }
 
-  const self: V5Session = {
-    session: () => session,
-    clientId: () => clientId,
-    wantsTasks: () => session !== undefined && [...filters].some((f) => topicMatches(f, `${session?.username ?? ''}/tasks/json`)),
-    publishTasks (payload) {
-      if (session === undefined || closed) return
+  /** The connection as the registry sees it, once logged in. */
+  const connection = (s: DeviceSession, clientId: string): MqttConnection => ({
+    session: s,
+    version: '5',
+    clientId,
+    wantsTasks: () => wantsTasks(s.username, filters),
+    async sendTasks (payload) {
+      if (closed) return
       const messageId = nextId
       nextId = nextId >= 65535 ? 1 : nextId + 1
-      send({ cmd: 'publish', topic: `${session.username}/tasks/json`, payload: Buffer.from(payload), qos: 1, retain: false, dup: false, messageId } as IPublishPacket)
+      send({ cmd: 'publish', topic: deviceTopic(s.username, 'tasks'), payload: Buffer.from(payload), qos: 1, retain: false, dup: false, messageId } as IPublishPacket)
     },
     close: (opts) => { close(opts?.takenOver === true ? RC.sessionTakenOver : undefined) }
-  }
+  })
 
   async function onConnect (p: IConnectPacket): Promise<void> {
     if (session !== undefined) { close(RC.protocolError); return }
@@ -107,11 +100,15 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): V
       close()
       return
     }
+    // Client ids are free (conventions.md §Devices), scoped to their system: a connection of the same system with
+    // the same id is taken over (MQTT 5.0 §3.1.4, 0x8E); another system's is never touched (registry.ts).
+    const claim = deps.registry.claim(auth.session.systemUid, p.clientId, '5')
+    if (claim.kind === 'take-over') claim.holder.close({ takenOver: true })
     session = auth.session
-    clientId = p.clientId
     keepAliveMs = (p.keepalive ?? 0) * 1000
     send({ cmd: 'connack', reasonCode: RC.success, sessionPresent: false, properties: { maximumQoS: 1, retainAvailable: false, wildcardSubscriptionAvailable: true, maximumPacketSize: deps.maxPacketBytes } } as Packet)
-    deps.onOnline(self)
+    self = connection(auth.session, p.clientId)
+    deps.registry.add(self)
   }
 
   /** Starts storing; the PUBACK waits for the commit and keeps the order of the publishes (MQTT 5.0 §4.6). */
@@ -119,7 +116,7 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): V
     if (session === undefined) { close(RC.protocolError); return }
     if (p.qos === 2) { close(RC.qosNotSupported); return }
     const payload = typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload
-    const stored = handleMqttPublish(deps, session, p.topic, payload)
+    const stored = deps.publish(session, p.topic, payload)
     acks = acks.then(async () => {
       try {
         const outcome = await stored
@@ -136,13 +133,11 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): V
   function onSubscribe (p: ISubscribePacket): void {
     if (session === undefined) { close(RC.protocolError); return }
     const s = session
-    const granted = p.subscriptions.map((sub) => ownTopic(s, sub.topic) === undefined ? RC.notAuthorized : Math.min(sub.qos, 1))
-    for (const sub of p.subscriptions) if (ownTopic(s, sub.topic) !== undefined) filters.add(sub.topic)
+    const own = p.subscriptions.filter((sub) => ownsTopic(s.username, sub.topic)).map((sub) => sub.topic)
+    const granted = p.subscriptions.map((sub) => ownsTopic(s.username, sub.topic) ? Math.min(sub.qos, 1) : RC.notAuthorized)
+    for (const f of own) filters.add(f)
     send({ cmd: 'suback', messageId: p.messageId, granted } as Packet)
-    if (p.subscriptions.some((sub) => ownTopic(s, sub.topic) !== undefined && topicMatches(sub.topic, `${s.username}/tasks/json`))) {
-      deps.pendingTasks(s).then((payload) => { if (payload !== undefined) self.publishTasks(payload) },
-        (err: unknown) => { deps.log.warn({ err }, 'pending tasks not delivered') })
-    }
+    if (self !== undefined && wantsTasks(s.username, own)) deps.onTasksSubscribed(self)
   }
 
   async function onPacket (p: Packet): Promise<void> {
@@ -174,7 +169,6 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): V
   stream.on('close', () => {
     closed = true
     clearTimeout(keepAliveTimer)
-    if (session !== undefined) deps.onOffline(self)
+    if (self !== undefined) deps.registry.remove(self)
   })
-  return self
 }

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify'
 import websocket from '@fastify/websocket'
 import { createWebSocketStream } from 'ws'
-import type { MqttIngest } from './mqtt-ingest.js'
+import type { MqttEndpoint } from './endpoint.js'
 
 /** MQTT over WebSocket at /mqtt on the HTTP port (conventions.md §Devices; issue: Telemetry). */
-export default async function mqttWebSocketRoutes (app: FastifyInstance, { mqtt }: { mqtt: MqttIngest }): Promise<void> {
+export default async function mqttWebSocketRoutes (app: FastifyInstance, { mqtt }: { mqtt: Pick<MqttEndpoint, 'handle'> }): Promise<void> {
   await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } })
   app.get('/mqtt', { websocket: true, config: { public: true }, schema: { hide: true } }, (socket, req) => {
     const stream = createWebSocketStream(socket)

@@ -1,12 +1,19 @@
 // The REST device API (conventions.md §Devices): HTTP Basic with the gateway serial number or IMEI and the system's
-// `communication.rest.password`. POST /device/messages answers 200 only once the message is committed.
+// `communication.rest.password`. POST /device/messages answers 200 only once the message is committed. Payloads go
+// through the ingest pipeline (ingest/pipeline.ts) with the AirVantage codecs (protocols/airvantage).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { DevicesService, DeviceSession } from '../../core/services/ingest/devices.service.js'
 import type { IngestService } from '../../core/services/ingest/ingest.service.js'
-import { storeAcks, storeData, type PublishOutcome } from '../device-publish.js'
+import { decodeAcks, decodeData, encodeTasks } from '../../protocols/airvantage/index.js'
+import type { AckDecoder, DataDecoder, Pipeline, PipelineOutcome } from '../pipeline.js'
 import { ackBody, acksSchema, dataBody, documentBody, messagesSchema, tasksSchema } from './device.schema.js'
 
-export interface DeviceRoutesOptions { devices: DevicesService, ingest: IngestService, now: () => number }
+export interface DeviceRoutesOptions { devices: DevicesService, ingest: Pick<IngestService, 'takeTasks'>, pipeline: Pipeline }
+
+const data: DataDecoder = (payload, receivedAt) => decodeData(payload, { receivedAt })
+// Device-REST-Version: 2 sends the object keyed by timestamps (conventions.md §Devices).
+const timestampKeyedData: DataDecoder = (payload, receivedAt) => decodeData(payload, { receivedAt, timestampKeyed: true })
+const acks: AckDecoder = (payload) => decodeAcks(payload)
 
 // Device payloads are at most 1 MiB (protocols/airvantage README); the transport reads a little more so that the
 // decoder answers payload.too.large itself.
@@ -25,7 +32,7 @@ function reject (reply: FastifyReply, status: number, error: string): FastifyRep
   return reply.status(status).send({ error, errorParameters: [] })
 }
 
-function answer (reply: FastifyReply, outcome: PublishOutcome): FastifyReply {
+function answer (reply: FastifyReply, outcome: PipelineOutcome): FastifyReply {
   if (outcome.kind === 'stored') return reply.status(200).send()
   return reject(reply, 400, outcome.kind === 'refused' ? outcome.reason : 'topic.forbidden')
 }
@@ -40,7 +47,7 @@ export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRo
   // handler (a child handler that throws hands the error to its parent).
   app.setErrorHandler(async (err: FastifyError, _req, reply) => {
     if (err.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw err
-    opts.ingest.refuse('REST', 'payload.too.large')
+    opts.pipeline.refuse('payload.too.large')
     return reject(reply, 400, 'payload.too.large')
   })
 
@@ -48,7 +55,7 @@ export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRo
     const c = credentials(req)
     const r = c === undefined ? undefined : await opts.devices.authenticate(c.user, c.password, 'rest', req.ip)
     if (r?.ok === true) return r.session
-    opts.ingest.refuse('REST', r === undefined ? 'device.missing.credentials' : r.reason)
+    opts.pipeline.refuse(r === undefined ? 'device.missing.credentials' : r.reason)
     if (r?.ok === false && r.reason === 'device.ip.forbidden') reject(reply, 403, 'ip.forbidden')
     else reject(reply, 401, 'device.unauthorized')
     return undefined
@@ -59,19 +66,22 @@ export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRo
   app.post('/device/messages', { config: { public: true, swaggerTransform: documentBody(dataBody) }, schema: { ...schema, ...messagesSchema } }, async (req, reply) => {
     const s = await session(req, reply)
     if (s === undefined) return reply
-    const timestampKeyed = req.headers['device-rest-version'] === '2'
-    return answer(reply, await storeData(opts, s, 'REST', body(req), { timestampKeyed }))
+    const decode = req.headers['device-rest-version'] === '2' ? timestampKeyedData : data
+    return answer(reply, await opts.pipeline.data(s, body(req), decode))
   })
 
   app.get('/device/tasks', { config: { public: true }, schema: { ...schema, ...tasksSchema } }, async (req, reply) => {
     const s = await session(req, reply)
     if (s === undefined) return reply
-    return await reply.send(await opts.ingest.pendingTasks(s.systemUid))
+    // The tasks waiting and those sent before and not answered: a poll whose answer was lost gets them again (the
+    // device ignores a task it already ran by its uid, conventions.md §Device tasks).
+    const tasks = await opts.ingest.takeTasks(s.systemUid, 'REST', { again: true })
+    return await reply.type('application/json').send(encodeTasks(tasks))
   })
 
   app.post('/device/acks', { config: { public: true, swaggerTransform: documentBody(ackBody) }, schema: { ...schema, ...acksSchema } }, async (req, reply) => {
     const s = await session(req, reply)
     if (s === undefined) return reply
-    return answer(reply, await storeAcks(opts, s, 'REST', body(req)))
+    return answer(reply, await opts.pipeline.acks(s, body(req), acks))
   })
 }

@@ -69,7 +69,7 @@ const Task = {
 export const messagesSchema = { summary: 'Send data', description: 'Stores the data points the device sends; 200 only once they are committed.', response: { 200: empty, ...refused } }
 export const tasksSchema = {
   summary: 'Pending tasks of the device',
-  description: 'The tasks waiting for this device; each is answered with POST /device/acks.',
+  description: 'The tasks waiting for this device, and those answered before by this route but not acknowledged yet (the device ignores a uid it already ran); each is acknowledged with POST /device/acks.',
   response: {
     200: { type: 'array', items: Task, description: 'The tasks', examples: [[{ uid: 'c2d4e6f8a0b1c3f9c2b7a1d4e4f6a8b0', timestamp: 1767398400000, read: ['machine.temperature'] }]] },
     401: refused[401],

@@ -15,8 +15,11 @@ export interface WriteTask extends TaskHead { write: Array<Record<string, DataVa
 export interface CommandTask extends TaskHead { command: { id: string, params?: Record<string, JsonValue> } }
 export type Task = ReadTask | WriteTask | CommandTask
 
+/** What encodeTasks writes: a Task, whose command parameters may be any JSON the service was given. */
+export type TaskToEncode = ReadTask | WriteTask | (TaskHead & { command: { id: string, params?: Record<string, unknown> } })
+
 /** The JSON text of a task list, each task written as `{uid, timestamp, read|write|command}` in that key order. */
-export function encodeTasks (tasks: readonly Task[]): string {
+export function encodeTasks (tasks: readonly TaskToEncode[]): string {
   return JSON.stringify(tasks.map((t) => {
     const head = { uid: t.uid, timestamp: t.timestamp }
     if ('read' in t) return { ...head, read: t.read }

@@ -5,6 +5,7 @@ import mqtt, { type IClientOptions, type IClientPublishOptions, type MqttClient,
 import { uniq } from './factories.js'
 import { createSystem, validImei } from './systems.js'
 import type { Stack } from './stack.js'
+import type { DeviceTransport } from '../../ingest/transport.js'
 
 export interface Device {
   uid: string
@@ -185,12 +186,19 @@ export async function eventually<T> (probe: () => Promise<T>, ms = 5000, what = 
   }
 }
 
-/** A pending task for the device, written straight into device_tasks. */
-export async function insertTask (stack: Stack, systemUid: string, body: Record<string, unknown>, createdAt = Date.now()): Promise<string> {
+/** A pending task for the device over a protocol (default MQTT), written straight into device_tasks. */
+export async function insertTask (stack: Stack, systemUid: string, body: Record<string, unknown>, opts: { createdAt?: number, protocol?: string } = {}): Promise<string> {
   const uid = typeof body.uid === 'string' ? body.uid : uniq('task')
-  await stack.db.query('INSERT INTO device_tasks (uid, system_uid, body, created_at) VALUES ($1, $2, $3, $4)',
-    [uid, systemUid, JSON.stringify({ ...body, uid }), createdAt])
+  await stack.db.query('INSERT INTO device_tasks (uid, system_uid, protocol, body, created_at) VALUES ($1, $2, $3, $4, $5)',
+    [uid, systemUid, opts.protocol ?? 'MQTT', JSON.stringify({ ...body, uid }), opts.createdAt ?? Date.now()])
   return uid
+}
+
+/** The running transport of this name (bin/transports.ts). */
+export function transportOf (stack: Stack, name: string): DeviceTransport {
+  const t = stack.service.transports.find((x) => x.name === name)
+  if (t === undefined) throw new Error(`no transport ${name}`)
+  return t
 }
 
 export async function taskState (stack: Stack, uid: string): Promise<{ state: string, message: string | null, sentAt: number | null, ackedAt: number | null } | undefined> {

@@ -9,6 +9,7 @@ import type { Clock, Db } from '../../core/ports.js'
 import type { Logger } from '../../core/logger.js'
 import { openOperationParts, systemClock } from '../../bin/context.js'
 import { assembleService, type Service } from '../../bin/serve.js'
+import type { TransportFactory } from '../../ingest/transport.js'
 import { createMemoryCounter } from '../../storage/rate/memory-counter.js'
 import { createRedisCounter } from '../../storage/rate/redis-counter.js'
 import { createTestDb, type TestDb } from './test-db.js'
@@ -34,8 +35,10 @@ export interface Stack {
   service: Service
   /** Set when started with `listen: true`: real ports on 127.0.0.1. */
   httpUrl: string
+  /** The bound port of each transport that listens on its own, by its name (`ports.mqtt`...). */
+  ports: Record<string, number>
+  /** `mqtt://127.0.0.1:<ports.mqtt>`, for the many tests with MQTT clients. */
   mqttUrl: string
-  mqttPort: number
   /** inject() with a bearer token. */
   call (token: string, opts: InjectOptions): Promise<LightMyRequestResponse>
   close (): Promise<void>
@@ -52,6 +55,8 @@ export interface StackOptions {
   clock?: Clock
   /** The service's logger (default: silent); tests of what is logged pass one writing to a captured stream. */
   log?: Logger
+  /** The device transports (default: the list of bin/transports.ts). */
+  transports?: readonly TransportFactory[]
 }
 
 /** The whole API on a fresh store, built with the same functions as bin/serve.ts (not listening). */
@@ -79,10 +84,11 @@ export async function startStack (opts: StackOptions = {}): Promise<Stack> {
   const log = opts.log ?? pino({ level: 'silent' })
   const serviceDb = opts.wrapDb?.(testDb.db) ?? testDb.db
   const parts = await openOperationParts(config, serviceDb, log, `fleet-test-${Math.random().toString(36).slice(2)}`)
-  const service = await assembleService(config, log, { db: serviceDb, rateCounter, clock: opts.clock ?? systemClock, ...parts })
+  const service = await assembleService(config, log, { db: serviceDb, rateCounter, clock: opts.clock ?? systemClock, ...parts },
+    opts.transports === undefined ? {} : { transports: opts.transports })
   const { ctx, api } = service
-  let ports = { httpPort: 0, mqttPort: 0 }
-  if (opts.listen === true) ports = await service.listen({ http: 0, mqtt: 0, host: '127.0.0.1' })
+  let bound: { httpPort: number, ports: Record<string, number> } = { httpPort: 0, ports: {} }
+  if (opts.listen === true) bound = await service.listen({ anyPort: true, host: '127.0.0.1' })
   else await api.ready()
 
   const login = async (email: string, password: string): Promise<string> => {
@@ -108,9 +114,9 @@ export async function startStack (opts: StackOptions = {}): Promise<Stack> {
     adminToken,
     login,
     service,
-    httpUrl: `http://127.0.0.1:${ports.httpPort}`,
-    mqttUrl: `mqtt://127.0.0.1:${ports.mqttPort}`,
-    mqttPort: ports.mqttPort,
+    httpUrl: `http://127.0.0.1:${bound.httpPort}`,
+    ports: bound.ports,
+    mqttUrl: `mqtt://127.0.0.1:${bound.ports.mqtt ?? 0}`,
     async call (token, o) {
       return await api.inject({ ...o, headers: { ...o.headers, authorization: `Bearer ${token}` } })
     },

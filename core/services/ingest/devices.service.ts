@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../../ports.js'
 import type { Repositories } from '../../repositories.js'
 import { ipAllowed } from '../../domain/ip-filters.js'
+import type { Communication } from '../../domain/system.js'
 
 /** A device once authenticated: the system it is and the login it used (its topics start with it). */
 export interface DeviceSession { systemUid: string, companyUid: string, username: string }
@@ -10,7 +11,11 @@ export type DeviceAuthResult =
   | { ok: true, session: DeviceSession }
   | { ok: false, reason: 'device.unknown' | 'device.bad.password' | 'device.ip.forbidden' }
 
-export type DeviceProtocolName = 'mqtt' | 'rest'
+/**
+ * The entry of the system's `communication` whose password a transport checks ('mqtt', 'rest', 'm3da', 'msci'...):
+ * a new transport names its own, nothing here lists them.
+ */
+export type DeviceLoginKey = keyof Communication
 
 function sameSecret (a: string, b: string): boolean {
   const x = Buffer.from(a)
@@ -32,7 +37,7 @@ export interface DevicesServiceDeps { repos: Pick<Repositories, 'systems' | 'com
 export function createDevicesService ({ repos, clock }: DevicesServiceDeps) {
   const cache = new Map<string, { at: number, result: DeviceAuthResult }>()
 
-  async function lookup (username: string, password: string, protocol: DeviceProtocolName, ip: string): Promise<DeviceAuthResult> {
+  async function lookup (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
     // No identifier holds a NUL byte (PostgreSQL text cannot): such a login is unknown, never a failed statement
     // (which MQTT would answer "server unavailable", and the device would retry forever).
     if (username.includes('\u0000')) return { ok: false, reason: 'device.unknown' }
@@ -47,7 +52,7 @@ export function createDevicesService ({ repos, clock }: DevicesServiceDeps) {
   }
 
   /** Never throws on bad credentials: answers why the login is refused. */
-  async function authenticate (username: string, password: string, protocol: DeviceProtocolName, ip: string): Promise<DeviceAuthResult> {
+  async function authenticate (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
     const key = `${protocol}\u0000${ip}\u0000${username}\u0000${password}`
     const now = clock.now()
     const hit = cache.get(key)

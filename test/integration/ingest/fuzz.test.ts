@@ -22,7 +22,7 @@ afterAll(async () => { await stack.close() })
 
 /** Opens a raw TCP connection, writes the chunks, and answers how it ended within ms: 'closed' or 'open'. */
 async function rawSession (chunks: Buffer[], ms = 2000): Promise<{ end: 'closed' | 'open', received: Buffer }> {
-  const socket: Socket = netConnect(stack.mqttPort, '127.0.0.1')
+  const socket: Socket = netConnect(stack.ports.mqtt ?? 0, '127.0.0.1')
   const got: Buffer[] = []
   socket.on('data', (d) => got.push(d))
   socket.on('error', () => {})
@@ -136,7 +136,7 @@ describe('oversized packets', () => {
       const d = await createDevice(stack)
       // 200 MB announced, 64 KiB sent: without the bound the server would wait for (and buffer) the rest.
       const header = Buffer.from([0x30, 0x80, 0x80, 0xe0, 0x5f, 0x00, 0x01, 0x74])
-      const socket = netConnect(stack.mqttPort, '127.0.0.1')
+      const socket = netConnect(stack.ports.mqtt ?? 0, '127.0.0.1')
       socket.on('error', () => {})
       const connack = new Promise<Buffer>((resolve) => socket.once('data', resolve))
       const closedSocket = new Promise<boolean>((resolve) => {

@@ -55,7 +55,7 @@ async function connectAndPublishRaw (version: MqttVersion, username: string | un
     ...(password === undefined ? {} : { password: Buffer.from(password) })
   } as mqttPacket.IConnectPacket, opts)
   const pub = mqttPacket.generate({ cmd: 'publish', topic: `${topicUser}/messages/json`, payload: Buffer.from('{"a":1}'), qos: 1, messageId: 7, retain: false, dup: false }, opts)
-  const socket: Socket = netConnect(stack.mqttPort, '127.0.0.1')
+  const socket: Socket = netConnect(stack.ports.mqtt ?? 0, '127.0.0.1')
   const parser = mqttPacket.parser(opts)
   const packets: mqttPacket.Packet[] = []
   parser.on('packet', (p) => packets.push(p))

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import {
   connectDevice, createDevice, endAll, eventually, insertTask, messagesOf, publish, refusedCount, subscribe,
-  taskState, telemetryCounts, wsUrl, type Device, type MqttVersion
+  taskState, telemetryCounts, transportOf, wsUrl, type Device, type MqttVersion
 } from '../../helpers/devices.js'
 
 let stack: Stack
@@ -103,7 +103,7 @@ describe('device publishes are consumed, never routed', () => {
       expect(await publish(publisher, `${d.serial}/messages/json`, '{"a": 1}', { qos: 1, retain: version === 4 })).toBe(0)
       // A real task still arrives: the listener is subscribed and delivery works.
       const uid = await insertTask(stack, d.uid, { timestamp: 2, read: ['y'] })
-      expect(await stack.service.mqtt.publishTasks({ systemUid: d.uid, companyUid: stack.companyUid, username: d.serial }, JSON.stringify([{ uid, timestamp: 2, read: ['y'] }]))).toBe(true)
+      expect(await transportOf(stack, 'mqtt').push?.(d.uid, [{ uid, timestamp: 2, read: ['y'] }])).toBe(true)
       await eventually(async () => got.length > 0, 3000, 'the real task')
       // Anything routed from the publisher would have come first: it was acknowledged before the task was written.
       expect(got).toEqual([JSON.stringify([{ uid, timestamp: 2, read: ['y'] }])])
@@ -149,9 +149,10 @@ describe('subscribe', () => {
   for (const version of [4, 5] as MqttVersion[]) {
     it(`MQTT ${version}: tasks go to the connections of the system that subscribed to them (a wildcard under its own topics counts)`, async () => {
       const d = await createDevice(stack)
-      const session = { systemUid: d.uid, companyUid: stack.companyUid, username: d.serial }
+      const mqtt = transportOf(stack, 'mqtt')
       const idle = await connectDevice(stack.mqttUrl, d.serial, d.mqttPassword ?? '', { version })
-      expect(await stack.service.mqtt.publishTasks(session, '[]')).toBe(false) // connected, not subscribed
+      await eventually(async () => mqtt.connected(d.uid), 3000, 'the connection to be registered')
+      expect(await mqtt.push?.(d.uid, [])).toBe(false) // connected, not subscribed
       const listener = await connectDevice(wsUrl(stack), d.imei, d.mqttPassword ?? '', { version })
       const got = new Promise<{ topic: string, payload: string }>((resolve) => {
         listener.once('message', (topic, payload) => { resolve({ topic, payload: payload.toString() }) })
@@ -159,13 +160,13 @@ describe('subscribe', () => {
       const idleGot: string[] = []
       idle.on('message', (topic) => { idleGot.push(topic) })
       expect(await subscribe(listener, `${d.imei}/+/json`)).toEqual([1])
-      const tasks = JSON.stringify([{ uid: 'live-task', timestamp: 5, command: { id: 'machine.reboot', params: {} } }])
-      expect(await stack.service.mqtt.publishTasks(session, tasks)).toBe(true)
-      expect(await got).toEqual({ topic: `${d.imei}/tasks/json`, payload: tasks })
+      const tasks = [{ uid: 'live-task', timestamp: 5, command: { id: 'machine.reboot', params: {} } }]
+      expect(await mqtt.push?.(d.uid, tasks)).toBe(true)
+      expect(await got).toEqual({ topic: `${d.imei}/tasks/json`, payload: JSON.stringify(tasks) })
       expect(idleGot).toEqual([])
       await endAll(idle, listener)
       // Nobody connected once the server has seen the connections close.
-      await eventually(async () => !(await stack.service.mqtt.publishTasks(session, tasks)), 3000, 'the connections to be gone')
+      await eventually(async () => !(await mqtt.push?.(d.uid, tasks)) && !mqtt.connected(d.uid), 3000, 'the connections to be gone')
     })
   }
 })

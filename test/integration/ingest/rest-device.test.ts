@@ -120,10 +120,11 @@ describe('tasks and acks', () => {
     const d = await createDevice(stack)
     const none = await deviceFetch(stack, 'GET', '/device/tasks', { user: d.serial, password: d.restPassword ?? '' })
     expect({ status: none.status, body: none.body }).toEqual({ status: 200, body: [] })
-    const t2 = await insertTask(stack, d.uid, { timestamp: 2, write: [{ 'machine.threshold': 25 }] }, 2000)
-    const t1 = await insertTask(stack, d.uid, { timestamp: 1, read: ['machine.temperature'] }, 1000)
+    const t2 = await insertTask(stack, d.uid, { timestamp: 2, write: [{ 'machine.threshold': 25 }] }, { createdAt: 2000, protocol: 'REST' })
+    const t1 = await insertTask(stack, d.uid, { timestamp: 1, read: ['machine.temperature'] }, { createdAt: 1000, protocol: 'REST' })
     const other = await createDevice(stack)
-    await insertTask(stack, other.uid, { timestamp: 1, read: ['x'] })
+    await insertTask(stack, other.uid, { timestamp: 1, read: ['x'] }, { protocol: 'REST' })
+    await insertTask(stack, d.uid, { timestamp: 3, read: ['over.mqtt'] }) // another transport's: not polled here
     const res = await deviceFetch(stack, 'GET', '/device/tasks', { user: d.imei, password: d.restPassword ?? '' })
     expect(res.status).toBe(200)
     expect(res.body).toEqual([
@@ -143,9 +144,21 @@ describe('tasks and acks', () => {
     expect((await messagesOf(stack, d.uid)).length).toBe(0)
   })
 
+  it('a task polled and not acknowledged is answered again at the next poll (its answer may have been lost), until acked', async () => {
+    const d = await createDevice(stack)
+    const t = await insertTask(stack, d.uid, { timestamp: 1, command: { id: 'system.reboot', params: { delay: 5 } } }, { protocol: 'REST' })
+    const expected = [{ uid: t, timestamp: 1, command: { id: 'system.reboot', params: { delay: 5 } } }]
+    const poll = async (): Promise<unknown> => (await deviceFetch(stack, 'GET', '/device/tasks', { user: d.serial, password: d.restPassword ?? '' })).body
+    expect(await poll()).toEqual(expected)
+    expect(await poll()).toEqual(expected)
+    expect((await taskState(stack, t))?.state).toBe('SENT')
+    expect((await post(d, JSON.stringify([{ uid: t, status: 'OK' }]), { path: '/device/acks' })).status).toBe(200)
+    expect(await poll()).toEqual([])
+  })
+
   it('a malformed ack body is 400 with the codec reason and records nothing', async () => {
     const d = await createDevice(stack)
-    const t = await insertTask(stack, d.uid, { timestamp: 1, read: ['x'] })
+    const t = await insertTask(stack, d.uid, { timestamp: 1, read: ['x'] }, { protocol: 'REST' })
     for (const [body, reason] of [['[]', 'payload.empty'], ['[{"uid": "x", "status": "MAYBE"}]', 'ack.invalid.status'], ['{"status": "OK"}', 'ack.invalid.uid'], ['[1]', 'ack.invalid.shape']]) {
       const res = await post(d, body ?? '', { path: '/device/acks' })
       expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: reason, errorParameters: [] } })

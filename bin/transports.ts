@@ -1,0 +1,7 @@
+// The device transports the service runs (issue 9: a device protocol is a folder under ingest/ plus one line here).
+// The service, readiness, the connected-devices metric and the test stack iterate this list; none names a transport.
+import type { TransportFactory } from '../ingest/transport.js'
+import { mqttTransport } from '../ingest/mqtt/mqtt.transport.js'
+import { restTransport } from '../ingest/rest/rest.transport.js'
+
+export const transports: readonly TransportFactory[] = [mqttTransport, restTransport]

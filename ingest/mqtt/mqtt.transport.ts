@@ -1,0 +1,51 @@
+// MQTT devices (conventions.md §Devices: MQTT 3.1, 3.1.1 and 5, over TCP on MQTT_PORT and over WebSocket at /mqtt)
+// as one device transport (ingest/transport.ts). It pushes tasks: to a connected device at once, and at each
+// subscription to the tasks topic, what waits for it.
+import type { DeviceTask } from '../../core/domain/device-task.js'
+import { encodeTasks } from '../../protocols/airvantage/index.js'
+import type { DeviceTransport, TransportFactory } from '../transport.js'
+import { createPipeline } from '../pipeline.js'
+import { createMqttEndpoint } from './endpoint.js'
+import { mqttPublishHandler } from './publish.js'
+import { createConnectionRegistry, type MqttConnection } from './registry.js'
+import mqttWebSocketRoutes from './ws.routes.js'
+
+export const mqttTransport: TransportFactory = async (deps): Promise<DeviceTransport> => {
+  const registry = createConnectionRegistry()
+  const pipeline = createPipeline({ ingest: deps.ingest, now: deps.now, protocol: 'MQTT' })
+
+  /**
+   * A subscription to the tasks topic: the tasks waiting, and those sent before and not answered (a device that
+   * reconnects may have lost them; it ignores one it already ran by its uid, conventions.md §Device tasks).
+   */
+  function deliverWaiting (c: MqttConnection): void {
+    deps.ingest.takeTasks(c.session.systemUid, 'MQTT', { again: true })
+      .then(async (tasks) => { if (tasks.length > 0) await c.sendTasks(encodeTasks(tasks)) })
+      .catch((err: unknown) => { deps.log.warn({ err, systemUid: c.session.systemUid }, 'waiting tasks not delivered') })
+  }
+
+  const endpoint = await createMqttEndpoint({
+    devices: deps.devices,
+    log: deps.log,
+    publish: mqttPublishHandler(pipeline),
+    registry,
+    onTasksSubscribed: deliverWaiting
+  })
+
+  return {
+    name: 'mqtt',
+    protocols: ['MQTT'],
+    http: async (app) => { await app.register(mqttWebSocketRoutes, { mqtt: endpoint }) },
+    port: { variable: 'MQTT_PORT', listen: endpoint.listen, listening: endpoint.listening },
+    connected: (systemUid) => registry.connected(systemUid),
+    /** QoS 1 on the tasks topic of the latest connection that subscribed to it. */
+    async push (systemUid: string, tasks: readonly DeviceTask[]) {
+      const c = registry.subscribed(systemUid)
+      if (c === undefined) return false
+      await c.sendTasks(encodeTasks(tasks))
+      return true
+    },
+    connections: () => registry.counts().map((c) => ({ kind: c.version, count: c.count })),
+    close: endpoint.close
+  }
+}
