@@ -15,8 +15,6 @@ export interface SystemIngestUpdate { uid: string, data: Record<string, unknown>
 
 export interface AckRow { systemUid: string, taskUid: string, status: 'OK' | 'ERROR', message: string | null, protocol: string, receivedAt: number }
 
-export interface DeviceTaskRow { uid: string, systemUid: string, operationUid: string | null, body: Record<string, unknown>, state: string, createdAt: number }
-
 export interface TelemetryRepository {
   /** The uids among these that are systems (the ack transaction refuses messages of deleted systems). */
   existingSystems (uids: string[]): Promise<string[]>
@@ -30,10 +28,6 @@ export interface TelemetryRepository {
   /** Sets data, data_ts and lastCommDate (never backwards); commStatus becomes OK (conventions.md §Data). */
   updateSystems (rows: SystemIngestUpdate[]): Promise<void>
   insertAcks (rows: AckRow[]): Promise<void>
-  /** Finishes the acknowledged tasks of the system; answers the uids of the tasks that were open. */
-  finishTasks (systemUid: string, acks: Array<{ taskUid: string, state: 'OK' | 'ERROR', message: string | null }>, now: number): Promise<string[]>
-  /** Tasks waiting for the device; marks them SENT. */
-  takePendingTasks (systemUid: string, now: number): Promise<DeviceTaskRow[]>
   /** The subscription mobile numbers of these systems, by system uid (the connection request, ingest/dispatch.ts). */
   mobileNumbers (systemUids: readonly string[]): Promise<Map<string, string>>
   /** commStatus WARNING / ERROR for systems that missed their expected period (conventions.md §Data). */

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports.js'
-import { encodeValue, type DeviceTaskRow, type IngestSystemState, type TelemetryRepository } from '../../core/telemetry.js'
+import { encodeValue, type IngestSystemState, type TelemetryRepository } from '../../core/telemetry.js'
 
 /**
  * SQL for a duration given as text, in ms: "120" (seconds), or a number with a unit: "500ms", "90s", "5m", "5min",
@@ -71,23 +71,6 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])`,
         [rows.map((r) => r.systemUid), rows.map((r) => r.taskUid), rows.map((r) => r.status), rows.map((r) => r.message),
           rows.map((r) => r.protocol), rows.map((r) => r.receivedAt)])
-    },
-    async finishTasks (systemUid, acks, now) {
-      if (acks.length === 0) return []
-      const { rows } = await q.query<{ uid: string }>(
-        `UPDATE device_tasks t SET state = v.state, message = v.message, acked_at = $2
-         FROM jsonb_to_recordset($3::jsonb) AS v(uid text, state text, message text)
-         WHERE t.uid = v.uid AND t.system_uid = $1 AND t.state IN ('PENDING', 'SENT') RETURNING t.uid`,
-        [systemUid, now, JSON.stringify(acks.map((a) => ({ uid: a.taskUid, state: a.state, message: a.message })))])
-      return rows.map((r) => r.uid)
-    },
-    async takePendingTasks (systemUid, now) {
-      const { rows } = await q.query<{ uid: string, system_uid: string, operation_uid: string | null, body: Record<string, unknown>, state: string, created_at: number }>(
-        `UPDATE device_tasks SET state = 'SENT', sent_at = $2 WHERE system_uid = $1 AND state IN ('PENDING', 'SENT')
-         RETURNING uid, system_uid, operation_uid, body, state, created_at`, [systemUid, now])
-      return rows.sort((a, b) => a.created_at - b.created_at).map((r): DeviceTaskRow => ({
-        uid: r.uid, systemUid: r.system_uid, operationUid: r.operation_uid, body: r.body, state: r.state, createdAt: r.created_at
-      }))
     },
     async mobileNumbers (systemUids) {
       if (systemUids.length === 0) return new Map()

@@ -172,21 +172,11 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     })
   }
 
-  /** Every protocol's waiting tasks, marked SENT. Goes once the transports call takeTasks (issue 9). */
-  async function pendingTasks (systemUid: string): Promise<Array<Record<string, unknown>>> {
-    const now = clock.now()
-    return await inTransaction(async (tx) => {
-      await communicated(tx, systemUid, now)
-      return (await tx.telemetry.takePendingTasks(systemUid, now)).map((t) => t.body)
-    })
-  }
-
   return {
     accept,
     refuse,
     acceptAcks,
     takeTasks,
-    pendingTasks,
     stats: (): IngestStats => ({ ...stats, refused: { ...stats.refused } }),
     pending: () => commits.pending(),
     /** Resolves once everything accepted is committed and its derived state written. */
