@@ -80,9 +80,6 @@ export interface RegisterOptions {
   applicationUid?: string | undefined
 }
 
-/** The application type of the generic firmware of each protocol (the service seeds one public application each). */
-export const GENERIC_APPLICATION_TYPES = { mqtt: 'generic.mqtt', rest: 'generic.rest' } as const
-
 /**
  * The uid of the application of this type in the catalogue the caller sees (`GET /api/v1/applications?type=`),
  * a public one first; undefined when there is none, and the device is registered without application.

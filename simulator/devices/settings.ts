@@ -1,8 +1,8 @@
 // What a simulated device can be asked (conventions.md §Applications, §Device tasks): the settings of the generic
-// firmware with their factory values, and the ids of its actions. The service's seeded generic applications
-// (`generic.mqtt`, `generic.rest`) declare the same ids, so an operation built from the catalogue reaches settings
-// and actions the device has. They are written out here rather than imported: the simulator talks to the service
-// over the network only and shares nothing with it but protocols/ (simulator/README.md, "In code").
+// firmware with their factory values, and the ids of its actions. They are the ids the service's seeded generic
+// applications declare (core/domain/generic-applications.ts; test/unit/simulator/device-tasks.test.ts checks that
+// they agree), written out here because the simulator shares nothing with the service but protocols/: it talks to
+// it over the network, as devices do.
 import type { DataValue } from '../../protocols/airvantage/index.js'
 
 export type SettingType = 'int' | 'double' | 'boolean' | 'string'
@@ -26,6 +26,9 @@ export const ACTIONS = {
   reset: 'system.reset',
   connect: 'system.connect'
 } as const
+
+/** The application type of the generic firmware of each protocol (one public application each in the catalogue). */
+export const GENERIC_APPLICATION_TYPES = { mqtt: 'generic.mqtt', rest: 'generic.rest' } as const
 
 const accepts: Record<SettingType, (v: DataValue) => boolean> = {
   int: (v) => typeof v === 'number' && Number.isInteger(v),

@@ -64,6 +64,10 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
   // Set while the device is off (a reboot): its data and polls wait for it to be back.
   let booting: Promise<void> | undefined
   let wakes = 0
+  // Its clock for what it reports: strictly increasing, so two answers in one millisecond (a read after a reset)
+  // stay in order and the latest value is the one sent last.
+  let lastStamp = 0
+  const stamp = (): number => { lastStamp = Math.max(Date.now(), lastStamp + 1); return lastStamp }
 
   async function send (points: readonly Point[]): Promise<void> {
     await transport.sendData(points)
@@ -86,7 +90,7 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
       booting = undefined
       up()
     }
-    const report = model.read(['_NUMBER_OF_RESETS'], Date.now())
+    const report = model.read(['_NUMBER_OF_RESETS'], stamp())
     await send(report)
     events.onData?.(self, report)
   }
@@ -95,7 +99,7 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
   async function run (task: Task, flush: () => Promise<void>): Promise<Ack> {
     if (failsTasks) return error(task, FAILURE_MESSAGE)
     if ('read' in task) {
-      const values = model.read(task.read, Date.now())
+      const values = model.read(task.read, stamp())
       // A retrieve succeeds once the values and the ack have both arrived (conventions.md §Device tasks).
       if (values.length === 0) return error(task, `no such data: ${task.read.join(', ')}`)
       await send(values)
@@ -153,7 +157,7 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
     get wakes () { return wakes },
     async publish (now?: number) {
       if (booting !== undefined) await booting
-      const points = model.sample(now ?? Date.now())
+      const points = model.sample(now ?? stamp())
       await send(points)
       events.onData?.(self, points)
       return points

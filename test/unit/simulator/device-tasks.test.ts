@@ -2,10 +2,12 @@
 // the device sends: reads answered with data then the ack, writes applied (or refused), reboot, reset and connect,
 // a task run once however often it is delivered, and the failing share of a fleet.
 import { describe, expect, it } from 'vitest'
+import { flattenData } from '../../../core/domain/application-model.js'
+import { GENERIC_APPLICATION_TYPES as SERVICE_TYPES, genericDataTree } from '../../../core/domain/generic-applications.js'
 import type { Ack, Point, Task } from '../../../protocols/airvantage/index.js'
 import { createDeviceModel } from '../../../simulator/devices/device-model.js'
 import { deviceIdentity } from '../../../simulator/devices/identity.js'
-import { DEVICE_SETTINGS } from '../../../simulator/devices/settings.js'
+import { ACTIONS, DEVICE_SETTINGS, GENERIC_APPLICATION_TYPES, refuseWrite } from '../../../simulator/devices/settings.js'
 import { createSimulatedDevice, FAILURE_MESSAGE, type SimulatedDevice } from '../../../simulator/devices/simulated-device.js'
 import { failsTasks } from '../../../simulator/fleet.js'
 import { smsTarget } from '../../../simulator/sms-receiver.js'
@@ -194,6 +196,19 @@ describe('a simulated device carries out its tasks', () => {
     await d.wake()
     expect(sent).toEqual([{ poll: true }])
     expect(d.wakes).toBe(1)
+  })
+})
+
+describe('the simulated firmware', () => {
+  it('has the settings and actions of the generic applications the service seeds, with their types', () => {
+    const tree = flattenData(genericDataTree())
+    const settings = tree.filter((d) => d.elementType === 'setting').map((d) => [d.id, d.type])
+    const own = DEVICE_SETTINGS.filter((s) => s.id.startsWith('config.')).map((s) => [s.id, s.type])
+    expect(own.sort()).toEqual(settings.sort())
+    for (const s of DEVICE_SETTINGS) expect(refuseWrite([{ [s.id]: s.factory }])).toBeUndefined()
+    const actions = tree.filter((d) => d.elementType === 'action').map((d) => [d.actionType, d.id])
+    expect(actions).toEqual([['REBOOT', ACTIONS.reboot], ['RESET', ACTIONS.reset], ['CONNECT', ACTIONS.connect]])
+    expect(GENERIC_APPLICATION_TYPES).toEqual({ mqtt: SERVICE_TYPES.MQTT, rest: SERVICE_TYPES.REST })
   })
 })
 
