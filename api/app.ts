@@ -19,6 +19,7 @@ import usersRoutes from './routes/users.routes.js'
 import companiesRoutes from './routes/companies.routes.js'
 import systemsRoutes from './routes/systems.routes.js'
 import applicationsRoutes from './routes/applications.routes.js'
+import templatesRoutes from './routes/templates.routes.js'
 import operationsRoutes from './routes/operations.routes.js'
 import partsRoutes from './routes/parts.routes.js'
 import dataRoutes from './routes/data.routes.js'
@@ -93,6 +94,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     await v1.register(dataRoutes, { data: ctx.services.data })
     await v1.register(messagesRoutes, { messages: ctx.services.data.messages })
     await v1.register(applicationsRoutes, { applications: ctx.services.applications })
+    await v1.register(templatesRoutes, { templates: ctx.services.templates })
     await v1.register(operationsRoutes, { operations: ctx.services.operations })
     await v1.register(partsRoutes, { parts: ctx.services.parts })
   }, { prefix: '/api/v1' })

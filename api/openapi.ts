@@ -28,7 +28,8 @@ const tags = [
   { name: 'systems', description: 'Systems: a gateway, a SIM subscription and applications' },
   { name: 'data', description: 'Time series of the systems: last values, raw, aggregated and fleet points' },
   { name: 'messages', description: 'Messages received from the devices' },
-  { name: 'applications', description: 'The application catalogue: public applications and the company\'s own' },
+  { name: 'applications', description: 'The application catalogue: public applications and the company\'s own, their communication and data' },
+  { name: 'templates', description: 'Setting templates: named settings a company applies to its systems' },
   { name: 'operations', description: 'Asynchronous bulk operations on systems, their tasks and files' },
   { name: 'devices', description: 'The REST device API (HTTP Basic): send data, read tasks, acknowledge them' }
 ]

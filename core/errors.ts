@@ -56,8 +56,10 @@ const OWN_CODES = {
   'request.invalid': 400, // a body or query that fails its JSON schema, with no spec code for it
   'sort.invalid.field': 400, // conventions.md §Lists: sort on an attribute that is not sortable
   'operation.timeout': 400, // conventions.md §Operations: a task still running at timeoutDate
+  'operation.device.error': 400, // conventions.md §Device tasks: the device answered ERROR (its message is the task's)
   'callback.invalid': 400, // conventions.md §Callbacks: a callback that is not an http(s) URL
   'callback.forbidden': 400, // conventions.md §Callbacks: a callback host in a loopback, link-local or private network
+  'template.not.unique': 400, // issue 9: a setting template name is taken in the company
   'ip.forbidden': 403, // company ipFiltering refuses the caller's address
   'missing.rights': 403,
   invalid_token: 401,

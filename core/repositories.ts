@@ -2,6 +2,7 @@
 import type { Company, CompanyPatch, PictureSize } from './domain/company.js'
 import type { Membership, Profile, UserFilter, UserRecord, UserSort } from './domain/user.js'
 import type { Application, Gateway, Offer, Subscription, System, SystemOption, SystemSort } from './domain/system.js'
+import type { CommunicationEntry, DataNode } from './domain/application-model.js'
 import type { SystemCriteria } from './domain/system-criteria.js'
 import type { GatewayFilter, GatewaySort, SubscriptionFilter, SubscriptionSort } from './domain/parts.js'
 import type { TelemetryRepository } from './telemetry.js'
@@ -188,7 +189,13 @@ export interface ApplicationsRepository {
   findByKey (companyUid: string | null, type: string, revision: string): Promise<Application | undefined>
   insert (a: Application, createdAt: number): Promise<void>
   update (uid: string, a: Omit<Application, 'uid' | 'companyUid'>): Promise<void>
-  /** Applications installed on a system, complete with protocols, data and actions. */
+  /** Inserts, or updates the one of that company, type and revision (two processes seeding at once both succeed). */
+  put (a: Application, createdAt: number): Promise<void>
+  /** Replaces an application's data tree (PUT /applications/{uid}/data). */
+  setData (uid: string, data: DataNode[]): Promise<void>
+  /** Replaces an application's communication (PUT /applications/{uid}/communication). */
+  setCommunication (uid: string, communication: CommunicationEntry[]): Promise<void>
+  /** Applications installed on a system, complete with communication and data. */
   ofSystem (systemUid: string): Promise<Application[]>
   /** The applications of each system (complete, as ofSystem), in one query; a system without any maps to []. */
   forSystems (systemUids: readonly string[]): Promise<Map<string, Application[]>>
@@ -210,6 +217,10 @@ export interface CatalogueRepository {
   template (companyUid: string, uid: string): Promise<SettingTemplate | undefined>
   templateByName (companyUid: string, name: string): Promise<SettingTemplate | undefined>
   putTemplate (t: SettingTemplate): Promise<void>
+  /** The company's templates whose name contains `name` (any when absent), by name. */
+  templates (companyUid: string, filter: { name?: string | undefined }, page: Page): Promise<Found<SettingTemplate>>
+  /** @throws FleetError template.not.unique when the company has a template of that name */
+  insertTemplate (t: SettingTemplate): Promise<void>
   optionByName (companyUid: string | null, type: string, name: string): Promise<OptionRecord | undefined>
   putOption (o: OptionRecord): Promise<void>
 }

@@ -7,21 +7,31 @@ import { FleetError } from '../../core/errors.js'
 
 const NUL = '\u0000'
 
-/** The path (`query.name`, `body.systems.uids[0]`) of the first string or key holding a NUL byte, if any. */
+/**
+ * The path (`query.name`, `body.systems.uids[0]`) of the first string or key holding a NUL byte, if any. Walked
+ * with an explicit stack, not recursion: a body nested tens of thousands of levels deep (well within the body size
+ * limit) would otherwise overflow the call stack and answer 500.
+ */
 export function nulPath (value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes(NUL) ? path : undefined
-  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return undefined
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const found = nulPath(value[i], `${path}[${i}]`)
-      if (found !== undefined) return found
+  const stack: Array<[unknown, string]> = [[value, path]]
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const [v, at] = next
+    if (typeof v === 'string') {
+      if (v.includes(NUL)) return at
+      continue
     }
-    return undefined
-  }
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes(NUL)) return path
-    const found = nulPath(v, `${path}.${k}`)
-    if (found !== undefined) return found
+    if (v === null || typeof v !== 'object' || Buffer.isBuffer(v)) continue
+    // Children pushed last-first, so they are visited in order (the first offending path is the one answered).
+    const children: Array<[unknown, string]> = []
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) children.push([v[i], `${at}[${i}]`])
+    } else {
+      for (const [k, child] of Object.entries(v)) {
+        if (k.includes(NUL)) return at
+        children.push([child, `${at}.${k}`])
+      }
+    }
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i] as [unknown, string])
   }
   return undefined
 }

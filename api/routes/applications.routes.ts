@@ -1,11 +1,20 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ApplicationsService } from '../../core/services/applications.service.js'
-import { CompanyQuery, errors, Page } from '../schemas/common.schema.js'
-import { ApplicationCreateBody, ApplicationFindQuery, ApplicationUidParams, ApplicationView } from '../schemas/systems.schema.js'
+import type { CommunicationEntry, DataNode } from '../../core/domain/application-model.js'
+import { CommunicationSchema, DataTreeSchema } from '../../core/schemas/application-model.schema.js'
+import { sendEmpty } from '../reply.js'
+import { CompanyQuery, Empty, errors, Page } from '../schemas/common.schema.js'
+import { ApplicationCreateBody, ApplicationFindQuery, ApplicationUidParams, ApplicationView } from '../schemas/applications.schema.js'
 
 export interface ApplicationsRoutesOptions { applications: ApplicationsService }
 
-/** The application catalogue (issue: Systems): discover public and company applications, add the company's own. */
+// Changing an application needs the right that creating one needs (conventions.md §Applications).
+const EDIT_RIGHT = 'entities.applications.create'
+
+/**
+ * The application catalogue (issue: Systems) and its model (issue 9): discover public and company applications,
+ * add the company's own, and set what their devices understand.
+ */
 const applicationsRoutes: FastifyPluginAsyncTypebox<ApplicationsRoutesOptions> = async (app, { applications }) => {
   app.get('/applications', {
     config: { right: 'entities.applications.view' },
@@ -17,7 +26,7 @@ const applicationsRoutes: FastifyPluginAsyncTypebox<ApplicationsRoutesOptions> =
     schema: {
       tags: ['applications'],
       summary: 'An application',
-      description: 'A public application or one of the context company\'s own; any other uid answers 400 application.unknown.',
+      description: 'A public application or one of the context company\'s own, with its communication and data tree; any other uid answers 400 application.unknown.',
       params: ApplicationUidParams,
       querystring: CompanyQuery,
       response: { 200: ApplicationView, ...errors }
@@ -25,9 +34,45 @@ const applicationsRoutes: FastifyPluginAsyncTypebox<ApplicationsRoutesOptions> =
   }, async (req) => await applications.get(req.access, req.params.uid))
 
   app.post('/applications', {
-    config: { right: 'entities.applications.create' },
-    schema: { tags: ['applications'], summary: 'Create a company application', description: 'An application only the context company sees: the protocols it speaks, its data and its actions (reboot, reset, connect).', querystring: CompanyQuery, body: ApplicationCreateBody, response: { 200: ApplicationView, ...errors } }
-  }, async (req) => await applications.create(req.access, req.body))
+    config: { right: EDIT_RIGHT },
+    schema: { tags: ['applications'], summary: 'Create a company application', description: 'An application only the context company sees: the protocols it speaks (communication) and what its devices understand (data: nodes, variables, settings, commands, actions).', querystring: CompanyQuery, body: ApplicationCreateBody, response: { 200: ApplicationView, ...errors } }
+  }, async (req) => await applications.create(req.access, {
+    ...req.body,
+    communication: req.body.communication as CommunicationEntry[] | undefined,
+    data: req.body.data as DataNode[] | undefined
+  }))
+
+  app.put('/applications/:uid/data', {
+    config: { right: EDIT_RIGHT },
+    schema: {
+      tags: ['applications'],
+      summary: 'Set the data of an application',
+      description: 'Replaces the data tree of one of the context company\'s applications and answers an empty body. A data id is the dot-joined ids from the top node down (node config with setting reportPeriodS: config.reportPeriodS), so ids hold no dot and siblings have different ids (request.invalid naming the field). Only nodes have children, only actions an actionType (REBOOT, RESET, CONNECT), only commands parameters. A public application or another company\'s answers application.unknown.',
+      params: ApplicationUidParams,
+      querystring: CompanyQuery,
+      body: DataTreeSchema,
+      response: { 200: Empty, ...errors }
+    }
+  }, async (req, reply) => {
+    await applications.setData(req.access, req.params.uid, req.body as DataNode[])
+    return await sendEmpty(reply)
+  })
+
+  app.put('/applications/:uid/communication', {
+    config: { right: EDIT_RIGHT },
+    schema: {
+      tags: ['applications'],
+      summary: 'Set the communication of an application',
+      description: 'Replaces the protocols one of the context company\'s applications speaks and answers an empty body. Each protocol at most once (request.invalid); MSCI parameters: access (snmp, acemanager), port, snmpVersion (2c, 3), pollPeriodS; M3DA parameters: encryption (none, aes-cbc-128, aes-cbc-256, aes-ctr-128, aes-ctr-256), authentication. A public application or another company\'s answers application.unknown.',
+      params: ApplicationUidParams,
+      querystring: CompanyQuery,
+      body: CommunicationSchema,
+      response: { 200: Empty, ...errors }
+    }
+  }, async (req, reply) => {
+    await applications.setCommunication(req.access, req.params.uid, req.body as CommunicationEntry[])
+    return await sendEmpty(reply)
+  })
 }
 
 export default applicationsRoutes

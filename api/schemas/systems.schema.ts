@@ -1,7 +1,7 @@
 import { Type } from 'typebox'
 import {
-  ACTIVITY_STATES, APPLET_GENERATIONS, APPLICATION_CATEGORIES, COMM_STATUSES, CONF_TYPES, FORM_FACTORS, LIFE_CYCLE_STATES,
-  PROTOCOLS, SUBSCRIPTION_STATES, SYNC_STATUSES, SYSTEM_FIELDS, SYSTEM_SORTS, SYSTEM_STATES, TECHNOLOGIES, ACTION_KINDS
+  ACTIVITY_STATES, APPLET_GENERATIONS, COMM_STATUSES, CONF_TYPES, FORM_FACTORS, LIFE_CYCLE_STATES,
+  SUBSCRIPTION_STATES, SYNC_STATUSES, SYSTEM_FIELDS, SYSTEM_SORTS, SYSTEM_STATES, TECHNOLOGIES
 } from '../../core/domain/system.js'
 import { APPLICATION_KEYS, DATA_KEYS, DATE_BOUNDS, GATEWAY_KEYS, SUBSCRIPTION_KEYS } from '../../core/domain/system-criteria.js'
 import { CompanyParam, documented, listParam, PageQuery, Uid } from './common.schema.js'
@@ -121,45 +121,3 @@ export const SystemOptionView = Type.Object({
   name: Type.String({ description: 'Name' }),
   config: Type.Optional(Type.String({ description: 'DATA_ONLY on an LTE option, STATIC_IP on an APN option' }))
 }, { description: 'A network option of the system' })
-
-const ApplicationData = Type.Object({ id: Type.String({ minLength: 1 }), type: Type.String(), settable: Type.Boolean() })
-const ApplicationAction = Type.Object({ id: Type.String({ minLength: 1 }), kind: Type.Enum([...ACTION_KINDS]) })
-
-export const ApplicationView = Type.Object({
-  uid: Type.String({ description: 'uid of the application' }),
-  name: Type.String({ description: 'Name' }),
-  revision: Type.String({ description: 'Revision' }),
-  type: Type.String({ description: 'Type' }),
-  category: Type.String({ description: 'SOFTWARE or FIRMWARE' }),
-  protocols: Type.Array(Type.String(), { description: 'Protocols the application speaks' }),
-  data: Type.Array(ApplicationData, { description: 'Data ids it reads or sets' }),
-  actions: Type.Array(ApplicationAction, { description: 'Actions (reboot, reset, connect) and their ids' }),
-  public: Type.Boolean({ description: 'True for a public application, false for the company\'s own' })
-}, {
-  description: 'An application',
-  examples: [{ uid: '9b0c2d4e6f8a0b1c3f9c2b7a1d4e4f6a', name: 'Tracker firmware', revision: '2.1', type: 'tracker-fw', category: 'FIRMWARE', protocols: ['MQTT'], data: [{ id: 'machine.temperature', type: 'double', settable: false }], actions: [{ id: 'reboot', kind: 'REBOOT' }], public: false }]
-})
-
-export const ApplicationCreateBody = Type.Object({
-  name: Type.String({ minLength: 1 }),
-  revision: Type.String({ minLength: 1 }),
-  type: Type.String({ minLength: 1 }),
-  // conventions.md §Applications: category is optional, SOFTWARE by default.
-  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORIES], { default: 'SOFTWARE', description: 'SOFTWARE (default) or FIRMWARE' })),
-  protocols: Type.Optional(Type.Array(Type.Enum([...PROTOCOLS]))),
-  data: Type.Optional(Type.Array(ApplicationData)),
-  actions: Type.Optional(Type.Array(ApplicationAction))
-}, { examples: [{ name: 'Tracker firmware', revision: '2.1', type: 'tracker-fw', category: 'FIRMWARE', protocols: ['MQTT'], data: [{ id: 'machine.temperature', type: 'double', settable: false }], actions: [{ id: 'reboot', kind: 'REBOOT' }] }] })
-
-export const ApplicationUidParams = Type.Object({ uid: Type.String({ minLength: 1, description: 'uid of the application' }) })
-
-export const ApplicationFindQuery = Type.Object({
-  company: Type.Optional(CompanyParam),
-  uid: Type.Optional(Type.String({ description: 'uid of the application' })),
-  name: Type.Optional(Type.String({ description: 'Name contains this text' })),
-  type: Type.Optional(Type.String({ description: 'Type contains this text' })),
-  revision: Type.Optional(Type.String({ description: 'Revision contains this text' })),
-  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORIES], { description: 'SOFTWARE or FIRMWARE' })),
-  offset: PageQuery.offset,
-  size: PageQuery.size
-})

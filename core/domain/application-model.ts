@@ -23,6 +23,9 @@ export interface DataNode {
   actionType?: ActionType | null
 }
 
+/** Identifiers a device may log in with (conventions.md §Applications `commIdType`): the gateway's and the SIM's. */
+export const COMM_ID_TYPES = ['SERIAL', 'IMEI', 'MAC', 'ESN', 'MEID', 'ICCID', 'MSISDN'] as const
+
 /** One entry of `PUT /applications/{uid}/communication`: a protocol the application speaks. */
 export interface CommunicationEntry {
   type: DeviceProtocol

@@ -1,4 +1,5 @@
 // fleet-api.md §System and §States and transitions.
+import type { CommunicationEntry, DataNode } from './application-model.js'
 
 export const LIFE_CYCLE_STATES = ['INVENTORY', 'ACTIVE', 'TEST_READY', 'SUSPENDED', 'RETIRED'] as const
 export type LifeCycleState = typeof LIFE_CYCLE_STATES[number]
@@ -13,7 +14,6 @@ export const USAGE_STATUSES = ['WITHIN_PLAN', 'NEARING_PLAN', 'EXCEEDING_PLAN'] 
 export const APPLICATION_CATEGORIES = ['SOFTWARE', 'FIRMWARE'] as const
 export const PROTOCOLS = ['MQTT', 'REST', 'M3DA', 'MSCI'] as const
 export type Protocol = typeof PROTOCOLS[number]
-export const ACTION_KINDS = ['REBOOT', 'RESET', 'CONNECT'] as const
 
 // Values fleet-api.md lists for subscription fields.
 export const APPLET_GENERATIONS = ['V1', 'V2', 'V3', 'V4'] as const
@@ -86,9 +86,7 @@ export interface Subscription extends SubscriptionView {
   creationDate: number
 }
 
-export interface ApplicationData { id: string, type: string, settable: boolean }
-export interface ApplicationAction { id: string, kind: typeof ACTION_KINDS[number] }
-
+/** An application of the catalogue in the AirVantage model (conventions.md §Applications); public when companyUid is null. */
 export interface Application {
   uid: string
   companyUid: string | null
@@ -96,9 +94,10 @@ export interface Application {
   revision: string
   type: string
   category: typeof APPLICATION_CATEGORIES[number]
-  protocols: Protocol[]
-  data: ApplicationData[]
-  actions: ApplicationAction[]
+  /** The protocols it speaks (PUT /applications/{uid}/communication). */
+  communication: CommunicationEntry[]
+  /** What its device understands (PUT /applications/{uid}/data). */
+  data: DataNode[]
 }
 
 /** An application inside a system (fleet-api.md §Application). */

@@ -2,11 +2,16 @@ import { FleetError } from '../errors.js'
 import type { Clock } from '../ports.js'
 import type { ApplicationFilter, Found, Repositories } from '../repositories.js'
 import type { CompanyAccess } from './access.js'
-import type { Application, ApplicationAction, ApplicationData, Protocol } from '../domain/system.js'
-import { page } from '../domain/lists.js'
+import type { Application } from '../domain/system.js'
+import type { CommunicationEntry, DataNode } from '../domain/application-model.js'
+import { communicationProblem, dataTreeProblem } from '../domain/application-model-rules.js'
+import { fields as pickFields, page, pick } from '../domain/lists.js'
 import { newUid } from '../security/secrets.js'
 
 export interface ApplicationView extends Omit<Application, 'companyUid'> { public: boolean }
+
+/** conventions.md §Applications: what `fields` may pick on the find; all of them when absent. */
+export const APPLICATION_FIELDS = ['uid', 'name', 'revision', 'type', 'category', 'communication', 'data', 'public'] as const
 
 export interface ApplicationCreate {
   name: string
@@ -14,19 +19,31 @@ export interface ApplicationCreate {
   type: string
   /** conventions.md §Applications: optional, SOFTWARE by default. */
   category?: Application['category'] | undefined
-  protocols?: Protocol[] | undefined
-  data?: ApplicationData[] | undefined
-  actions?: ApplicationAction[] | undefined
+  communication?: CommunicationEntry[] | undefined
+  data?: DataNode[] | undefined
 }
 
 export const toApplicationView = ({ companyUid, ...a }: Application): ApplicationView => ({ ...a, public: companyUid === null })
 
-/** The application catalogue: public applications and the company's own (issue: Systems, Model). */
+/**
+ * The rules of the model beyond its JSON schema (core/domain/application-model-rules.ts), as the 400 of a bad body:
+ * a value outside an enumeration answers unknown.enum.value as the schema's enums do, the rest request.invalid.
+ * @throws FleetError request.invalid or unknown.enum.value naming the field
+ */
+export function checkModel (communication: readonly CommunicationEntry[], data: readonly DataNode[], at: { communication: string, data: string }): void {
+  const comm = communicationProblem(communication, at.communication)
+  if (comm !== undefined) throw new FleetError(comm.unknownValue ? 'unknown.enum.value' : 'request.invalid', [comm.field, comm.message])
+  const tree = dataTreeProblem(data, at.data)
+  if (tree !== undefined) throw new FleetError('request.invalid', [tree.field, tree.message])
+}
+
+/** The application catalogue: public applications and the company's own (issue: Systems, Model; issue 9). */
 export function createApplicationsService ({ repos, clock }: { repos: Pick<Repositories, 'applications'>, clock: Clock }) {
-  async function find (access: CompanyAccess, q: ApplicationFilter & { offset?: number | undefined, size?: number | undefined }): Promise<Found<ApplicationView> & { size: number, offset: number }> {
+  async function find (access: CompanyAccess, q: ApplicationFilter & { offset?: number | undefined, size?: number | undefined, fields?: string | string[] | undefined }): Promise<Found<Partial<ApplicationView>> & { size: number, offset: number }> {
     const p = page(q.offset, q.size)
+    const chosen = pickFields(q.fields, APPLICATION_FIELDS, APPLICATION_FIELDS)
     const found = await repos.applications.find(access.company.uid, q, p)
-    return { items: found.items.map(toApplicationView), count: found.count, size: found.items.length, offset: p.offset }
+    return { items: found.items.map((a) => pick(toApplicationView(a), chosen)), count: found.count, size: found.items.length, offset: p.offset }
   }
 
   /**
@@ -42,11 +59,12 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
   /** Creates a company-owned application. @throws application.not.unique (same type and revision in the company) */
   async function create (access: CompanyAccess, body: ApplicationCreate): Promise<ApplicationView> {
     const companyUid = access.company.uid
+    const communication = body.communication ?? []
+    const data = body.data ?? []
+    checkModel(communication, data, { communication: 'body/communication', data: 'body/data' })
     if (await repos.applications.findByKey(companyUid, body.type, body.revision) !== undefined) {
       throw new FleetError('application.not.unique', [body.type, body.revision])
     }
-    const ids = (body.data ?? []).map((d) => d.id)
-    if (new Set(ids).size !== ids.length) throw new FleetError('request.invalid', ['data', 'duplicate data id'])
     const a: Application = {
       uid: newUid(),
       companyUid,
@@ -54,15 +72,38 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
       revision: body.revision,
       type: body.type,
       category: body.category ?? 'SOFTWARE',
-      protocols: [...new Set(body.protocols ?? [])],
-      data: body.data ?? [],
-      actions: body.actions ?? []
+      communication,
+      data
     }
     await repos.applications.insert(a, clock.now())
     return toApplicationView(a)
   }
 
-  return { find, get, create }
+  /**
+   * Only the context company's own applications change: a public one (seeded, shared by every company) or another
+   * company's is unknown to the caller, as GET answers for the latter. @throws application.unknown
+   */
+  async function owned (access: CompanyAccess, uid: string): Promise<Application> {
+    const [found] = await repos.applications.findByUids(access.company.uid, [uid])
+    if (found?.companyUid !== access.company.uid) throw new FleetError('application.unknown', [uid])
+    return found
+  }
+
+  /** PUT /applications/{uid}/data: replaces the data tree. @throws application.unknown, request.invalid */
+  async function setData (access: CompanyAccess, uid: string, data: DataNode[]): Promise<void> {
+    checkModel([], data, { communication: 'body', data: 'body' })
+    await owned(access, uid)
+    await repos.applications.setData(uid, data)
+  }
+
+  /** PUT /applications/{uid}/communication: replaces the protocols. @throws application.unknown, request.invalid */
+  async function setCommunication (access: CompanyAccess, uid: string, communication: CommunicationEntry[]): Promise<void> {
+    checkModel(communication, [], { communication: 'body', data: 'body' })
+    await owned(access, uid)
+    await repos.applications.setCommunication(uid, communication)
+  }
+
+  return { find, get, create, setData, setCommunication }
 }
 
 export type ApplicationsService = ReturnType<typeof createApplicationsService>

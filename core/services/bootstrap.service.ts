@@ -2,6 +2,7 @@ import type { Config } from '../config.js'
 import type { SeedService } from './seed.service.js'
 import { ALL_RIGHTS } from '../domain/rights.js'
 import { randomSecret } from '../security/secrets.js'
+import { genericApplicationsSeed, starterTemplatesSeed } from './seed/catalogue.seed.js'
 
 export interface BootstrapResult {
   created: boolean
@@ -30,6 +31,8 @@ export async function bootstrap ({ config, seed, isEmpty }: BootstrapDeps): Prom
   const result: BootstrapResult = {
     created: false, companyName: config.FLEET_COMPANY_NAME, adminEmail: config.FLEET_ADMIN_EMAIL, clientId: config.FLEET_CLIENT_ID
   }
+  // The public catalogue (issue 9): the generic firmware applications, at every start so that an older store gets them.
+  await seed.seed({ applications: genericApplicationsSeed() })
   if (!(await isEmpty())) return result
   const password = config.FLEET_ADMIN_PASSWORD ?? randomSecret(12)
   const secret = config.FLEET_CLIENT_SECRET ?? randomSecret(24)
@@ -42,7 +45,8 @@ export async function bootstrap ({ config, seed, isEmpty }: BootstrapDeps): Prom
       password,
       companies: [{ company: config.FLEET_COMPANY_NAME, profile: ADMINISTRATOR_PROFILE, administrator: true }]
     }],
-    clients: [{ clientId: config.FLEET_CLIENT_ID, clientSecret: secret, name: 'Fleet API client', user: config.FLEET_ADMIN_EMAIL }]
+    clients: [{ clientId: config.FLEET_CLIENT_ID, clientSecret: secret, name: 'Fleet API client', user: config.FLEET_ADMIN_EMAIL }],
+    templates: starterTemplatesSeed(config.FLEET_COMPANY_NAME)
   })
   return {
     ...result,

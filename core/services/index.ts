@@ -10,6 +10,7 @@ import { createCompanyPictureService } from './company-picture.service.js'
 import { createSeedService } from './seed.service.js'
 import { createSystemsService } from './systems/systems.service.js'
 import { createApplicationsService } from './applications.service.js'
+import { createTemplatesService } from './templates.service.js'
 import { createPartsService } from './parts.service.js'
 import { createDevicesService } from './ingest/devices.service.js'
 import { createIngestService } from './ingest/ingest.service.js'
@@ -54,6 +55,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     seed: createSeedService({ inTransaction, clock, epoch }),
     systems: createSystemsService({ repos, inTransaction, clock }),
     applications: createApplicationsService({ repos, clock }),
+    templates: createTemplatesService({ repos }),
     parts: createPartsService({ repos }),
     devices: createDevicesService({ repos, clock }),
     // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).

@@ -11,13 +11,12 @@ interface ApplicationRow {
   revision: string
   type: string
   category: Application['category']
-  protocols: Application['protocols']
+  communication: Application['communication']
   data: Application['data']
-  actions: Application['actions']
 }
 
 const toApplication = (r: ApplicationRow): Application => ({
-  uid: r.uid, companyUid: r.company_uid, name: r.name, revision: r.revision, type: r.type, category: r.category, protocols: r.protocols, data: r.data, actions: r.actions
+  uid: r.uid, companyUid: r.company_uid, name: r.name, revision: r.revision, type: r.type, category: r.category, communication: r.communication, data: r.data
 })
 
 export function createApplicationsRepository (q: Queryable): ApplicationsRepository {
@@ -51,9 +50,9 @@ export function createApplicationsRepository (q: Queryable): ApplicationsReposit
     async insert (a, createdAt) {
       try {
         await q.query(
-          `INSERT INTO applications (uid, company_uid, name, revision, type, category, protocols, data, actions, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9::jsonb, $10)`,
-          [a.uid, a.companyUid, a.name, a.revision, a.type, a.category, a.protocols, JSON.stringify(a.data), JSON.stringify(a.actions), createdAt])
+          `INSERT INTO applications (uid, company_uid, name, revision, type, category, communication, data, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)`,
+          [a.uid, a.companyUid, a.name, a.revision, a.type, a.category, JSON.stringify(a.communication), JSON.stringify(a.data), createdAt])
       } catch (err) {
         // Two requests adding one type and revision at once: the later waits on applications_key, then finds it taken.
         if ((err as { code?: unknown }).code === '23505') throw new FleetError('application.not.unique', [a.type, a.revision])
@@ -62,9 +61,23 @@ export function createApplicationsRepository (q: Queryable): ApplicationsReposit
     },
     async update (uid, a) {
       await q.query(
-        `UPDATE applications SET name = $2, revision = $3, type = $4, category = $5, protocols = $6, data = $7::jsonb,
-           actions = $8::jsonb WHERE uid = $1`,
-        [uid, a.name, a.revision, a.type, a.category, a.protocols, JSON.stringify(a.data), JSON.stringify(a.actions)])
+        `UPDATE applications SET name = $2, revision = $3, type = $4, category = $5, communication = $6::jsonb,
+           data = $7::jsonb WHERE uid = $1`,
+        [uid, a.name, a.revision, a.type, a.category, JSON.stringify(a.communication), JSON.stringify(a.data)])
+    },
+    async put (a, createdAt) {
+      await q.query(
+        `INSERT INTO applications (uid, company_uid, name, revision, type, category, communication, data, created_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)
+         ON CONFLICT ((coalesce(company_uid, '')), type, revision) DO UPDATE SET name = EXCLUDED.name,
+           category = EXCLUDED.category, communication = EXCLUDED.communication, data = EXCLUDED.data`,
+        [a.uid, a.companyUid, a.name, a.revision, a.type, a.category, JSON.stringify(a.communication), JSON.stringify(a.data), createdAt])
+    },
+    async setData (uid, data) {
+      await q.query('UPDATE applications SET data = $2::jsonb WHERE uid = $1', [uid, JSON.stringify(data)])
+    },
+    async setCommunication (uid, communication) {
+      await q.query('UPDATE applications SET communication = $2::jsonb WHERE uid = $1', [uid, JSON.stringify(communication)])
     },
     async ofSystem (systemUid) {
       const { rows } = await q.query<ApplicationRow>(

@@ -1,6 +1,8 @@
 import type { Queryable } from '../../core/ports.js'
 import type { CatalogueRepository, OperatorAccount, OptionRecord, SettingTemplate } from '../../core/repositories.js'
 import type { Offer } from '../../core/domain/system.js'
+import { FleetError } from '../../core/errors.js'
+import { containsPattern } from './users.repository.js'
 
 interface OfferRow { uid: string, company_uid: string, name: string, limit_bytes: number | null, types: string[] }
 const toOffer = (r: OfferRow): Offer => ({ uid: r.uid, companyUid: r.company_uid, name: r.name, limit: r.limit_bytes, types: r.types })
@@ -43,6 +45,25 @@ export function createCatalogueRepository (q: Queryable): CatalogueRepository {
       await q.query(`INSERT INTO setting_templates (uid, company_uid, name, settings) VALUES ($1, $2, $3, $4::jsonb)
         ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name, settings = EXCLUDED.settings`,
       [t.uid, t.companyUid, t.name, JSON.stringify(t.settings)])
+    },
+    async templates (companyUid, filter, page) {
+      const p: unknown[] = [companyUid]
+      let where = 'company_uid = $1'
+      if (filter.name !== undefined) { p.push(containsPattern(filter.name)); where += ` AND name ILIKE $${p.length}` }
+      const total = await q.query<{ n: number }>(`SELECT count(*)::int AS n FROM setting_templates WHERE ${where}`, p)
+      const { rows } = await q.query<TemplateRow>(
+        `SELECT * FROM setting_templates WHERE ${where} ORDER BY name, uid LIMIT ${page.size} OFFSET ${page.offset}`, p)
+      return { count: total.rows[0]?.n ?? 0, items: rows.map(toTemplate) }
+    },
+    async insertTemplate (t) {
+      try {
+        await q.query('INSERT INTO setting_templates (uid, company_uid, name, settings) VALUES ($1, $2, $3, $4::jsonb)',
+          [t.uid, t.companyUid, t.name, JSON.stringify(t.settings)])
+      } catch (err) {
+        // Two requests naming one template at once: the later waits on setting_templates_key, then finds it taken.
+        if ((err as { code?: unknown }).code === '23505') throw new FleetError('template.not.unique', [t.name])
+        throw err
+      }
     },
     optionByName: async (companyUid, type, name) => await one(
       'SELECT * FROM options WHERE coalesce(company_uid, \'\') = coalesce($1, \'\') AND type = $2 AND name = $3', [companyUid, type, name], toOption),

@@ -88,12 +88,12 @@ export async function seedCatalogue (stack: Stack): Promise<Catalogue> {
   await seed(stack, {
     companies: [{ name: OTHER_COMPANY }],
     applications: [
-      { name: 'Public firmware', type: 'fw.public', revision: '1.0', category: 'FIRMWARE', protocols: ['M3DA'], actions: [{ id: 'reboot', kind: 'REBOOT' }] },
-      { name: 'Public firmware', type: 'fw.public', revision: '2.0', category: 'FIRMWARE', protocols: ['M3DA'] },
-      { name: 'MQTT agent', type: 'app.mqtt', revision: '1', category: 'SOFTWARE', protocols: ['MQTT'], data: [{ id: 'temp', type: 'double' }] },
-      { name: 'MQTT other agent', type: 'app.mqtt2', revision: '1', category: 'SOFTWARE', protocols: ['MQTT'] },
-      { company: COMPANY_NAME, name: 'Own REST app', type: 'app.own', revision: '1', category: 'SOFTWARE', protocols: ['REST'] },
-      { company: OTHER_COMPANY, name: 'Other private app', type: 'app.other', revision: '1', category: 'SOFTWARE', protocols: ['REST'] }
+      { name: 'Public firmware', type: 'fw.public', revision: '1.0', category: 'FIRMWARE', communication: [{ type: 'M3DA', commIdType: 'SERIAL' }], data: [{ id: 'reboot', elementType: 'action', actionType: 'REBOOT' }] },
+      { name: 'Public firmware', type: 'fw.public', revision: '2.0', category: 'FIRMWARE', communication: [{ type: 'M3DA', commIdType: 'SERIAL' }] },
+      { name: 'MQTT agent', type: 'app.mqtt', revision: '1', category: 'SOFTWARE', communication: [{ type: 'MQTT', commIdType: 'SERIAL' }], data: [{ id: 'temp', elementType: 'variable', type: 'double' }] },
+      { name: 'MQTT other agent', type: 'app.mqtt2', revision: '1', category: 'SOFTWARE', communication: [{ type: 'MQTT', commIdType: 'SERIAL' }] },
+      { company: COMPANY_NAME, name: 'Own REST app', type: 'app.own', revision: '1', category: 'SOFTWARE', communication: [{ type: 'REST', commIdType: 'SERIAL' }] },
+      { company: OTHER_COMPANY, name: 'Other private app', type: 'app.other', revision: '1', category: 'SOFTWARE', communication: [{ type: 'REST', commIdType: 'SERIAL' }] }
     ],
     operatorAccounts: [
       { company: COMPANY_NAME, name: 'Orange account', operator: 'ORANGE' },

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../helpers/stack.js'
 import { createUser, type TestUser } from '../helpers/factories.js'
 import { appUid, createSystem, expectError, OTHER_COMPANY, seedCatalogue, type Catalogue, type Json } from '../helpers/systems.js'
+import { GENERIC_APPLICATIONS } from '../../core/domain/generic-applications.js'
 
 let stack: Stack
 let cat: Catalogue
@@ -22,37 +23,42 @@ const find = async (query = '', token = stack.adminToken): Promise<Json> => {
 }
 const post = async (body: Json, token = stack.adminToken) => await stack.call(token, { method: 'POST', url: '/api/v1/applications', payload: body })
 const keys = (page: Json): string[] => page.items.map((a: Json) => `${a.type as string}@${a.revision as string}`).sort()
+// Every store holds the public generic firmware applications (seeded at start).
+const GENERIC = GENERIC_APPLICATIONS.map((a) => `${a.type}@${a.revision}`)
+const withGeneric = (list: string[]): string[] => [...list, ...GENERIC].sort()
 
 describe('find applications', () => {
   it('lists public applications and the company\'s own, never another company\'s', async () => {
     const page = await find()
-    expect(keys(page)).toEqual(['app.mqtt2@1', 'app.mqtt@1', 'app.own@1', 'fw.public@1.0', 'fw.public@2.0'])
-    expect(page).toMatchObject({ count: 5, size: 5, offset: 0 })
+    expect(keys(page)).toEqual(withGeneric(['app.mqtt2@1', 'app.mqtt@1', 'app.own@1', 'fw.public@1.0', 'fw.public@2.0']))
+    expect(page).toMatchObject({ count: 10, size: 10, offset: 0 })
     const own = page.items.find((a: Json) => a.type === 'app.own')
     expect(own).toEqual({
-      uid: appUid(cat, 'app.own@1'), name: 'Own REST app', revision: '1', type: 'app.own', category: 'SOFTWARE', protocols: ['REST'], data: [], actions: [], public: false
+      uid: appUid(cat, 'app.own@1'), name: 'Own REST app', revision: '1', type: 'app.own', category: 'SOFTWARE', communication: [{ type: 'REST', commIdType: 'SERIAL' }], data: [], public: false
     })
-    expect(page.items.find((a: Json) => a.type === 'fw.public' && a.revision === '1.0')).toMatchObject({ public: true, actions: [{ id: 'reboot', kind: 'REBOOT' }] })
-    expect(keys(await find('', other.token))).toEqual(['app.mqtt2@1', 'app.mqtt@1', 'app.other@1', 'fw.public@1.0', 'fw.public@2.0'])
+    expect(page.items.find((a: Json) => a.type === 'fw.public' && a.revision === '1.0'))
+      .toMatchObject({ public: true, data: [{ id: 'reboot', elementType: 'action', actionType: 'REBOOT' }] })
+    expect(keys(await find('', other.token))).toEqual(withGeneric(['app.mqtt2@1', 'app.mqtt@1', 'app.other@1', 'fw.public@1.0', 'fw.public@2.0']))
   })
 
   it('filters by uid, name, type, revision and category', async () => {
     expect(keys(await find(`?uid=${appUid(cat, 'app.mqtt@1')}`))).toEqual(['app.mqtt@1'])
     expect(keys(await find(`?uid=${appUid(cat, 'app.other@1')}`))).toEqual([])
-    expect(keys(await find('?name=firmware'))).toEqual(['fw.public@1.0', 'fw.public@2.0'])
-    expect(keys(await find('?type=mqtt'))).toEqual(['app.mqtt2@1', 'app.mqtt@1'])
+    expect(keys(await find('?name=public firmware'))).toEqual(['fw.public@1.0', 'fw.public@2.0'])
+    expect(keys(await find('?type=app.mqtt'))).toEqual(['app.mqtt2@1', 'app.mqtt@1'])
+    expect(keys(await find('?type=mqtt'))).toEqual(['app.mqtt2@1', 'app.mqtt@1', 'generic.mqtt@1.0'])
     expect(keys(await find('?type=fw&revision=2.0'))).toEqual(['fw.public@2.0'])
-    expect(keys(await find('?category=FIRMWARE'))).toEqual(['fw.public@1.0', 'fw.public@2.0'])
+    expect(keys(await find('?category=FIRMWARE'))).toEqual(withGeneric(['fw.public@1.0', 'fw.public@2.0']))
   })
 
   it('pages with offset and size, count being the total', async () => {
-    const first = await find('?size=2')
-    const second = await find('?size=2&offset=2')
-    const third = await find('?size=2&offset=4')
-    expect([first.size, second.size, third.size]).toEqual([2, 2, 1])
-    expect(third).toMatchObject({ count: 5, offset: 4 })
+    const first = await find('?size=4')
+    const second = await find('?size=4&offset=4')
+    const third = await find('?size=4&offset=8')
+    expect([first.size, second.size, third.size]).toEqual([4, 4, 2])
+    expect(third).toMatchObject({ count: 10, offset: 8 })
     const all = [...first.items, ...second.items, ...third.items].map((a: Json) => a.uid)
-    expect(new Set(all).size).toBe(5)
+    expect(new Set(all).size).toBe(10)
   })
 
   it('refuses an unknown category: unknown.enum.value; a caller without the right: 403', async () => {
@@ -70,16 +76,20 @@ describe('create an application', () => {
     revision: '3.1',
     type: 'app.edge',
     category: 'SOFTWARE',
-    protocols: ['MSCI', 'MSCI'],
-    data: [{ id: 'machine.temperature', type: 'double', settable: false }, { id: 'config.period', type: 'int', settable: true }],
-    actions: [{ id: 'restart', kind: 'REBOOT' }, { id: 'factory', kind: 'RESET' }]
+    communication: [{ type: 'MSCI', commIdType: 'SERIAL', parameters: { access: 'snmp', pollPeriodS: 60 } }],
+    data: [
+      { id: 'machine', elementType: 'node', data: [{ id: 'temperature', elementType: 'variable', type: 'double' }] },
+      { id: 'config', elementType: 'node', data: [{ id: 'period', elementType: 'setting', type: 'int' }] },
+      { id: 'restart', elementType: 'action', actionType: 'REBOOT' },
+      { id: 'factory', elementType: 'action', actionType: 'RESET' }
+    ]
   }
 
   it('creates a company-owned application that the company\'s systems can use', async () => {
     const res = await post(body)
     expect(res.statusCode).toBe(200)
     const app = res.json()
-    expect(app).toEqual({ ...body, uid: app.uid, protocols: ['MSCI'], public: false })
+    expect(app).toEqual({ ...body, uid: app.uid, public: false })
     expect((await find(`?uid=${app.uid as string}`)).items).toEqual([app])
     expect((await find(`?uid=${app.uid as string}`, other.token)).items).toEqual([])
     const s = await createSystem(stack, { name: 'edge', applications: [{ uid: app.uid }] })
@@ -105,10 +115,10 @@ describe('create an application', () => {
     }
   })
 
-  it('refuses an unknown category, protocol or action kind: unknown.enum.value', async () => {
+  it('refuses an unknown category, protocol or action type: unknown.enum.value', async () => {
     expectError(await post({ ...body, type: 'app.bad1', category: 'HARDWARE' }), 'unknown.enum.value')
-    expectError(await post({ ...body, type: 'app.bad2', protocols: ['CARRIER_PIGEON'] }), 'unknown.enum.value')
-    expectError(await post({ ...body, type: 'app.bad3', actions: [{ id: 'x', kind: 'EXPLODE' }] }), 'unknown.enum.value')
+    expectError(await post({ ...body, type: 'app.bad2', communication: [{ type: 'CARRIER_PIGEON', commIdType: 'SERIAL' }] }), 'unknown.enum.value')
+    expectError(await post({ ...body, type: 'app.bad3', data: [{ id: 'x', elementType: 'action', actionType: 'EXPLODE' }] }), 'unknown.enum.value')
     expect((await find('?type=app.bad')).count).toBe(0)
   })
 

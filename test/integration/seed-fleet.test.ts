@@ -32,8 +32,8 @@ function fleetDoc (tag: string): SeedDocument {
   return {
     companies: [{ name: COMPANY_NAME }],
     applications: [
-      { name: 'Seed firmware', type: `fw.${tag}`, revision: '1', category: 'FIRMWARE', protocols: ['M3DA'], actions: [{ id: 'reboot', kind: 'REBOOT' }] },
-      { company: COMPANY_NAME, name: 'Seed app', type: `app.${tag}`, revision: '1', category: 'SOFTWARE', protocols: ['MQTT'], data: [{ id: 'temp', type: 'double', settable: true }] }
+      { name: 'Seed firmware', type: `fw.${tag}`, revision: '1', category: 'FIRMWARE', communication: [{ type: 'M3DA', commIdType: 'SERIAL' }], data: [{ id: 'reboot', elementType: 'action', actionType: 'REBOOT' }] },
+      { company: COMPANY_NAME, name: 'Seed app', type: `app.${tag}`, revision: '1', category: 'SOFTWARE', communication: [{ type: 'MQTT', commIdType: 'SERIAL' }], data: [{ id: 'temp', elementType: 'setting', type: 'double' }] }
     ],
     operatorAccounts: [{ company: COMPANY_NAME, name: `acc-${tag}`, operator: 'ORANGE' }],
     offers: [{ company: COMPANY_NAME, name: `offer-${tag}`, limit: 5_000_000, types: ['DATA', 'SMS'] }],

@@ -4,8 +4,11 @@ import { Type, type Static } from 'typebox'
 import type { Repositories } from '../../repositories.js'
 import { isFleetError } from '../../errors.js'
 import {
-  ACTION_KINDS, APPLICATION_CATEGORIES, LIFE_CYCLE_MOVES, LIFE_CYCLE_STATES, OPERATORS, PROTOCOLS, type LifeCycleState
+  APPLICATION_CATEGORIES, LIFE_CYCLE_MOVES, LIFE_CYCLE_STATES, OPERATORS, type LifeCycleState
 } from '../../domain/system.js'
+import type { CommunicationEntry, DataNode } from '../../domain/application-model.js'
+import { communicationProblem, dataTreeProblem } from '../../domain/application-model-rules.js'
+import { CommunicationSchema, DataTreeSchema } from '../../schemas/application-model.schema.js'
 import { newUid } from '../../security/secrets.js'
 import { insertSystem, updateSystem } from '../systems/write.js'
 import type { SystemInput } from '../systems/input.js'
@@ -18,9 +21,9 @@ export const SeedApplication = Type.Object({
   revision: Type.String({ minLength: 1 }),
   type: Type.String({ minLength: 1 }),
   category: Type.Enum([...APPLICATION_CATEGORIES]),
-  protocols: Type.Optional(Type.Array(Type.Enum([...PROTOCOLS]))),
-  data: Type.Optional(Type.Array(Type.Object({ id: Type.String(), type: Type.String(), settable: Type.Optional(Type.Boolean()) }))),
-  actions: Type.Optional(Type.Array(Type.Object({ id: Type.String(), kind: Type.Enum([...ACTION_KINDS]) })))
+  // conventions.md §Applications: the protocols it speaks and the tree of what its devices understand.
+  communication: Type.Optional(CommunicationSchema),
+  data: Type.Optional(DataTreeSchema)
 }, { additionalProperties: false })
 
 export const SeedOperatorAccount = Type.Object({
@@ -131,10 +134,12 @@ export async function seedFleet (repos: Repositories, doc: FleetSeed, companyOf:
   const company = async (name: string | null | undefined): Promise<string | null> => name == null ? null : await companyOf(name)
   for (const a of doc.applications ?? []) {
     const companyUid = await company(a.company)
-    const fields = { name: a.name, revision: a.revision, type: a.type, category: a.category, protocols: a.protocols ?? [], data: (a.data ?? []).map((d) => ({ id: d.id, type: d.type, settable: d.settable ?? false })), actions: a.actions ?? [] }
-    const found = await repos.applications.findByKey(companyUid, a.type, a.revision)
-    if (found === undefined) await repos.applications.insert({ uid: newUid(), companyUid, ...fields }, now)
-    else await repos.applications.update(found.uid, fields)
+    const communication = (a.communication ?? []) as CommunicationEntry[]
+    const data = (a.data ?? []) as DataNode[]
+    const problem = communicationProblem(communication, 'communication') ?? dataTreeProblem(data, 'data')
+    if (problem !== undefined) throw fail(`application ${a.type} ${a.revision}: ${problem.field} ${problem.message}`)
+    const fields = { name: a.name, revision: a.revision, type: a.type, category: a.category, communication, data }
+    await repos.applications.put({ uid: newUid(), companyUid, ...fields }, now)
   }
   for (const o of doc.operatorAccounts ?? []) {
     const companyUid = await companyOf(o.company)

@@ -177,7 +177,8 @@ export async function resolveApplications (tx: Tx, companyUid: string, input: Ar
   for (const a of found) {
     if (types.has(a.type)) throw new FleetError('system.applications.type.not.unique', [a.type])
     types.add(a.type)
-    for (const p of a.protocols) {
+    // The protocols an application speaks are its communication types (conventions.md §Applications).
+    for (const { type: p } of a.communication) {
       if (protocols.has(p)) throw new FleetError('applications.protocol.conflicts', [p])
       protocols.add(p)
     }

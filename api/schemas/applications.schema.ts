@@ -1,0 +1,61 @@
+// The application catalogue and its model (conventions.md §Applications; fleet-api.md §Application).
+import { Type } from 'typebox'
+import { APPLICATION_CATEGORIES } from '../../core/domain/system.js'
+import { CommunicationSchema, DataTreeSchema } from '../../core/schemas/application-model.schema.js'
+import { APPLICATION_FIELDS } from '../../core/services/applications.service.js'
+import { CompanyParam, listParam, PageQuery } from './common.schema.js'
+
+const example = {
+  uid: '9b0c2d4e6f8a0b1c3f9c2b7a1d4e4f6a',
+  name: 'Tracker firmware',
+  revision: '2.1',
+  type: 'tracker-fw',
+  category: 'FIRMWARE',
+  communication: [{ type: 'MQTT', commIdType: 'SERIAL' }],
+  data: [
+    { id: 'machine', elementType: 'node', data: [{ id: 'temperature', elementType: 'variable', type: 'double' }] },
+    { id: 'system', elementType: 'node', data: [{ id: 'reboot', elementType: 'action', actionType: 'REBOOT' }] }
+  ]
+}
+
+// As answered: commIdType as stored (rows written before the model was checked may hold any text).
+const CommunicationView = Type.Array(Type.Object({
+  type: Type.String({ description: 'Protocol: MQTT, REST, M3DA, MSCI, SNMP or SPARKPLUG' }),
+  commIdType: Type.String({ description: 'System identifier the device logs in with: SERIAL, IMEI...' }),
+  parameters: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()], { description: 'Protocol parameters' }))
+}), { description: 'Protocols the application speaks' })
+
+export const ApplicationView = Type.Object({
+  uid: Type.Optional(Type.String({ description: 'uid of the application' })),
+  name: Type.Optional(Type.String({ description: 'Name' })),
+  revision: Type.Optional(Type.String({ description: 'Revision' })),
+  type: Type.Optional(Type.String({ description: 'Type' })),
+  category: Type.Optional(Type.String({ description: 'SOFTWARE or FIRMWARE' })),
+  communication: Type.Optional(CommunicationView),
+  data: Type.Optional(DataTreeSchema),
+  public: Type.Optional(Type.Boolean({ description: 'True for a public application, false for the company\'s own' }))
+}, { description: 'An application: every attribute, or those `fields` picks on the find', examples: [{ ...example, public: false }] })
+
+export const ApplicationCreateBody = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 255, description: 'Name' }),
+  revision: Type.String({ minLength: 1, maxLength: 100, description: 'Revision; type and revision are unique in the company' }),
+  type: Type.String({ minLength: 1, maxLength: 255, description: 'Type' }),
+  // conventions.md §Applications: category is optional, SOFTWARE by default.
+  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORIES], { default: 'SOFTWARE', description: 'SOFTWARE (default) or FIRMWARE' })),
+  communication: Type.Optional(CommunicationSchema),
+  data: Type.Optional(DataTreeSchema)
+}, { examples: [{ name: example.name, revision: example.revision, type: example.type, category: example.category, communication: example.communication, data: example.data }] })
+
+export const ApplicationUidParams = Type.Object({ uid: Type.String({ minLength: 1, description: 'uid of the application' }) })
+
+export const ApplicationFindQuery = Type.Object({
+  company: Type.Optional(CompanyParam),
+  uid: Type.Optional(Type.String({ description: 'uid of the application' })),
+  name: Type.Optional(Type.String({ description: 'Name contains this text' })),
+  type: Type.Optional(Type.String({ description: 'Type contains this text' })),
+  revision: Type.Optional(Type.String({ description: 'Revision contains this text' })),
+  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORIES], { description: 'SOFTWARE or FIRMWARE' })),
+  fields: Type.Optional(listParam(`Attributes to return (${APPLICATION_FIELDS.join(', ')}); all when absent`, APPLICATION_FIELDS)),
+  offset: PageQuery.offset,
+  size: PageQuery.size
+})
