@@ -26,6 +26,8 @@ export interface OperationsRepository {
   tasks (operationUid: string, states: string[] | undefined, page: Page): Promise<Found<Task>>
   /** Locks up to `limit` PENDING tasks of the operation in seq order, skipping those another worker holds. */
   claimPending (operationUid: string, limit: number): Promise<Task[]>
+  /** The task, locked until the transaction ends (a device's answer and a cancel do not cross). */
+  lockTask (taskUid: string): Promise<Task | undefined>
   setTaskResults (results: TaskResult[], now: number): Promise<void>
   /** Open (not final) tasks left. */
   openTasks (operationUid: string): Promise<number>
@@ -39,9 +41,15 @@ export interface OperationsRepository {
   /** Parent tasks' systems, for a dependsOn selection. */
   parentSystems (dependsOn: DependsOn): Promise<Array<{ systemUid: string, systemName: string | null }>>
   children (operationUid: string): Promise<string[]>
-  /** Cancels what has not finished: PENDING → CANCELLED, IN_PROGRESS → BEING_CANCELLED. */
+  /**
+   * Cancels what has not finished: PENDING → CANCELLED, IN_PROGRESS → BEING_CANCELLED, except a task whose device
+   * task was not delivered yet: withdrawn, CANCELLED at once (conventions.md §Operations).
+   */
   cancelTasks (operationUid: string, now: number): Promise<void>
-  /** Tasks still open past their operation's timeoutDate → FAILURE operation.timeout; answers the operations touched. */
+  /**
+   * Tasks still open past their operation's timeoutDate → FAILURE operation.timeout, their device tasks withdrawn
+   * (never delivered, or delivered again, after); answers the operations touched.
+   */
   timeOut (now: number): Promise<string[]>
   /** Operations not FINISHED: for recovery after a restart. */
   unfinished (): Promise<Operation[]>

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { OperationsService } from '../../core/services/operations/index.js'
+import type { OperationsService } from '../../core/operations/service.js'
 import { CompanyQuery, errors, Page, uidParams } from '../schemas/common.schema.js'
-import { DeleteBody, ExportBody, FileResponse, LabelBody, OperationListQuery, OperationRef, OperationView, SwapSimBody, TaskListQuery, TaskView, TransferBody } from '../schemas/operations.schema.js'
+import { FileResponse, OperationListQuery, OperationRef, OperationView, TaskListQuery, TaskView } from '../schemas/operations.schema.js'
+import { OPERATION_RIGHTS } from '../../core/operations/rights.js'
 
 export interface OperationsRoutesOptions { operations: OperationsService }
 
@@ -13,31 +14,25 @@ const ASYNC = 'Answers the uid of the created operation at once; follow it with 
 
 /** fleet-api.md §Operations on systems, and the operation resource of conventions.md §Operations. */
 const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions> = async (app, { operations }) => {
-  app.post('/operations/systems/label', {
-    config: { right: 'entities.systems.edit' },
-    schema: { tags: ['operations'], summary: 'Label systems', description: `Adds and removes labels (at most 100 each) on the systems chosen by criteria, dependsOn or identifiers; all the company's systems when none is set. ${ASYNC}`, querystring: CompanyQuery, body: LabelBody, response: { 200: OperationRef, ...errors } }
-  }, async (req) => await operations.label(req.access, req.actor, req.body))
-
-  app.post('/operations/systems/delete', {
-    config: { right: 'entities.systems.delete' },
-    schema: { tags: ['operations'], summary: 'Delete systems', description: `The systems are chosen by systems: exactly one of label, uids (at most 100), dependsOn or criteria. ${ASYNC}`, querystring: CompanyQuery, body: DeleteBody, response: { 200: OperationRef, ...errors } }
-  }, async (req) => await operations.remove(req.access, req.actor, req.body))
-
-  app.post('/operations/systems/:uid/export/data/historical', {
-    config: { right: 'entities.systems.export' },
-    schema: { tags: ['operations'], summary: 'Export the data history of a system to a CSV file', description: `The file is read with GET /api/v1/operations/{uid}/file once the operation has finished. ${ASYNC}`, params: uidParams('uid of the system'), querystring: CompanyQuery, body: ExportBody, response: { 200: OperationRef, ...errors } }
-  }, async (req) => await operations.exportHistory(req.access, req.actor, req.params.uid, req.body))
-
-  // The create right in the destination is checked by the service (fleet-api.md §Authentication).
-  app.post('/operations/systems/transfer', {
-    config: { right: 'entities.systems.transfers.create' },
-    schema: { tags: ['operations'], summary: 'Transfer systems to a partner company', description: `The systems are chosen by systems: exactly one of label, uids (at most 100), dependsOn or criteria. The caller needs entities.systems.create in the destination too. ${ASYNC}`, querystring: CompanyQuery, body: TransferBody, response: { 200: OperationRef, ...errors } }
-  }, async (req) => await operations.transfer(req.access, req.actor, req.body))
-
-  app.post('/operations/systems/swapsim', {
-    config: { right: 'entities.systems.network.swapsim' },
-    schema: { tags: ['operations'], summary: 'Swap the SIM between systems', description: `Each source (ACTIVE, SUSPENDED or TEST_READY) gives its SIM to its target (INVENTORY, without gateway) of the same operator account. ${ASYNC}`, querystring: CompanyQuery, body: SwapSimBody, response: { 200: OperationRef, ...errors } }
-  }, async (req) => await operations.swapSim(req.access, req.actor, req.body))
+  // One route per operation type (core/operations/kinds/index.ts), with the right of its fleet-api.md row.
+  for (const kind of operations.kinds) {
+    const onSystem = kind.route.path.includes(':uid')
+    app.post(kind.route.path, {
+      config: { right: OPERATION_RIGHTS[kind.type] },
+      schema: {
+        tags: ['operations'],
+        summary: kind.route.summary,
+        description: `${kind.route.description} ${ASYNC}`,
+        ...(onSystem ? { params: uidParams('uid of the system') } : {}),
+        querystring: CompanyQuery,
+        body: kind.route.body,
+        response: { 200: OperationRef, ...errors }
+      }
+    }, async (req) => {
+      const systemUid = onSystem ? (req.params as { uid: string }).uid : undefined
+      return await operations.create(kind, req.access, req.actor, req.body, systemUid)
+    })
+  }
 
   app.get('/operations', {
     config: { right: VIEW },

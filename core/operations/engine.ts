@@ -6,7 +6,7 @@
 // tasks PENDING and their effects undone: the job runs again and no task is lost or applied twice
 // (test/e2e/operations-crash.test.ts). A run job takes chunks for about a second, then queues the next run, so a
 // huge operation shares the workers with the others.
-import { FleetError, isFleetError } from '../errors.js'
+import { FleetError, isFleetError, type ErrorCode } from '../errors.js'
 import type { Clock, UnitOfWork } from '../ports.js'
 import { retryWhileUnavailable } from '../store-errors.js'
 import type { Logger } from '../logger.js'
@@ -18,7 +18,9 @@ import { callbackRetryDelay, operationMail, operationStateEvent } from '../notif
 import { counters, type NewTask, type Operation, type OperationType, type Task } from '../domain/operation.js'
 import type { TaskResult } from '../operations-port.js'
 import type { OperationJobs, PeriodicJob, PeriodicJobs } from './jobs.js'
-import type { OperationHandler } from './handler.js'
+import type { OperationHandler, TaskOutcome } from './handler.js'
+import type { DeviceAnswer } from '../domain/device-task.js'
+import type { DispatchRequest, TaskDispatch } from '../devices/ports.js'
 
 export interface EngineDeps {
   repos: Repositories
@@ -36,6 +38,8 @@ export interface EngineDeps {
   /** First delay between callback tries (CALLBACK_RETRY_BASE_MS; default 30 s), doubled at each try. */
   callbackRetryBaseMs?: number
   metrics?: MetricsRegistry
+  /** Delivers the device tasks a chunk wrote, once it is committed (device operations; core/devices/ports.ts). */
+  dispatch?: TaskDispatch
 }
 
 /**
@@ -51,6 +55,15 @@ const yieldToIo = async (): Promise<void> => { await new Promise<void>((resolve)
  * connection would soon spend (issue 8: a lost connection during a bulk operation).
  */
 const STORE_RETRY = { maxMs: 30_000 }
+
+/** conventions.md §Device tasks: the device's OK ends the task SUCCESS, its ERROR ends it FAILURE with its message. */
+function defaultAnswer (answer: DeviceAnswer): TaskOutcome {
+  if (answer.status === 'OK') return { state: 'SUCCESS' }
+  throw new FleetError(DEVICE_ERROR, answer.message === null ? [] : [answer.message])
+}
+
+/** The code of a task its device answered ERROR (the device's message is the error message). */
+export const DEVICE_ERROR: ErrorCode = 'operation.device.error'
 
 export function createEngine (deps: EngineDeps) {
   const { repos, inTransaction, queue, clock, log } = deps
@@ -134,10 +147,16 @@ export function createEngine (deps: EngineDeps) {
     await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}` })
   }
 
-  async function runTask (tx: Repositories, op: Operation, task: Task, handler: OperationHandler, now: number): Promise<TaskResult> {
+  /** The task's new state, and the delivery its device tasks wait for. */
+  function succeeded (task: Task, o: TaskOutcome, deliveries: DispatchRequest[]): TaskResult {
+    if (o.state === 'IN_PROGRESS' && o.deliver !== undefined) deliveries.push(o.deliver)
+    return { uid: task.uid, state: o.state, params: o.params ?? null }
+  }
+
+  async function runTask (tx: Repositories, op: Operation, task: Task, handler: OperationHandler, now: number, deliveries: DispatchRequest[]): Promise<TaskResult> {
     try {
       const outcome = await tx.savepoint.run(async () => await handler.run({ tx, op, task, now }))
-      return { uid: task.uid, state: outcome.state, params: outcome.params ?? null }
+      return succeeded(task, outcome, deliveries)
     } catch (err) {
       if (!isFleetError(err)) throw err
       await handler.failed?.({ tx, op, task, now })
@@ -146,13 +165,16 @@ export function createEngine (deps: EngineDeps) {
   }
 
   function failure (task: Task, err: FleetError): TaskResult {
-    return { uid: task.uid, state: 'FAILURE', errorCode: err.code, errorMessage: [err.code, ...err.params].join(' ') }
+    // A device's own words are the message of its ERROR (conventions.md §Device tasks).
+    const message = err.code === DEVICE_ERROR ? err.params[0] ?? 'ERROR' : [err.code, ...err.params].join(' ')
+    return { uid: task.uid, state: 'FAILURE', errorCode: err.code, errorMessage: message }
   }
 
   /** The chunk through handler.runChunk when it has one (falling back to task by task on a FleetError), else run(). */
-  async function runTasks (tx: Repositories, op: Operation, tasks: Task[], handler: OperationHandler, now: number): Promise<TaskResult[]> {
+  async function runTasks (tx: Repositories, op: Operation, tasks: Task[], handler: OperationHandler, now: number, deliveries: DispatchRequest[]): Promise<TaskResult[]> {
     const { runChunk } = handler
     if (runChunk !== undefined && tasks.length > 0) {
+      const chunkDeliveries: DispatchRequest[] = []
       try {
         const outcomes = await tx.savepoint.run(async () => await runChunk.call(handler, { tx, op, tasks, now }))
         if (outcomes.length !== tasks.length) throw new Error(`${op.type}: runChunk answered ${outcomes.length} outcomes for ${tasks.length} tasks`)
@@ -162,15 +184,16 @@ export function createEngine (deps: EngineDeps) {
           if (o === undefined || isFleetError(o)) {
             await handler.failed?.({ tx, op, task, now })
             results.push(failure(task, o ?? new FleetError('internal.error', ['no outcome'])))
-          } else results.push({ uid: task.uid, state: o.state, params: o.params ?? null })
+          } else results.push(succeeded(task, o, chunkDeliveries))
         }
+        deliveries.push(...chunkDeliveries)
         return results
       } catch (err) {
         if (!isFleetError(err)) throw err
       }
     }
     const results: TaskResult[] = []
-    for (const task of tasks) results.push(await runTask(tx, op, task, handler, now))
+    for (const task of tasks) results.push(await runTask(tx, op, task, handler, now, deliveries))
     return results
   }
 
@@ -188,13 +211,16 @@ export function createEngine (deps: EngineDeps) {
       await yieldToIo()
       const now = clock.now()
       if (op.timeoutDate <= now) { await sweepTimeouts(); return }
+      let deliveries: DispatchRequest[] = []
       const results = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+        deliveries = []
         const tasks = await tx.operations.claimPending(op.uid, chunkSize)
-        const chunk = await runTasks(tx, op, tasks, handler, now)
+        const chunk = await runTasks(tx, op, tasks, handler, now, deliveries)
         await tx.operations.setTaskResults(chunk, now)
         return chunk
       }), STORE_RETRY)
       countTasks(op.type, results)
+      await deliver(deliveries)
       const taken = results.length
       if (taken < chunkSize) { await finishIfDone(op.uid); return }
       if (clock.now() >= until) break
@@ -230,10 +256,61 @@ export function createEngine (deps: EngineDeps) {
     await repos.operations.clearFollowups(op.uid)
   }
 
+  /** Hands committed device tasks to the transports; a failure leaves them waiting for the device (logged). */
+  async function deliver (requests: DispatchRequest[]): Promise<void> {
+    if (requests.length === 0 || deps.dispatch === undefined) return
+    try {
+      await deps.dispatch.dispatch(requests)
+    } catch (err) {
+      log.warn({ err }, 'device tasks not dispatched; they wait for the devices\' next connection')
+    }
+  }
+
   /** Finishes a task that waited for its device (acknowledgement, or cancellation answered). */
   async function completeTask (taskUid: string, operationUid: string, result: TaskResult): Promise<void> {
     await repos.operations.setTaskResults([{ ...result, uid: taskUid }], clock.now())
     await finishIfDone(operationUid)
+  }
+
+  /**
+   * Devices answered device tasks (conventions.md §Device tasks: OK → SUCCESS, ERROR → FAILURE with the device's
+   * message; a task being cancelled takes what the device answers). Each answer runs in its own transaction with the
+   * handler's `answered`, which may chain the next device task (settings, then reboot). An answer to a task already
+   * ended (timed out, cancelled before delivery) changes nothing.
+   */
+  async function deviceAnswered (answers: readonly DeviceAnswer[]): Promise<void> {
+    const touched = new Set<string>()
+    for (const answer of answers) {
+      if (answer.operationUid === null || answer.operationTaskUid === null) continue
+      const operationUid = answer.operationUid
+      const taskUid = answer.operationTaskUid
+      const deliveries: DispatchRequest[] = []
+      const result = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+        deliveries.length = 0
+        const op = await tx.operations.find(operationUid)
+        const task = await tx.operations.lockTask(taskUid)
+        if (op === undefined || task === undefined || (task.state !== 'IN_PROGRESS' && task.state !== 'BEING_CANCELLED')) return undefined
+        const now = clock.now()
+        const handler = deps.handlers[op.type]
+        let r: TaskResult
+        try {
+          const outcome = handler?.answered === undefined
+            ? defaultAnswer(answer)
+            : await tx.savepoint.run(async () => await (handler.answered as NonNullable<OperationHandler['answered']>)({ tx, op, task, now, answer }))
+          r = succeeded(task, outcome, deliveries)
+        } catch (err) {
+          if (!isFleetError(err)) throw err
+          r = failure(task, err)
+        }
+        await tx.operations.setTaskResults([r], now)
+        return { r, type: op.type }
+      }), STORE_RETRY)
+      if (result === undefined) continue
+      if (result.r.state !== 'IN_PROGRESS') countTasks(result.type, [result.r])
+      await deliver(deliveries)
+      touched.add(operationUid)
+    }
+    for (const uid of touched) await finishIfDone(uid)
   }
 
   /** conventions.md §Operations: PENDING tasks CANCELLED at once, IN_PROGRESS ones BEING_CANCELLED. */
@@ -325,7 +402,7 @@ export function createEngine (deps: EngineDeps) {
     }
   }
 
-  return { create, cancel, completeTask, sweepTimeouts, recover, work, finishIfDone }
+  return { create, cancel, completeTask, deviceAnswered, sweepTimeouts, recover, work, finishIfDone }
 }
 
 export type Engine = ReturnType<typeof createEngine>

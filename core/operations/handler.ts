@@ -1,6 +1,8 @@
 import type { FleetError } from '../errors.js'
 import type { Repositories } from '../repositories.js'
 import type { Operation, Task } from '../domain/operation.js'
+import type { DeviceAnswer } from '../domain/device-task.js'
+import type { DispatchRequest } from '../devices/ports.js'
 
 export interface TaskContext {
   /** Repositories bound to the chunk's transaction; the task runs inside its own savepoint. */
@@ -10,8 +12,17 @@ export interface TaskContext {
   now: number
 }
 
-/** What running a task did: done (SUCCESS), or started on a device and waiting for its acknowledgement. */
-export type TaskOutcome = { state: 'SUCCESS', params?: Record<string, unknown> } | { state: 'IN_PROGRESS', params?: Record<string, unknown> }
+/**
+ * What running a task did: done (SUCCESS), or started on a device and waiting for its acknowledgement. A task that
+ * wrote device tasks (tx.deviceTasks) names in `deliver` where they go: the engine hands it to the task dispatch once
+ * the chunk is committed (core/devices/ports.ts), so that no device ever gets a task whose transaction rolled back.
+ */
+export type TaskOutcome =
+  | { state: 'SUCCESS', params?: Record<string, unknown> }
+  | { state: 'IN_PROGRESS', params?: Record<string, unknown>, deliver?: DispatchRequest }
+
+/** A device answered one of the device tasks this operation task wrote (conventions.md §Device tasks). */
+export interface AnswerContext extends TaskContext { answer: DeviceAnswer }
 
 export interface ChunkContext {
   /** Repositories bound to the chunk's transaction; the whole chunk runs inside one savepoint. */
@@ -38,6 +49,12 @@ export interface OperationHandler {
   /** After run() failed with a FleetError and its changes were undone, in the same transaction: what must outlast
    *  the failure (for instance releasing what the task reserved). */
   failed? (ctx: TaskContext): Promise<void>
+  /**
+   * Optional: what a device's answer means for the task (default: OK → SUCCESS, ERROR → FAILURE with the device's
+   * message). May write the next device task and stay IN_PROGRESS (apply settings, then reboot). A FleetError fails
+   * the task with its code. Runs in the transaction that records the task's new state.
+   */
+  answered? (ctx: AnswerContext): Promise<TaskOutcome>
   /** Once, when the operation finishes (for instance to release what the operation reserved). */
   finished? (tx: Repositories, op: Operation, now: number): Promise<void>
 }

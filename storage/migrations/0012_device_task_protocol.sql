@@ -6,3 +6,4 @@ ALTER TABLE device_tasks ALTER COLUMN protocol DROP DEFAULT;
 -- settings, then reboot).
 ALTER TABLE device_tasks ADD COLUMN operation_task_uid text;
 CREATE INDEX device_tasks_operation_idx ON device_tasks (operation_uid) WHERE operation_uid IS NOT NULL;
+CREATE INDEX device_tasks_operation_task_idx ON device_tasks (operation_task_uid) WHERE operation_task_uid IS NOT NULL;

@@ -173,6 +173,10 @@ export function createOperationsRepository (q: Queryable): OperationsRepository 
          LIMIT ${Math.trunc(limit)} FOR UPDATE SKIP LOCKED`, [operationUid])
       return rows.map(toTask)
     },
+    async lockTask (taskUid) {
+      const { rows } = await q.query<TaskRow>('SELECT * FROM operation_tasks WHERE uid = $1 FOR UPDATE', [taskUid])
+      return rows[0] === undefined ? undefined : toTask(rows[0])
+    },
     async setTaskResults (results, now) {
       if (results.length === 0) return
       await q.query(
@@ -221,16 +225,25 @@ export function createOperationsRepository (q: Queryable): OperationsRepository 
     },
     async cancelTasks (operationUid, now) {
       await q.query(
-        `UPDATE operation_tasks SET state = CASE WHEN state = 'PENDING' THEN 'CANCELLED' ELSE 'BEING_CANCELLED' END,
-           end_date = CASE WHEN state = 'PENDING' THEN $2 ELSE end_date END
-         WHERE operation_uid = $1 AND state IN ('PENDING', 'IN_PROGRESS')`, [operationUid, now])
+        `WITH withdrawn AS (
+           UPDATE device_tasks SET state = 'CANCELLED', acked_at = $2
+           WHERE operation_uid = $1 AND state = 'PENDING' RETURNING operation_task_uid)
+         UPDATE operation_tasks t SET
+           state = CASE WHEN t.state = 'PENDING' OR t.uid IN (SELECT operation_task_uid FROM withdrawn) THEN 'CANCELLED' ELSE 'BEING_CANCELLED' END,
+           end_date = CASE WHEN t.state = 'PENDING' OR t.uid IN (SELECT operation_task_uid FROM withdrawn) THEN $2 ELSE t.end_date END
+         WHERE t.operation_uid = $1 AND t.state IN ('PENDING', 'IN_PROGRESS')`, [operationUid, now])
     },
     async timeOut (now) {
-      const { rows } = await q.query<{ operation_uid: string }>(
+      const { rows } = await q.query<{ operation_uid: string, uid: string }>(
         `UPDATE operation_tasks t SET state = 'FAILURE', error_code = 'operation.timeout', error_message = 'operation.timeout', end_date = $1
          FROM operations o WHERE o.uid = t.operation_uid AND o.state <> 'FINISHED' AND o.timeout_date <= $1
            AND t.state IN ('PENDING', 'IN_PROGRESS', 'BEING_CANCELLED')
-         RETURNING t.operation_uid`, [now])
+         RETURNING t.operation_uid, t.uid`, [now])
+      if (rows.length > 0) {
+        await q.query(
+          `UPDATE device_tasks SET state = 'CANCELLED', acked_at = $2
+           WHERE operation_task_uid = ANY($1::text[]) AND state IN ('PENDING', 'SENT')`, [rows.map((r) => r.uid), now])
+      }
       const { rows: empty } = await q.query<{ uid: string }>(
         "SELECT uid FROM operations WHERE state <> 'FINISHED' AND timeout_date <= $1", [now])
       return [...new Set([...rows.map((r) => r.operation_uid), ...empty.map((r) => r.uid)])]

@@ -1,10 +1,10 @@
-import { FleetError } from '../../errors.js'
-import type { Repositories, Found } from '../../repositories.js'
-import type { CompanyAccess } from '../access.js'
-import type { Engine } from '../../operations/engine.js'
-import { list, page, toMillis } from '../../domain/lists.js'
-import { operationView, taskView, type Operation } from '../../domain/operation.js'
-import { OPERATION_RIGHTS } from '../../operations/rights.js'
+import { FleetError } from '../errors.js'
+import type { Repositories, Found } from '../repositories.js'
+import type { CompanyAccess } from '../services/access.js'
+import type { Engine } from './engine.js'
+import { list, page, toMillis } from '../domain/lists.js'
+import { operationView, taskView, type Operation } from '../domain/operation.js'
+import { OPERATION_RIGHTS } from './rights.js'
 
 export interface OperationListQuery {
   uid?: string | string[]

@@ -17,8 +17,11 @@ import { toMillis } from '../../domain/lists.js'
 import type { DataValue } from '../../domain/device-message.js'
 import type { StoredPoint } from '../../data-queries.js'
 import type { Repositories } from '../../repositories.js'
-import type { OperationHandler } from '../../operations/handler.js'
-import { launch, newOperation, type Caller, type OperationDeps } from './common.js'
+import type { OperationHandler } from '../handler.js'
+import { launch, newOperation, type Caller, type OperationDeps } from '../common.js'
+import { Type } from 'typebox'
+import { Nullable, Flag, Time } from '../body.schema.js'
+import { operationKind } from '../kind.js'
 
 // fleet-api.md §Limits: data selected for history export.
 export const MAX_EXPORT_DATA = 200
@@ -156,3 +159,23 @@ export const exportHandler: OperationHandler = {
     return { state: 'SUCCESS', params: { file: name, rows } }
   }
 }
+
+/** fleet-api.md §Export data history. */
+const ExportBodySchema = Type.Object({
+  notify: Flag,
+  callback: Type.Optional(Nullable(Type.String())),
+  dataset: Type.Optional(Nullable(Type.String())),
+  data: Type.Optional(Type.Union([Type.Null(), Type.Array(Type.String())])),
+  fromDate: Time,
+  toDate: Time
+}, {
+  description: 'Export the data history of the system to a CSV file: a dataset or data ids (at most 200)',
+  examples: [{ data: ['machine.temperature', '_RSSI'], fromDate: 1767225600000, toDate: 1767830400000 }]
+})
+
+export const exportKind = operationKind({
+  type: 'SYSTEM_EXPORT_DATA_HISTORY',
+  route: { path: '/operations/systems/:uid/export/data/historical', summary: 'Export the data history of a system to a CSV file', description: 'The file is read with GET /api/v1/operations/{uid}/file once the operation has finished.', body: ExportBodySchema },
+  create: async (deps, caller, body, systemUid) => await exportOperation(deps, caller, systemUid ?? '', body as ExportBody),
+  handler: exportHandler
+})

@@ -9,10 +9,13 @@ import { FleetError } from '../../errors.js'
 import type { Repositories } from '../../repositories.js'
 import type { NewTask } from '../../domain/operation.js'
 import type { LifeCycleState, System } from '../../domain/system.js'
-import type { OperationHandler } from '../../operations/handler.js'
-import { MAX_SELECTED_SYSTEMS, MAX_SELECTION_UIDS } from '../../operations/selection.js'
-import { checkCompatibility } from '../systems/compose.js'
-import { launch, newOperation, type Caller, type OperationDeps } from './common.js'
+import type { OperationHandler } from '../handler.js'
+import { MAX_SELECTED_SYSTEMS, MAX_SELECTION_UIDS } from '../selection.js'
+import { checkCompatibility } from '../../services/systems/compose.js'
+import { launch, newOperation, type Caller, type OperationDeps } from '../common.js'
+import { Type } from 'typebox'
+import { Nullable, Flag } from '../body.schema.js'
+import { operationKind } from '../kind.js'
 
 /** fleet-api.md §Swap SIM: how the systems of the map are named. */
 export const SWAP_IDENTIFIER_TYPES = ['uid', 'name', 'gatewaySerialNumber', 'gatewayImei', 'gatewayMacAddress',
@@ -136,3 +139,21 @@ export const swapSimHandler: OperationHandler = {
     return { state: 'SUCCESS', params: { target: target.uid, targetName: target.name, sourceSubscription: fromTarget, targetSubscription: fromSource } }
   }
 }
+
+/** fleet-api.md §Swap SIM: systems maps a source identifier to a target identifier. */
+const SwapSimBodySchema = Type.Object({
+  notify: Flag,
+  callback: Type.Optional(Nullable(Type.String())),
+  identifierType: Type.Optional(Nullable(Type.String())),
+  systems: Type.Optional(Type.Union([Type.Null(), Type.Record(Type.String(), Type.String())]))
+}, {
+  description: 'Move the SIM of each source system (key) to its target system (value)',
+  examples: [{ identifierType: 'uid', systems: { '3f9c2b7a1d4e4f6a8b0c2d4e6f8a0b1c': '6f8a0b1c3f9c2b7a1d4e4f6a8b0c2d4e' } }]
+})
+
+export const swapSimKind = operationKind({
+  type: 'SYSTEM_SWAP_SIM',
+  route: { path: '/operations/systems/swapsim', summary: 'Swap the SIM between systems', description: 'Each source (ACTIVE, SUSPENDED or TEST_READY) gives its SIM to its target (INVENTORY, without gateway) of the same operator account.', body: SwapSimBodySchema },
+  create: async (deps, caller, body) => await swapSimOperation(deps, caller, body as SwapSimBody),
+  handler: swapSimHandler
+})

@@ -1,9 +1,12 @@
 import { FleetError } from '../../errors.js'
 import { IDENTIFIER_KINDS, type IdentifierKind } from '../../domain/system-criteria.js'
 import type { NewTask } from '../../domain/operation.js'
-import type { OperationHandler } from '../../operations/handler.js'
-import { dependsOnSelection, fieldsSet, MAX_IDENTIFIERS, MAX_SELECTED_SYSTEMS, MAX_SELECTION_UIDS, toCriteria, type CriteriaInput, type Selection, type SelectionInput } from '../../operations/selection.js'
-import { launch, newOperation, type Caller, type CommonParams, type OperationDeps } from './common.js'
+import type { OperationHandler } from '../handler.js'
+import { dependsOnSelection, fieldsSet, MAX_IDENTIFIERS, MAX_SELECTED_SYSTEMS, MAX_SELECTION_UIDS, toCriteria, type CriteriaInput, type Selection, type SelectionInput } from '../selection.js'
+import { launch, newOperation, type Caller, type CommonParams, type OperationDeps } from '../common.js'
+import { Type } from 'typebox'
+import { Common, Criteria, DependsOn } from '../body.schema.js'
+import { operationKind } from '../kind.js'
 
 // fleet-api.md §Label and §Limits: at most 100 labels to add or remove.
 export const MAX_LABELS = 100
@@ -65,3 +68,24 @@ export const labelHandler: OperationHandler = {
     return tasks.map((t) => done.has(t.systemUid) ? { state: 'SUCCESS' as const } : new FleetError('system.unknown', [t.systemUid]))
   }
 }
+
+const LabelBodySchema = Type.Object({
+  ...Common,
+  labels: Type.Optional(Type.Union([Type.Null(), Type.Object({
+    add: Type.Optional(Type.Union([Type.Null(), Type.Array(Type.String())])),
+    remove: Type.Optional(Type.Union([Type.Null(), Type.Array(Type.String())]))
+  })])),
+  criteria: Type.Optional(Type.Union([Type.Null(), Criteria])),
+  dependsOn: Type.Optional(Type.Union([Type.Null(), DependsOn])),
+  identifiers: Type.Optional(Type.Union([Type.Null(), Type.Record(Type.String(), Type.Array(Type.String()))]))
+}, {
+  description: 'Add or remove labels on the systems chosen by criteria, dependsOn or identifiers (all the company\'s systems when none is set)',
+  examples: [{ labels: { add: ['north'], remove: ['south'] }, criteria: { lifeCycleStates: ['ACTIVE'] }, notify: false }]
+})
+
+export const labelKind = operationKind({
+  type: 'SYSTEM_LABEL',
+  route: { path: '/operations/systems/label', summary: 'Label systems', description: "Adds and removes labels (at most 100 each) on the systems chosen by criteria, dependsOn or identifiers; all the company's systems when none is set.", body: LabelBodySchema },
+  create: async (deps, caller, body) => await labelOperation(deps, caller, body as LabelBody),
+  handler: labelHandler
+})

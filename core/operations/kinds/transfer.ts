@@ -5,10 +5,13 @@ import { FleetError } from '../../errors.js'
 import type { Repositories } from '../../repositories.js'
 import type { System } from '../../domain/system.js'
 import type { Operation } from '../../domain/operation.js'
-import type { OperationHandler } from '../../operations/handler.js'
-import { resolveSelection, type SelectionInput } from '../../operations/selection.js'
-import { enterCompany } from '../access.js'
-import { launch, newOperation, type Caller, type OperationDeps } from './common.js'
+import type { OperationHandler } from '../handler.js'
+import { resolveSelection, type SelectionInput } from '../selection.js'
+import { enterCompany } from '../../services/access.js'
+import { launch, newOperation, type Caller, type OperationDeps } from '../common.js'
+import { Type } from 'typebox'
+import { Selection, Nullable, Flag } from '../body.schema.js'
+import { operationKind } from '../kind.js'
 
 export interface TransferBody {
   notify?: boolean | null
@@ -127,3 +130,22 @@ export const transferHandler: OperationHandler = {
     await tx.gateways.unmarkTransfer(op.companyUid, systems.map((s) => s.systemUid), paramsOf(op).destination)
   }
 }
+
+/** fleet-api.md §Transfer: notify, callback, destination, systems, offerId. */
+const TransferBodySchema = Type.Object({
+  notify: Flag,
+  callback: Type.Optional(Nullable(Type.String())),
+  destination: Type.Optional(Nullable(Type.String())),
+  systems: Type.Optional(Type.Union([Type.Null(), Selection])),
+  offerId: Type.Optional(Nullable(Type.String()))
+}, {
+  description: 'Move the selected systems to a partner company',
+  examples: [{ destination: '1c3f9c2b7a1d4e4f6a8b0c2d4e6f8a0b', systems: { label: 'north' } }]
+})
+
+export const transferKind = operationKind({
+  type: 'SYSTEM_TRANSFER',
+  route: { path: '/operations/systems/transfer', summary: 'Transfer systems to a partner company', description: 'The systems are chosen by systems: exactly one of label, uids (at most 100), dependsOn or criteria. The caller needs entities.systems.create in the destination too.', body: TransferBodySchema },
+  create: async (deps, caller, body) => await transferOperation(deps, caller, body as TransferBody),
+  handler: transferHandler
+})

@@ -1,7 +1,10 @@
 import { FleetError } from '../../errors.js'
-import type { OperationHandler } from '../../operations/handler.js'
-import { resolveSelection, type SelectionInput } from '../../operations/selection.js'
-import { launch, newOperation, type Caller, type OperationDeps } from './common.js'
+import type { OperationHandler } from '../handler.js'
+import { resolveSelection, type SelectionInput } from '../selection.js'
+import { launch, newOperation, type Caller, type OperationDeps } from '../common.js'
+import { Type } from 'typebox'
+import { Common, Selection, Flag } from '../body.schema.js'
+import { operationKind } from '../kind.js'
 
 export interface DeleteBody {
   notify?: boolean | null
@@ -41,3 +44,20 @@ export const deleteHandler: OperationHandler = {
     return tasks.map((t) => done.has(t.systemUid) ? { state: 'SUCCESS' as const } : new FleetError('system.unknown', [t.systemUid]))
   }
 }
+
+const DeleteBodySchema = Type.Object({
+  ...Common,
+  systems: Type.Optional(Type.Union([Type.Null(), Selection])),
+  deleteGateways: Flag,
+  deleteSubscriptions: Flag
+}, {
+  description: 'Delete the selected systems, and their gateways and subscriptions when asked',
+  examples: [{ systems: { uids: ['3f9c2b7a1d4e4f6a8b0c2d4e6f8a0b1c'] }, deleteGateways: false, deleteSubscriptions: false }]
+})
+
+export const deleteKind = operationKind({
+  type: 'SYSTEM_DELETE',
+  route: { path: '/operations/systems/delete', summary: 'Delete systems', description: 'The systems are chosen by systems: exactly one of label, uids (at most 100), dependsOn or criteria.', body: DeleteBodySchema },
+  create: async (deps, caller, body) => await deleteOperation(deps, caller, body as DeleteBody),
+  handler: deleteHandler
+})

@@ -1,0 +1,84 @@
+// What a system can be asked, and over which transport (conventions.md §Applications, §Device tasks, §Devices): the
+// applications on the system declare the protocols they speak (communication) and the data ids, settings, commands
+// and actions they understand (data). The device operations read it per system when their tasks run.
+import { FleetError } from '../../errors.js'
+import type { Repositories } from '../../repositories.js'
+import { DEVICE_PROTOCOLS, type DeviceProtocol } from '../../domain/device-message.js'
+import { flattenData, type DataDefinition } from '../../domain/application-model.js'
+import type { Application, System } from '../../domain/system.js'
+
+/** One element a system's applications define, with the application that defines it. */
+export interface Element { def: DataDefinition, application: Application }
+
+export interface DeviceTarget {
+  system: System
+  applications: Application[]
+  /** Every element by data id (the first application that defines an id wins). */
+  elements: Map<string, Element>
+}
+
+/** The systems and their applications, for the tasks of one chunk or the checks of a request. */
+export async function loadTargets (tx: Pick<Repositories, 'systems' | 'applications'>, companyUid: string, systemUids: readonly string[]): Promise<Map<string, DeviceTarget>> {
+  const apps = await tx.applications.forSystems(systemUids)
+  const out = new Map<string, DeviceTarget>()
+  for (const uid of systemUids) {
+    const system = await tx.systems.findByUid(companyUid, uid)
+    if (system === undefined) continue
+    const applications = apps.get(uid) ?? []
+    out.set(uid, { system, applications, elements: elementsOf(applications) })
+  }
+  return out
+}
+
+export function elementsOf (applications: readonly Application[]): Map<string, Element> {
+  const elements = new Map<string, Element>()
+  for (const application of applications) {
+    for (const def of flattenData(application.data)) if (!elements.has(def.id)) elements.set(def.id, { def, application })
+  }
+  return elements
+}
+
+/** The protocols the system's applications speak, in application order. */
+export function protocolsOf (applications: readonly Application[]): DeviceProtocol[] {
+  return [...new Set(applications.flatMap((a) => a.communication.map((c) => c.type)))]
+}
+
+const isProtocol = (p: string): p is DeviceProtocol => (DEVICE_PROTOCOLS as readonly string[]).includes(p)
+
+/**
+ * The transport of a system's task: the requested protocol when one of its applications speaks it; otherwise the
+ * encoding of the element asked for, else the communication of the application that defines it, else the first
+ * protocol the system's applications speak (fleet-api.md §Retrieve data: "otherwise definitions come from the
+ * applications on the systems"). @throws operation.protocol.not.found.on.system.for.encoding
+ */
+export function chooseProtocol (target: DeviceTarget, requested: string | null | undefined, element?: Element): DeviceProtocol {
+  const spoken = protocolsOf(target.applications)
+  const wanted = requested == null || requested === '' ? undefined : requested.toUpperCase()
+  if (wanted !== undefined) {
+    if (isProtocol(wanted) && spoken.includes(wanted)) return wanted
+    throw new FleetError('operation.protocol.not.found.on.system.for.encoding', [target.system.uid, wanted])
+  }
+  const own = element === undefined ? [] : [element.def.encoding, ...element.application.communication.map((c) => c.type)]
+  const chosen = [...own, ...spoken].find((p): p is DeviceProtocol => p != null && spoken.includes(p))
+  if (chosen === undefined) throw new FleetError('operation.protocol.not.found.on.system.for.encoding', [target.system.uid, element?.def.id ?? 'none'])
+  return chosen
+}
+
+/**
+ * Whether the system has what the protocol needs to reach its device (conventions.md §Devices): a gateway serial
+ * number or IMEI as login and the protocol's password (MQTT, Sparkplug: communication.mqtt; REST:
+ * communication.rest; M3DA: a password or a registration password), or the MSCI host to poll.
+ */
+export function hasCommIdentifiers (system: System, protocol: DeviceProtocol): boolean {
+  const login = (system.gateway?.serialNumber ?? '') !== '' || (system.gateway?.imei ?? '') !== ''
+  const set = (v: string | null | undefined): boolean => v != null && v !== ''
+  const c = system.communication
+  switch (protocol) {
+    case 'MQTT':
+    case 'SPARKPLUG': return login && set(c.mqtt?.password)
+    case 'REST': return login && set(c.rest?.password)
+    case 'M3DA': return login && (set(c.m3da?.password) || set(c.m3da?.registrationPassword))
+    case 'MSCI':
+    case 'SNMP': return set(c.msci?.host)
+  }
+}

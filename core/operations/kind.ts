@@ -1,0 +1,29 @@
+// What one type of bulk operation is (issue 9: an operation type is one file plus one line in
+// core/operations/kinds/index.ts): the request that creates it, how it is validated and created, and how each of its
+// tasks runs. The API registers one route per kind and the engine takes its handler from the same list.
+import type { Static, TSchema } from 'typebox'
+import type { OperationType } from '../domain/operation.js'
+import type { OperationHandler } from './handler.js'
+import type { Caller, OperationDeps } from './common.js'
+
+export interface OperationRoute<S extends TSchema> {
+  /** POST path under /api/v1; `:uid` stands for a system uid (export of one system's history). */
+  path: string
+  summary: string
+  description: string
+  body: S
+}
+
+export interface OperationKind<S extends TSchema = TSchema> {
+  type: OperationType
+  route: OperationRoute<S>
+  /**
+   * Validates the request (every synchronous rule of its fleet-api.md row: 400 with the code, nothing created) and
+   * creates the operation. `systemUid` is the `:uid` of the path, when it has one.
+   */
+  create: (deps: OperationDeps, caller: Caller, body: Static<S>, systemUid?: string) => Promise<{ operation: string }>
+  handler: OperationHandler
+}
+
+/** Declares a kind, keeping its body's static type tied to its schema. */
+export const operationKind = <S extends TSchema>(kind: OperationKind<S>): OperationKind<S> => kind

@@ -1,0 +1,15 @@
+// Every type of bulk operation the service runs (issue 9: adding one is its file plus one line here).
+import type { OperationKind } from '../kind.js'
+import { labelKind } from './label.js'
+import { transferKind } from './transfer.js'
+import { swapSimKind } from './swap-sim.js'
+import { deleteKind } from './delete.js'
+import { exportKind } from './export.js'
+
+export const OPERATION_KINDS: readonly OperationKind[] = [
+  labelKind,
+  transferKind,
+  swapSimKind,
+  deleteKind,
+  exportKind
+]

@@ -1,0 +1,50 @@
+import type { Clock, UnitOfWork } from '../ports.js'
+import type { Logger } from '../logger.js'
+import type { MetricsRegistry } from '../metrics.js'
+import type { JobQueue } from '../queue.js'
+import type { Repositories } from '../repositories.js'
+import type { CallbackSender, Mailer } from '../notify.js'
+import type { Actor } from '../domain/actor.js'
+import type { CompanyAccess } from '../services/access.js'
+import type { OperationJobs } from './jobs.js'
+import type { CallbackGuard } from './callback-guard.js'
+import { createEngine } from './engine.js'
+import { createOperationsReader } from './read.js'
+import type { TaskDispatch } from '../devices/ports.js'
+import { OPERATION_KINDS } from './kinds/index.js'
+import type { OperationKind } from './kind.js'
+
+export interface OperationsServiceDeps {
+  repos: Repositories
+  inTransaction: UnitOfWork
+  queue: JobQueue<OperationJobs>
+  clock: Clock
+  log: Logger
+  /** Delivers the callbacks (the engine) and checks their URLs when an operation is created. */
+  callbacks: CallbackSender & CallbackGuard
+  mailer: Mailer
+  /** CALLBACK_RETRY_BASE_MS */
+  callbackRetryBaseMs?: number
+  metrics?: MetricsRegistry
+  /** Delivers device tasks once written (device operations); bound late: the transports are built after the services. */
+  dispatch?: TaskDispatch
+}
+
+/** Bulk operations: creation (validated synchronously), reading, cancelling; the engine runs them. */
+export function createOperationsService (deps: OperationsServiceDeps) {
+  const engine = createEngine({
+    ...deps,
+    handlers: Object.fromEntries(OPERATION_KINDS.map((k) => [k.type, k.handler]))
+  })
+  const opDeps = { repos: deps.repos, clock: deps.clock, engine, callbacks: deps.callbacks }
+  return {
+    engine,
+    kinds: OPERATION_KINDS,
+    ...createOperationsReader(deps.repos, engine),
+    /** Validates and creates an operation of this kind (its body was checked against kind.route.body). */
+    create: async (kind: OperationKind, access: CompanyAccess, actor: Actor, body: unknown, systemUid?: string) =>
+      await kind.create(opDeps, { access, actor }, body, systemUid)
+  }
+}
+
+export type OperationsService = ReturnType<typeof createOperationsService>
