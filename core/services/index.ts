@@ -21,7 +21,7 @@ import type { CallbackSender, Mailer } from '../notify.js'
 import type { OperationJobs } from '../operations/jobs.js'
 import type { CallbackGuard } from '../operations/callback-guard.js'
 import type { TaskDispatch } from '../devices/ports.js'
-import { createOperationsService } from './operations/index.js'
+import { createOperationsService } from '../operations/service.js'
 import { createDataServices } from './data/index.js'
 
 export interface ServicesDeps {
