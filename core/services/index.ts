@@ -47,6 +47,9 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
   const throttle = createLoginThrottle(rateCounter, clock, {
     accountFailures: config.LOGIN_THROTTLE_FAILURES, addressFailures: config.LOGIN_THROTTLE_ADDRESS_FAILURES, baseMs: config.LOGIN_THROTTLE_BASE_MS
   })
+  // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).
+  const ingestOptions = { parallel: config.DATABASE_URL === undefined ? 1 : 2 }
+  const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch })
   return {
     auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch, throttle }),
     users: createUsersService({ repos, epoch }),
@@ -58,9 +61,9 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     templates: createTemplatesService({ repos }),
     parts: createPartsService({ repos }),
     devices: createDevicesService({ repos, clock }),
-    // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).
-    ingest: createIngestService({ inTransaction, clock, log, metrics, options: { parallel: config.DATABASE_URL === undefined ? 1 : 2 } }),
-    operations: createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS }),
+    // Device answers go to the operations engine once committed (core/devices/ports.ts DeviceAnswers).
+    ingest: createIngestService({ inTransaction, clock, log, metrics, options: ingestOptions, onAnswers: async (answers) => { await operations.engine.deviceAnswered(answers) } }),
+    operations,
     /** commStatus WARNING / ERROR for systems that missed their period (conventions.md §Data). */
     sweepCommStatus: async () => await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000),
     data: createDataServices({ repos, clock }),

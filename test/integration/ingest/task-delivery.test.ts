@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { MqttClient } from 'mqtt'
 import { pino } from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { DispatchRequest } from '../../../core/devices/ports.js'
 import type { DeviceProtocol } from '../../../core/domain/device-message.js'
 import type { DeviceAnswer, DeviceTask, DeviceTaskBody } from '../../../core/domain/device-task.js'
@@ -208,6 +208,29 @@ describe('acks', () => {
 })
 
 describe('the DeviceAnswers port', () => {
+  it('acks over MQTT and over REST reach the operations engine once each, after commit', async () => {
+    const d = await device()
+    const overMqtt = await writeTask(d.uid, 'MQTT')
+    const overRest = await writeTask(d.uid, 'REST')
+    const engine = stack.ctx.services.operations.engine
+    const seen: Array<{ taskUid: string, status: string, committed: string | undefined }> = []
+    const spy = vi.spyOn(engine, 'deviceAnswered').mockImplementation(async (answers) => {
+      for (const a of answers) if (a.systemUid === d.uid) seen.push({ taskUid: a.taskUid, status: a.status, committed: (await taskState(stack, a.taskUid))?.state })
+    })
+    const client = await connectDevice(stack.mqttUrl, d.serial, d.password, { version: 5 })
+    try {
+      for (let i = 0; i < 2; i++) { // the second time: a device sending its acks again
+        expect(await publish(client, `${d.serial}/acks/json`, JSON.stringify([{ uid: overMqtt.uid, status: 'OK' }]))).toBe(0)
+        const res = await deviceFetch(stack, 'POST', '/device/acks', { user: d.serial, password: d.password, body: JSON.stringify([{ uid: overRest.uid, status: 'ERROR', message: 'x' }]) })
+        expect(res.status).toBe(200)
+      }
+    } finally {
+      spy.mockRestore()
+      await endAll(client)
+    }
+    expect(seen).toEqual([{ taskUid: overMqtt.uid, status: 'OK', committed: 'OK' }, { taskUid: overRest.uid, status: 'ERROR', committed: 'ERROR' }])
+  })
+
   /** An ingest service on the stack's store whose answers go to `onAnswers`. */
   function ingestWith (onAnswers: (answers: readonly DeviceAnswer[]) => Promise<void>, log = pino({ level: 'silent' })) {
     const inTransaction: UnitOfWork = async (fn) => await stack.db.transaction(async (tx) => await fn(createRepositories(tx)))
