@@ -140,9 +140,10 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
    *
    * Once committed, the answers go to `onAnswers` (the operations engine). A failure there is logged and not
    * thrown: the device's ack is stored and must not be sent again. The answer is not lost either: the device task
-   * stays OK / ERROR in the store, and the engine re-reads the states of its open tasks (repos.deviceTasks.states)
-   * when it sweeps them; the same holds for a commit whose answer was lost and written again (the retry closes
-   * nothing the first try closed).
+   * stays OK / ERROR (with the device's message) in the store, where the engine finds it again by reading the
+   * states of the device tasks of its IN_PROGRESS operation tasks (repos.deviceTasks.states, then the rows) at its
+   * recovery or timeout sweep. The same holds for a process that stops between the commit and this call, and for a
+   * commit whose answer was lost and written again (the retry closes nothing the first try closed).
    */
   async function acceptAcks (systemUid: string, protocol: DeviceProtocol, acks: ReadonlyArray<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>): Promise<DeviceAnswer[]> {
     const now = clock.now()
