@@ -1,5 +1,5 @@
 // The store of the operations engine (issue: Operations engine): operations, their tasks and produced files.
-import type { Counters, DependsOn, NewTask, Operation, OperationState, Task, TaskState } from './domain/operation.js'
+import type { AbortedBy, Counters, DependsOn, NewTask, Operation, OperationState, Task, TaskState } from './domain/operation.js'
 import type { Found, Page } from './paging.js'
 import type { CallbackAttempt } from './operations/callback-guard.js'
 
@@ -51,6 +51,17 @@ export interface OperationsRepository {
    * (never delivered, or delivered again, after); answers the operations touched.
    */
   timeOut (now: number): Promise<string[]>
+  /** The operation, its row locked until the transaction ends (one rollout budget, one abort, across processes). */
+  lock (uid: string): Promise<Operation | undefined>
+  /** The operation's tasks started after `since`, and the oldest start among them (a rollout's release budget). */
+  startedSince (operationUid: string, since: number): Promise<{ count: number, oldest: number | null }>
+  /**
+   * Records why a rollout stopped (its cancelDate too, when it has none) unless it is FINISHED or stopped already;
+   * answers whether it did. The caller cancels the remaining tasks in the same transaction.
+   */
+  setAborted (uid: string, abortedBy: AbortedBy, now: number): Promise<boolean>
+  /** The open (IN_PROGRESS, BEING_CANCELLED) tasks on these systems of operations of these types. */
+  openTasksOf (systemUids: readonly string[], types: readonly string[]): Promise<Array<{ uid: string, operationUid: string }>>
   /** Operations not FINISHED: for recovery after a restart. */
   unfinished (): Promise<Operation[]>
   /** Counts one callback try and keeps its outcome when it is the latest (operation JSON `callbackDelivery`). */

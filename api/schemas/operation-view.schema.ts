@@ -49,7 +49,14 @@ export const OperationView = Type.Unsafe<View>(Type.Object({
   dependsOn: Type.Union([Type.Object({
     operation: Type.String({ description: 'uid of the parent operation' }),
     states: Type.Array(Type.String({ enum: ['SUCCESS', 'FAILURE', 'CANCELLED'] }), { description: 'Which tasks of the parent give the systems' })
-  }), Null], { description: 'The operation this one waits for, or null' })
+  }), Null], { description: 'The operation this one waits for, or null' }),
+  abortedBy: Type.Union([Type.Object({
+    reason: Type.String({ enum: ['failure.threshold'], description: 'What stopped it: the share of FAILURE among the ended tasks reached parameters.abort.failurePercent' }),
+    failurePercent: Type.Number({ description: 'The threshold of the request (parameters.abort.failurePercent)' }),
+    minTasks: Type.Integer({ description: 'Ended tasks needed before the share was judged (parameters.abort.minTasks)' }),
+    ended: Type.Integer({ description: 'Tasks ended (SUCCESS or FAILURE) when it stopped' }),
+    failed: Type.Integer({ description: 'Of those, the tasks in FAILURE' })
+  }), Null], { description: 'Not in AirVantage: set when a device operation\'s abort threshold cancelled its remaining tasks; null otherwise' })
 }, {
   description: 'A bulk operation',
   examples: [{
@@ -71,7 +78,8 @@ export const OperationView = Type.Unsafe<View>(Type.Object({
     callback: null,
     callbackDelivery: null,
     parameters: { labels: { add: ['north'], remove: [] } },
-    dependsOn: null
+    dependsOn: null,
+    abortedBy: null
   }]
 }))
 

@@ -18,6 +18,12 @@ export type FinalTaskState = typeof FINAL_TASK_STATES[number]
 
 export interface DependsOn { operation: string, states: FinalTaskState[] }
 
+/**
+ * Why a rollout stopped (issue 9, safe rollouts; not in AirVantage): at least `minTasks` tasks had ended and the share
+ * of FAILURE among them (`failed` of `ended`) reached `failurePercent`, so the remaining tasks were cancelled.
+ */
+export interface AbortedBy { reason: 'failure.threshold', failurePercent: number, minTasks: number, ended: number, failed: number }
+
 export interface Operation {
   uid: string
   companyUid: string
@@ -41,6 +47,8 @@ export interface Operation {
   resolved: boolean
   /** How its callbacks went, as stored (absent on an operation being built). */
   callbackDelivery?: CallbackDelivery
+  /** Set when its failure threshold stopped it (core/operations/rollout.ts); absent or null otherwise. */
+  abortedBy?: AbortedBy | null
 }
 
 export interface Task {
@@ -91,7 +99,9 @@ export function operationView (op: Operation, counts: Partial<Record<TaskState, 
     // null without a callback; otherwise the tries so far (core/operations/callback-guard.ts).
     callbackDelivery: op.callback === null ? null : op.callbackDelivery ?? { attempts: 0, lastStatus: null, lastError: null, lastAttemptAt: null, delivered: false },
     parameters: op.parameters,
-    dependsOn: op.dependsOn
+    dependsOn: op.dependsOn,
+    // Not in AirVantage (issue 9, safe rollouts): why the remaining tasks were cancelled, null when they were not.
+    abortedBy: op.abortedBy ?? null
   }
 }
 

@@ -21,6 +21,7 @@ import type { OperationJobs, PeriodicJob, PeriodicJobs } from './jobs.js'
 import type { OperationHandler, TaskOutcome } from './handler.js'
 import type { DeviceAnswer } from '../domain/device-task.js'
 import type { DispatchRequest, TaskDispatch } from '../devices/ports.js'
+import { abortOf, abortOnFailures, releaseBudget, rolloutOf, type AbortPolicy } from './rollout.js'
 
 export interface EngineDeps {
   repos: Repositories
@@ -199,7 +200,9 @@ export function createEngine (deps: EngineDeps) {
 
   /**
    * Runs chunks of PENDING tasks, each in its own transaction, for up to sliceMs; then queues the next run (so a
-   * huge operation shares the workers with the others), or finishes the operation once none is left.
+   * huge operation shares the workers with the others), or finishes the operation once none is left. A rollout
+   * (core/operations/rollout.ts) claims no more than its budget and, once it is spent, queues the next run for when
+   * the budget frees; an abort threshold is judged after each chunk, before the chunk's device tasks leave.
    */
   async function run (operationUid: string): Promise<void> {
     const until = clock.now() + sliceMs
@@ -207,22 +210,32 @@ export function createEngine (deps: EngineDeps) {
     if (op === undefined || op.state !== 'IN_PROGRESS') return
     const handler = deps.handlers[op.type]
     if (handler === undefined) throw new FleetError('internal.error', [`no handler for ${op.type}`])
+    const rollout = rolloutOf(op)
+    const abort = abortOf(op)
     for (;;) {
       await yieldToIo()
       const now = clock.now()
       if (op.timeoutDate <= now) { await sweepTimeouts(); return }
       let deliveries: DispatchRequest[] = []
-      const results = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+      const { results, limit, nextAt } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
         deliveries = []
-        const tasks = await tx.operations.claimPending(op.uid, chunkSize)
+        const budget = rollout === undefined ? { left: chunkSize } : await releaseBudget(tx, op.uid, rollout, now)
+        const limit = Math.min(chunkSize, budget.left)
+        if (limit <= 0) return { results: [], limit, nextAt: budget.nextAt }
+        const tasks = await tx.operations.claimPending(op.uid, limit)
         const chunk = await runTasks(tx, op, tasks, handler, now, deliveries)
         await tx.operations.setTaskResults(chunk, now)
-        return chunk
+        return { results: chunk, limit, nextAt: undefined }
       }), STORE_RETRY)
+      if (nextAt !== undefined) {
+        // The id is the time: workers that find the budget spent at once queue one run between them.
+        await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:window:${nextAt}`, runAt: nextAt })
+        return
+      }
       countTasks(op.type, results)
+      if (abort !== undefined && results.length > 0) await abortIfFailing(op.uid, abort)
       await deliver(deliveries)
-      const taken = results.length
-      if (taken < chunkSize) { await finishIfDone(op.uid); return }
+      if (results.length < limit) { await finishIfDone(op.uid); return }
       if (clock.now() >= until) break
     }
     await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:${clock.now()}:${Math.random()}` })
@@ -256,6 +269,12 @@ export function createEngine (deps: EngineDeps) {
     await repos.operations.clearFollowups(op.uid)
   }
 
+  /** Stops a rollout whose failure threshold is reached (core/operations/rollout.ts); its state changes when it ends. */
+  async function abortIfFailing (operationUid: string, policy: AbortPolicy): Promise<void> {
+    const abortedBy = await retryWhileUnavailable(async () => await inTransaction(async (tx) => await abortOnFailures(tx, operationUid, policy, clock.now())), STORE_RETRY)
+    if (abortedBy !== undefined) log.info({ operation: operationUid, ...abortedBy }, 'operation stopped: its failure threshold was reached')
+  }
+
   /** Hands committed device tasks to the transports; a failure leaves them waiting for the device (logged). */
   async function deliver (requests: DispatchRequest[]): Promise<void> {
     if (requests.length === 0 || deps.dispatch === undefined) return
@@ -276,10 +295,11 @@ export function createEngine (deps: EngineDeps) {
    * Devices answered device tasks (conventions.md §Device tasks: OK → SUCCESS, ERROR → FAILURE with the device's
    * message; a task being cancelled takes what the device answers). Each answer runs in its own transaction with the
    * handler's `answered`, which may chain the next device task (settings, then reboot). An answer to a task already
-   * ended (timed out, cancelled before delivery) changes nothing.
+   * ended (timed out, cancelled before delivery) changes nothing. The abort threshold of each operation answered is
+   * judged once the answers are in.
    */
   async function deviceAnswered (answers: readonly DeviceAnswer[]): Promise<void> {
-    const touched = new Set<string>()
+    const touched = new Map<string, AbortPolicy | undefined>()
     for (const answer of answers) {
       if (answer.operationUid === null || answer.operationTaskUid === null) continue
       const operationUid = answer.operationUid
@@ -300,15 +320,51 @@ export function createEngine (deps: EngineDeps) {
           r = succeeded(task, outcome, deliveries)
         } catch (err) {
           if (!isFleetError(err)) throw err
+          await handler?.failed?.({ tx, op, task, now })
           r = failure(task, err)
         }
+        await tx.operations.setTaskResults([r], now)
+        return { r, type: op.type, abort: abortOf(op) }
+      }), STORE_RETRY)
+      if (result === undefined) continue
+      if (result.r.state !== 'IN_PROGRESS') countTasks(result.type, [result.r])
+      await deliver(deliveries)
+      touched.set(operationUid, result.abort)
+    }
+    for (const [uid, abort] of touched) {
+      if (abort !== undefined) await abortIfFailing(uid, abort)
+      await finishIfDone(uid)
+    }
+  }
+
+  /**
+   * Device messages of these systems were committed (ingest's onStored): the open tasks of the handlers that wait for
+   * values (handler.reported: retrieve data) look again, each with its task locked, so that an answer being recorded
+   * at the same time is seen by one of the two.
+   */
+  async function valuesStored (systemUids: readonly string[]): Promise<void> {
+    const types = (Object.keys(deps.handlers) as OperationType[]).filter((t) => deps.handlers[t]?.reported !== undefined)
+    if (types.length === 0 || systemUids.length === 0) return
+    const touched = new Set<string>()
+    for (const open of await repos.operations.openTasksOf(systemUids, types)) {
+      const deliveries: DispatchRequest[] = []
+      const result = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+        deliveries.length = 0
+        const op = await tx.operations.find(open.operationUid)
+        const task = await tx.operations.lockTask(open.uid)
+        const handler = op === undefined ? undefined : deps.handlers[op.type]
+        if (op === undefined || task === undefined || handler?.reported === undefined || (task.state !== 'IN_PROGRESS' && task.state !== 'BEING_CANCELLED')) return undefined
+        const now = clock.now()
+        const outcome = await handler.reported({ tx, op, task, now })
+        if (outcome === undefined) return undefined
+        const r = succeeded(task, outcome, deliveries)
         await tx.operations.setTaskResults([r], now)
         return { r, type: op.type }
       }), STORE_RETRY)
       if (result === undefined) continue
       if (result.r.state !== 'IN_PROGRESS') countTasks(result.type, [result.r])
       await deliver(deliveries)
-      touched.add(operationUid)
+      touched.add(open.operationUid)
     }
     for (const uid of touched) await finishIfDone(uid)
   }
@@ -402,7 +458,7 @@ export function createEngine (deps: EngineDeps) {
     }
   }
 
-  return { create, cancel, completeTask, deviceAnswered, sweepTimeouts, recover, work, finishIfDone }
+  return { create, cancel, completeTask, deviceAnswered, valuesStored, sweepTimeouts, recover, work, finishIfDone }
 }
 
 export type Engine = ReturnType<typeof createEngine>

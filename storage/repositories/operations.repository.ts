@@ -1,6 +1,6 @@
 import type { Queryable } from '../../core/ports.js'
 import type { OperationsRepository } from '../../core/operations-port.js'
-import type { Operation, Task, TaskState } from '../../core/domain/operation.js'
+import type { AbortedBy, Operation, Task, TaskState } from '../../core/domain/operation.js'
 import { newUid } from '../../core/security/secrets.js'
 
 interface OperationRow {
@@ -28,6 +28,7 @@ interface OperationRow {
   callback_last_error: string | null
   callback_last_attempt_at: number | null
   callback_delivered: boolean
+  aborted_by: AbortedBy | null
 }
 
 const toOperation = (r: OperationRow): Operation => ({
@@ -56,7 +57,8 @@ const toOperation = (r: OperationRow): Operation => ({
     lastError: r.callback_last_error,
     lastAttemptAt: r.callback_last_attempt_at === null ? null : Number(r.callback_last_attempt_at),
     delivered: r.callback_delivered
-  }
+  },
+  abortedBy: r.aborted_by
 })
 
 interface TaskRow {
@@ -247,6 +249,32 @@ export function createOperationsRepository (q: Queryable): OperationsRepository 
       const { rows: empty } = await q.query<{ uid: string }>(
         "SELECT uid FROM operations WHERE state <> 'FINISHED' AND timeout_date <= $1", [now])
       return [...new Set([...rows.map((r) => r.operation_uid), ...empty.map((r) => r.uid)])]
+    },
+    async lock (uid) {
+      const { rows } = await q.query<OperationRow>('SELECT * FROM operations WHERE uid = $1 FOR UPDATE', [uid])
+      return rows[0] === undefined ? undefined : toOperation(rows[0])
+    },
+    async startedSince (operationUid, since) {
+      const { rows } = await q.query<{ n: number, oldest: string | number | null }>(
+        'SELECT count(*)::int AS n, min(start_date) AS oldest FROM operation_tasks WHERE operation_uid = $1 AND start_date > $2',
+        [operationUid, since])
+      const oldest = rows[0]?.oldest ?? null
+      return { count: rows[0]?.n ?? 0, oldest: oldest === null ? null : Number(oldest) }
+    },
+    async setAborted (uid, abortedBy, now) {
+      const res = await q.query(
+        `UPDATE operations SET aborted_by = $2::jsonb, cancel_date = coalesce(cancel_date, $3)
+         WHERE uid = $1 AND state <> 'FINISHED' AND aborted_by IS NULL`, [uid, JSON.stringify(abortedBy), now])
+      return res.rowCount > 0
+    },
+    async openTasksOf (systemUids, types) {
+      if (systemUids.length === 0 || types.length === 0) return []
+      // operation_tasks_open_system_idx (migration 0014): the few open tasks of each system, whatever its history.
+      const { rows } = await q.query<{ uid: string, operation_uid: string }>(
+        `SELECT t.uid, t.operation_uid FROM operation_tasks t JOIN operations o ON o.uid = t.operation_uid
+         WHERE t.system_uid = ANY($1::text[]) AND t.state IN ('IN_PROGRESS', 'BEING_CANCELLED') AND o.type = ANY($2::text[])
+         ORDER BY t.operation_uid, t.seq`, [[...systemUids], [...types]])
+      return rows.map((r) => ({ uid: r.uid, operationUid: r.operation_uid }))
     },
     async unfinished () {
       const { rows } = await q.query<OperationRow>("SELECT * FROM operations WHERE state <> 'FINISHED' ORDER BY created_at")
