@@ -165,11 +165,13 @@ export function startFleet (opts: FleetOptions): Fleet {
     onError: (d, err) => { fail(err); opts.events?.onError?.(d, err) }
   }
   const pause = async (ms: number): Promise<void> => { await sleep(ms, undefined, { signal: stopper.signal }).catch(() => {}) }
+  // A device that sends or polls rarely does not hold the end of the run back: its wait ends with the run.
+  const pauseUntil = async (ms: number, until: number): Promise<void> => { await pause(Math.min(ms, until - Date.now())) }
 
   async function drive (device: SimulatedDevice, until: number): Promise<void> {
     const interval = opts.rate > 0 ? 1000 / opts.rate : 0
     let nextAt = Date.now() + Math.random() * interval // spread the fleet over the first interval
-    await pause(nextAt - Date.now())
+    await pauseUntil(nextAt - Date.now(), until)
     while (!stopper.signal.aborted && Date.now() < until) {
       try {
         await device.publish()
@@ -179,17 +181,17 @@ export function startFleet (opts: FleetOptions): Fleet {
       }
       if (interval === 0) continue
       nextAt = Math.max(nextAt + interval, Date.now() - interval) // behind schedule: catch up by one interval at most
-      await pause(nextAt - Date.now())
+      await pauseUntil(nextAt - Date.now(), until)
     }
   }
 
   /** REST devices ask for their tasks every pollMs, on their own schedule (a wake polls in between). */
   async function pollTasks (device: SimulatedDevice, until: number): Promise<void> {
     const pollMs = opts.taskPollMs ?? 5000
-    await pause(Math.random() * pollMs)
+    await pauseUntil(Math.random() * pollMs, until)
     while (!stopper.signal.aborted && Date.now() < until) {
       try { await device.poll() } catch (err) { fail(err) }
-      await pause(pollMs)
+      await pauseUntil(pollMs, until)
     }
   }
 

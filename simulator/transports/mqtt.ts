@@ -21,6 +21,7 @@ export interface MqttDeviceOptions {
 }
 
 const FIXED_HEADER = 5 // fixed header, topic length, packet id: close enough for link counters
+const END_GRACE_MS = 5000
 
 export interface MqttDevice extends DeviceTransport {
   readonly client: MqttClient
@@ -114,7 +115,10 @@ export async function connectMqttDevice (opts: MqttDeviceOptions): Promise<MqttD
     async disconnect () {
       if (gone !== undefined) throw gone
       rebooting = true
-      await client.endAsync(false) // lets the publishes in flight be acknowledged first
+      // Lets the publishes in flight be acknowledged first; a connection that no longer answers is cut after a while.
+      const graceful = client.endAsync(false)
+      const cut = new Promise<'cut'>((resolve) => { setTimeout(() => { resolve('cut') }, END_GRACE_MS).unref() })
+      if (await Promise.race([graceful, cut]) === 'cut') await client.endAsync(true)
     },
     async reconnect () {
       if (gone !== undefined) throw gone
@@ -124,7 +128,7 @@ export async function connectMqttDevice (opts: MqttDeviceOptions): Promise<MqttD
         try {
           const next = await open()
           client = next.client
-          await next.subscribed
+          try { await next.subscribed } catch (err) { await next.client.endAsync(true); throw err }
           rebooting = false
           return
         } catch (err) {
