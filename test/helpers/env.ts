@@ -1,7 +1,23 @@
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 // The servers the server-backed suites use, when set (see .ci/run). Tests read the environment only here.
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL === '' ? undefined : process.env.TEST_DATABASE_URL
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL === '' ? undefined : process.env.TEST_REDIS_URL
-export const TEMPLATE_DB = 'fleet_test_template'
+/**
+ * The migrated template the per-file databases are cloned from, named by the migrations it holds: test runs of
+ * checkouts with other migrations (a CI run beside a working tree) use templates of their own instead of dropping
+ * each other's.
+ */
+export const TEMPLATE_DB = `fleet_test_template_${migrationsHash()}`
+
+function migrationsHash (): string {
+  const dir = fileURLToPath(new URL('../../storage/migrations/', import.meta.url))
+  const h = createHash('sha256')
+  for (const f of readdirSync(dir).filter((n) => n.endsWith('.sql')).sort()) h.update(f).update(readFileSync(join(dir, f)))
+  return h.digest('hex').slice(0, 12)
+}
 
 /** The URL of another database on the same server. */
 export function databaseUrl (base: string, name: string): string {

@@ -1,11 +1,16 @@
 // Runs once before every suite. With TEST_DATABASE_URL set, the server must answer (a CI run never falls back
 // to the embedded store) and a migrated template database is made for the per-file databases.
+import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { Redis } from 'ioredis'
 import { openPostgresDb } from '../../storage/postgres-db.js'
 import { migrate } from '../../storage/migrate.js'
 import { TEMPLATE_DB, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from './env.js'
 
+/**
+ * Makes the template of these migrations unless it exists: built under a name of its own, then renamed, so that a
+ * run never clones a template still being migrated and two runs never drop each other's.
+ */
 async function prepareTemplate (url: string): Promise<void> {
   const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
   try {
@@ -14,11 +19,20 @@ async function prepareTemplate (url: string): Promise<void> {
     throw new Error(`TEST_DATABASE_URL=${url} does not answer: ${(err as Error).message}`)
   }
   try {
-    await admin.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DB} WITH (FORCE)`)
-    await admin.query(`CREATE DATABASE ${TEMPLATE_DB}`)
+    const exists = async (): Promise<boolean> => (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [TEMPLATE_DB])).rowCount === 1
+    if (await exists()) return
+    const building = `${TEMPLATE_DB}_${randomBytes(4).toString('hex')}`
+    await admin.query(`CREATE DATABASE ${building}`)
+    try {
+      const db = await openPostgresDb(databaseUrl(url, building), 1)
+      try { await migrate(db) } finally { await db.close() }
+      if (!(await exists())) await admin.query(`ALTER DATABASE ${building} RENAME TO ${TEMPLATE_DB}`)
+    } catch (err) {
+      if (!(await exists())) throw err // another run renamed its template first: use that one
+    } finally {
+      await admin.query(`DROP DATABASE IF EXISTS ${building} WITH (FORCE)`)
+    }
   } finally { await admin.end() }
-  const db = await openPostgresDb(databaseUrl(url, TEMPLATE_DB), 1)
-  try { await migrate(db) } finally { await db.close() }
 }
 
 async function checkRedis (url: string): Promise<void> {
