@@ -131,6 +131,11 @@ export interface SystemsRepository {
   update (uid: string, patch: Partial<SystemRow>): Promise<void>
   delete (uid: string): Promise<void>
   setApplications (systemUid: string, applicationUids: string[]): Promise<void>
+  /**
+   * What apply settings leaves on the systems (fleet-api.md §System: syncStatus, lastSyncDate; data.lastTemplateName
+   * and the lastAppliedTemplate / lastConfigName criteria): OK sets all of them, ERROR only syncStatus.
+   */
+  recordSync (uids: readonly string[], sync: { status: 'OK', at: number, template: string } | { status: 'ERROR' }): Promise<void>
   /** Adds then removes labels; answers false when the system is not one of the company's. */
   relabel (companyUid: string, uid: string, add: string[], remove: string[]): Promise<boolean>
   /** relabel for many systems in one statement (a chunk of a label operation); answers the uids relabelled. */

@@ -28,6 +28,8 @@ export interface TelemetryRepository {
   /** Sets data, data_ts and lastCommDate (never backwards); commStatus becomes OK (conventions.md §Data). */
   updateSystems (rows: SystemIngestUpdate[]): Promise<void>
   insertAcks (rows: AckRow[]): Promise<void>
+  /** Which of these data ids the system sent in device messages received at or after `since` (a retrieve's values). */
+  receivedIds (systemUid: string, dataIds: readonly string[], since: number): Promise<string[]>
   /** The subscription mobile numbers of these systems, by system uid (the connection request, ingest/dispatch.ts). */
   mobileNumbers (systemUids: readonly string[]): Promise<Map<string, string>>
   /** commStatus WARNING / ERROR for systems that missed their expected period (conventions.md §Data). */

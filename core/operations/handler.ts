@@ -46,8 +46,8 @@ export interface OperationHandler {
    * error is handled as in run().
    */
   runChunk? (ctx: ChunkContext): Promise<Array<TaskOutcome | FleetError>>
-  /** After run() failed with a FleetError and its changes were undone, in the same transaction: what must outlast
-   *  the failure (for instance releasing what the task reserved). */
+  /** After run() or answered() failed with a FleetError and its changes were undone, in the same transaction: what
+   *  must outlast the failure (for instance releasing what the task reserved, or a system's syncStatus ERROR). */
   failed? (ctx: TaskContext): Promise<void>
   /**
    * Optional: what a device's answer means for the task (default: OK → SUCCESS, ERROR → FAILURE with the device's
@@ -55,6 +55,12 @@ export interface OperationHandler {
    * the task with its code. Runs in the transaction that records the task's new state.
    */
   answered? (ctx: AnswerContext): Promise<TaskOutcome>
+  /**
+   * Optional: device messages of the task's system were stored while the task was open (retrieve data waits for the
+   * values read: conventions.md §Device tasks). Answers how the task ends, or undefined to keep waiting. Runs with
+   * the task locked, in the transaction that records its new state.
+   */
+  reported? (ctx: TaskContext): Promise<TaskOutcome | undefined>
   /** Once, when the operation finishes (for instance to release what the operation reserved). */
   finished? (tx: Repositories, op: Operation, now: number): Promise<void>
 }

@@ -62,7 +62,16 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     parts: createPartsService({ repos }),
     devices: createDevicesService({ repos, clock }),
     // Device answers go to the operations engine once committed (core/devices/ports.ts DeviceAnswers).
-    ingest: createIngestService({ inTransaction, clock, log, metrics, options: ingestOptions, onAnswers: async (answers) => { await operations.engine.deviceAnswered(answers) } }),
+    // Committed device messages go there too: a retrieve waits for the values it asked for (engine.valuesStored).
+    ingest: createIngestService({
+      inTransaction,
+      clock,
+      log,
+      metrics,
+      options: ingestOptions,
+      onAnswers: async (answers) => { await operations.engine.deviceAnswered(answers) },
+      onStored: async (systemUids) => { await operations.engine.valuesStored(systemUids) }
+    }),
     operations,
     /** commStatus WARNING / ERROR for systems that missed their period (conventions.md §Data). */
     sweepCommStatus: async () => await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000),

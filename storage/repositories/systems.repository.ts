@@ -243,6 +243,15 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
           SELECT $1, u FROM unnest($2::text[]) AS u`, [systemUid, applicationUids])
       }
     },
+    async recordSync (uids, sync) {
+      if (uids.length === 0) return
+      // data.lastTemplateName is merged into the row as it is now (the ingest flush locks and rewrites data too).
+      if (sync.status === 'ERROR') await q.query("UPDATE systems SET sync_status = 'ERROR' WHERE uid = ANY($1::text[])", [uids])
+      else {
+        await q.query(`UPDATE systems SET sync_status = 'OK', last_sync_date = $2, last_applied_template = $3, last_config_name = $3,
+          data = data || jsonb_build_object('lastTemplateName', $3::text) WHERE uid = ANY($1::text[])`, [uids, sync.at, sync.template])
+      }
+    },
     async relabel (companyUid, uid, add, remove) {
       const res = await q.query(
         `UPDATE systems SET labels = (SELECT coalesce(array_agg(DISTINCT l ORDER BY l), '{}') FROM unnest(array_cat(labels, $3::text[])) AS l

@@ -72,6 +72,13 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
         [rows.map((r) => r.systemUid), rows.map((r) => r.taskUid), rows.map((r) => r.status), rows.map((r) => r.message),
           rows.map((r) => r.protocol), rows.map((r) => r.receivedAt)])
     },
+    async receivedIds (systemUid, dataIds, since) {
+      if (dataIds.length === 0) return []
+      const { rows } = await q.query<{ data_id: string }>(
+        `SELECT DISTINCT p.data_id FROM device_messages m JOIN data_points p ON p.message_uid = m.uid
+         WHERE m.system_uid = $1 AND m.received_at >= $2 AND p.data_id = ANY($3::text[])`, [systemUid, since, [...dataIds]])
+      return rows.map((r) => r.data_id)
+    },
     async mobileNumbers (systemUids) {
       if (systemUids.length === 0) return new Map()
       const { rows } = await q.query<{ uid: string, mobile_number: string }>(

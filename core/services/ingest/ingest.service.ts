@@ -37,6 +37,12 @@ export interface IngestServiceDeps {
   metrics?: MetricsRegistry
   /** Where the answers of devices go once committed (the operations engine); absent: they stay in the store only. */
   onAnswers?: DeviceAnswers
+  /**
+   * Told which systems' device messages were just committed (the operations engine: a retrieve waits for the values
+   * it asked for, conventions.md §Device tasks). Called off the acknowledgement path, one call at a time; a failure
+   * is logged.
+   */
+  onStored?: (systemUids: readonly string[]) => Promise<void>
 }
 
 /** The pipeline's metrics (issue 8, Operability): what was stored or refused, and how the group commit keeps up. */
@@ -52,11 +58,36 @@ function ingestMetrics (metrics: MetricsRegistry, pending: () => number) {
 }
 
 /**
+ * Passes the systems whose messages were committed to `onStored`, one call at a time: systems noted meanwhile wait
+ * for the next call, together, so a busy ingest makes few calls (each is one query while no task waits for values).
+ */
+function storedNotices (onStored: IngestServiceDeps['onStored'], log: Logger) {
+  let waiting = new Set<string>()
+  let running = false
+  async function drain (listener: NonNullable<typeof onStored>): Promise<void> {
+    running = true
+    while (waiting.size > 0) {
+      const uids = [...waiting]
+      waiting = new Set()
+      await listener(uids).catch((err: unknown) => { log.warn({ err, systems: uids.length }, 'stored values not passed to the operations') })
+    }
+    running = false
+  }
+  return {
+    note (systemUids: readonly string[]): void {
+      if (onStored === undefined || systemUids.length === 0) return
+      for (const uid of systemUids) waiting.add(uid)
+      if (!running) drain(onStored).catch(() => {}) // drain() logs the listener's failures itself
+    }
+  }
+}
+
+/**
  * Stores device messages for every protocol (shared/style.md §2.6): one device message and its points per payload,
  * the latest value of each data id, and the System data fields, lastCommDate and commStatus of its system.
  * accept() resolves only after commit, so transports acknowledge after the store has the data.
  */
-export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers }: IngestServiceDeps) {
+export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers, onStored }: IngestServiceDeps) {
   const stats: IngestStats = { committedMessages: 0, committedPoints: 0, failedMessages: 0, batches: 0, refused: {} }
 
   // The acknowledged write: messages and their points only. Derived state (data_last, System data, lastCommDate)
@@ -69,8 +100,10 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     onRetry: (err: Error, attempt: number) => { if (attempt === 1) log.warn({ err }, 'store unavailable; writing again') }
   }
 
+  const stored = storedNotices(onStored, log)
+
   async function write (msgs: DeviceMessage[]): Promise<Array<Error | undefined>> {
-    return await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+    const results = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
       const known = new Set(await tx.telemetry.existingSystems(msgs.map((m) => m.systemUid)))
       const results = msgs.map((m) => known.has(m.systemUid) ? undefined : new FleetError('system.unknown', [m.systemUid]))
       const kept = msgs.filter((m) => known.has(m.systemUid))
@@ -83,6 +116,8 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
       await tx.telemetry.insertPoints(points)
       return results
     }), storeRetry)
+    stored.note(msgs.filter((m, i) => results[i] === undefined).map((m) => m.systemUid))
+    return results
   }
 
   const derived = createDerivedState({ inTransaction, log, options: { flushMs: options.derivedFlushMs } })
