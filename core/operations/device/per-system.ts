@@ -1,0 +1,64 @@
+// What retrieve data and apply settings share (fleet-api.md §Retrieve data, §Apply settings; conventions.md
+// §Operations): a request is refused when no selected system defines any of the ids it names (400, nothing created);
+// each task reads its system and its applications, and a chunk of tasks reads them all at once.
+import { FleetError } from '../../errors.js'
+import type { Repositories } from '../../repositories.js'
+import type { ChunkContext, OperationHandler, TaskContext, TaskOutcome } from '../handler.js'
+import { elementsOf, loadTargets, type DeviceTarget, type Element } from './targets.js'
+
+/** Systems read per query while judging a selection (a uids selection has at most 100, a label or criteria more). */
+const SLICE = 500
+
+/**
+ * Whether at least one of the systems defines at least one of the ids as an element `accepts` takes. Systems with the
+ * same applications are judged once.
+ */
+export async function someSystemDefines (repos: Pick<Repositories, 'applications'>, systemUids: readonly string[], ids: readonly string[], accepts: (e: Element) => boolean): Promise<boolean> {
+  const judged = new Set<string>()
+  for (let i = 0; i < systemUids.length; i += SLICE) {
+    const apps = await repos.applications.forSystems(systemUids.slice(i, i + SLICE))
+    for (const applications of apps.values()) {
+      const key = applications.map((a) => a.uid).join(',')
+      if (judged.has(key)) continue
+      judged.add(key)
+      const elements = elementsOf(applications)
+      if (ids.some((id) => { const e = elements.get(id); return e !== undefined && accepts(e) })) return true
+    }
+  }
+  return false
+}
+
+/** What one task does once its system and applications are read (undefined: the system is gone). */
+export type RunOnTarget = (ctx: TaskContext, target: DeviceTarget | undefined) => Promise<TaskOutcome>
+
+/**
+ * run() and runChunk() of a device operation from what one task does with its target: a chunk reads its systems and
+ * their applications in one go, and a task whose checks fail (a FleetError) writes nothing and fails alone.
+ */
+export function perSystem (runOne: RunOnTarget): Pick<OperationHandler, 'run' | 'runChunk'> {
+  return {
+    async run (ctx) {
+      const targets = await loadTargets(ctx.tx, ctx.op.companyUid, [ctx.task.systemUid])
+      return await runOne(ctx, targets.get(ctx.task.systemUid))
+    },
+    async runChunk ({ tx, op, tasks, now }: ChunkContext) {
+      const targets = await loadTargets(tx, op.companyUid, tasks.map((t) => t.systemUid))
+      const out: Array<TaskOutcome | FleetError> = []
+      for (const task of tasks) {
+        try {
+          out.push(await runOne({ tx, op, task, now }, targets.get(task.systemUid)))
+        } catch (err) {
+          if (!(err instanceof FleetError)) throw err
+          out.push(err)
+        }
+      }
+      return out
+    }
+  }
+}
+
+/** The target of a task, or its failure when the system was deleted since the operation was created. @throws system.unknown */
+export function present (ctx: TaskContext, target: DeviceTarget | undefined): DeviceTarget {
+  if (target === undefined) throw new FleetError('system.unknown', [ctx.task.systemUid])
+  return target
+}
