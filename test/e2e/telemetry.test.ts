@@ -145,8 +145,9 @@ describe.each(links)('tasks to a device on %s', { timeout: 60_000 }, (_name, l) 
     const now = Date.now()
     const task = async (body: Json, at: number): Promise<string> => {
       const uid = randomBytes(16).toString('hex')
-      await stack.db.query('INSERT INTO device_tasks (uid, system_uid, body, created_at) VALUES ($1, $2, $3::jsonb, $4)',
-        [uid, systemUid, JSON.stringify({ uid, timestamp: at, ...body }), at])
+      // The task travels over the device's own transport (device_tasks.protocol).
+      await stack.db.query('INSERT INTO device_tasks (uid, system_uid, protocol, body, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)',
+        [uid, systemUid, l.protocolName, JSON.stringify({ uid, timestamp: at, ...body }), at])
       return uid
     }
     const write = await task({ write: [{ 'machine.threshold': 85 }] }, now)
