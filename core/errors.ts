@@ -60,6 +60,9 @@ const OWN_CODES = {
   'callback.invalid': 400, // conventions.md §Callbacks: a callback that is not an http(s) URL
   'callback.forbidden': 400, // conventions.md §Callbacks: a callback host in a loopback, link-local or private network
   'template.not.unique': 400, // issue 9: a setting template name is taken in the company
+  // fleet-api.md's wake-up row lists no code: these follow the reboot and reset rows (core/operations/kinds/wakeup.ts)
+  'wakeup.invalid.action': 400,
+  'operation.wakeup.missing.connect.action.in.system': 400,
   'ip.forbidden': 403, // company ipFiltering refuses the caller's address
   'missing.rights': 403,
   invalid_token: 401,

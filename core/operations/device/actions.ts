@@ -1,0 +1,196 @@
+// What reboot, reset to factory and wake-up share (fleet-api.md §Reboot, Reset to factory, Wake-up; conventions.md
+// §Applications, §Device tasks): the action they run is an `action` element of the systems' applications, of one
+// actionType (REBOOT, RESET, CONNECT), sent as a `command` device task whose id is the action's id. The request may
+// name the action (checked against the selected systems: 400 when it is not of the right kind); without one, each
+// system's applications say which (reboot: the first firmware's; reset: every RESET action; wake-up: the CONNECT
+// action of an application that communicates). Per system: no such action, no protocol, or no identifiers for it
+// fail that system's task with the code (conventions.md §Operations).
+import { FleetError, type ErrorCode } from '../../errors.js'
+import type { Repositories } from '../../repositories.js'
+import type { ActionType } from '../../domain/application-model.js'
+import { flattenData } from '../../domain/application-model.js'
+import type { DeviceProtocol } from '../../domain/device-message.js'
+import type { Application } from '../../domain/system.js'
+import type { OperationType, Task } from '../../domain/operation.js'
+import { launch, newOperation, type Caller, type CommonParams, type OperationDeps } from '../common.js'
+import { resolveSelection, type SelectionInput } from '../selection.js'
+import { DEVICE_ERROR } from '../engine.js'
+import type { ChunkContext, OperationHandler, TaskContext, TaskOutcome } from '../handler.js'
+import { chooseProtocol, elementsOf, hasCommIdentifiers, loadTargets, type DeviceTarget, type Element } from './targets.js'
+import { issueDeviceTask } from './issue.js'
+
+/** How one action operation differs from the others. */
+export interface ActionSpec {
+  actionType: ActionType
+  /** 400 at creation: the requested action is not an action of actionType on the selected systems. */
+  invalidAction: ErrorCode
+  /** A system's task: the system has no (such) action of actionType. */
+  missingAction: ErrorCode
+  /** The actions to run on a system when the request names none, in order (empty: missingAction). */
+  defaults: (applications: readonly Application[]) => Element[]
+}
+
+/** What the operation keeps of the request (its `parameters`). */
+export interface ActionParameters {
+  action: string | null
+  protocol: string | null
+  requestConnection: boolean
+}
+
+/** One command of a task's plan: the action and the protocol that carries it. */
+interface Step { id: string, protocol: DeviceProtocol }
+
+/** The operation task's own parameters: the commands to run in turn and the one the device has now. */
+interface Plan { steps: Step[], step: number }
+
+/** Every action element of actionType, application by application (tree order inside one). */
+export function actionsOf (applications: readonly Application[], actionType: ActionType): Element[] {
+  const out: Element[] = []
+  for (const application of applications) {
+    for (const def of flattenData(application.data)) {
+      if (def.elementType === 'action' && def.actionType === actionType) out.push({ def, application })
+    }
+  }
+  return out
+}
+
+const isAction = (e: Element, actionType: ActionType): boolean => e.def.elementType === 'action' && e.def.actionType === actionType
+
+/**
+ * The requested action against the selected systems (fleet-api.md: "an action identifier of the right kind"): refused
+ * when a system defines that id as anything but an action of the type, or when none of them defines it at all. A
+ * system that does not define it fails its own task (spec.missingAction). Systems sharing applications are judged once.
+ * @throws spec.invalidAction
+ */
+export async function checkAction (repos: Pick<Repositories, 'applications'>, spec: ActionSpec, action: string, systemUids: readonly string[]): Promise<void> {
+  const judged = new Map<string, 'absent' | 'ok'>()
+  let found = false
+  for (let i = 0; i < systemUids.length; i += 500) {
+    const apps = await repos.applications.forSystems(systemUids.slice(i, i + 500))
+    for (const applications of apps.values()) {
+      const key = applications.map((a) => a.uid).join(',')
+      let verdict = judged.get(key)
+      if (verdict === undefined) {
+        const e = elementsOf(applications).get(action)
+        if (e !== undefined && !isAction(e, spec.actionType)) throw new FleetError(spec.invalidAction, [action, `${e.def.elementType}${e.def.actionType === null ? '' : ` ${e.def.actionType}`}`, spec.actionType])
+        verdict = e === undefined ? 'absent' : 'ok'
+        judged.set(key, verdict)
+      }
+      if (verdict === 'ok') found = true
+    }
+  }
+  if (!found) throw new FleetError(spec.invalidAction, [action, `no ${spec.actionType} action of that id on the selected systems`, spec.actionType])
+}
+
+/**
+ * The commands a system's task sends, each with its protocol, checked before anything is written.
+ * @throws spec.missingAction, operation.protocol.not.found.on.system.for.encoding, operation.no.communication.id.on.system.for.protocol
+ */
+function planFor (spec: ActionSpec, target: DeviceTarget, p: ActionParameters): Step[] {
+  const uid = target.system.uid
+  let elements: Element[]
+  if (p.action !== null) {
+    const e = target.elements.get(p.action)
+    if (e === undefined || !isAction(e, spec.actionType)) throw new FleetError(spec.missingAction, [uid, p.action])
+    elements = [e]
+  } else {
+    elements = spec.defaults(target.applications)
+    if (elements.length === 0) throw new FleetError(spec.missingAction, [uid, `no ${spec.actionType} action`])
+  }
+  return elements.map((e) => {
+    const protocol = chooseProtocol(target, p.protocol, e)
+    if (!hasCommIdentifiers(target.system, protocol)) throw new FleetError('operation.no.communication.id.on.system.for.protocol', [uid, protocol])
+    return { id: e.def.id, protocol }
+  })
+}
+
+/** Writes the device task of one step: the first under the operation task's uid, the next ones under `<uid>-<n>`. */
+async function issueStep (ctx: Pick<TaskContext, 'tx' | 'op' | 'task' | 'now'>, plan: Plan, requestConnection: boolean): Promise<TaskOutcome> {
+  const step = plan.steps[plan.step] as Step
+  return await issueDeviceTask(ctx, step.protocol, { command: { id: step.id, params: {} } }, {
+    requestConnection,
+    params: { ...plan },
+    ...(plan.step === 0 ? {} : { uid: `${ctx.task.uid}-${plan.step}` })
+  })
+}
+
+function planOf (task: Task): Plan | undefined {
+  const p = task.params as Partial<Plan> | null
+  return Array.isArray(p?.steps) && typeof p?.step === 'number' ? { steps: p.steps, step: p.step } : undefined
+}
+
+/**
+ * The handler of an action operation. `alwaysConnect`: wake-up asks every device not connected to connect (the SMS
+ * shoulder tap), whatever the request says.
+ */
+export function actionHandler (spec: ActionSpec, alwaysConnect = false): OperationHandler {
+  const params = (op: TaskContext['op']): ActionParameters => op.parameters as unknown as ActionParameters
+  const connect = (op: TaskContext['op']): boolean => alwaysConnect || params(op).requestConnection
+
+  async function runOne (ctx: TaskContext, target: DeviceTarget | undefined): Promise<TaskOutcome> {
+    if (target === undefined) throw new FleetError('system.unknown', [ctx.task.systemUid])
+    const plan = { steps: planFor(spec, target, params(ctx.op)), step: 0 }
+    return await issueStep(ctx, plan, connect(ctx.op))
+  }
+
+  return {
+    async run (ctx) {
+      const targets = await loadTargets(ctx.tx, ctx.op.companyUid, [ctx.task.systemUid])
+      return await runOne(ctx, targets.get(ctx.task.systemUid))
+    },
+    // The systems and applications of the whole chunk in one read; a task whose checks fail writes nothing.
+    async runChunk ({ tx, op, tasks, now }: ChunkContext) {
+      const targets = await loadTargets(tx, op.companyUid, tasks.map((t) => t.systemUid))
+      const out: Array<TaskOutcome | FleetError> = []
+      for (const task of tasks) {
+        try {
+          out.push(await runOne({ tx, op, task, now }, targets.get(task.systemUid)))
+        } catch (err) {
+          if (!(err instanceof FleetError)) throw err
+          out.push(err)
+        }
+      }
+      return out
+    },
+    // conventions.md §Device tasks: ERROR ends the task with the device's message; OK runs the next step, if any
+    // (reset: every RESET action of the system, one after the other), else ends it SUCCESS. A task being cancelled
+    // sends nothing more: it ends with what the device answered.
+    async answered (ctx) {
+      const { answer, task } = ctx
+      if (answer.status === 'ERROR') throw new FleetError(DEVICE_ERROR, answer.message === null ? [] : [answer.message])
+      const plan = planOf(task)
+      if (plan === undefined || plan.step + 1 >= plan.steps.length || task.state === 'BEING_CANCELLED') return { state: 'SUCCESS' }
+      return await issueStep(ctx, { ...plan, step: plan.step + 1 }, connect(ctx.op))
+    }
+  }
+}
+
+/** The request of an action operation (its schema: DeviceCommon + action, in each kind's file). */
+export interface ActionBody extends CommonParams {
+  action?: string | null
+  requestConnection?: boolean | null
+  protocol?: string | null
+  systems?: SelectionInput | null
+  rollout?: { maxPerMinute: number } | null
+  abort?: { failurePercent: number, minTasks: number } | null
+}
+
+/**
+ * Validates and creates an action operation: set S, set T and the callback, then the action against the selected
+ * systems (a selection by dependsOn is known only when its parent ends: its systems are judged task by task).
+ * `alwaysConnect`: wake-up, which always asks for a connection. @throws set S, set T, spec.invalidAction
+ */
+export async function createActionOperation (deps: OperationDeps, caller: Caller, type: OperationType, spec: ActionSpec, body: ActionBody, alwaysConnect = false): Promise<{ operation: string }> {
+  const selection = await resolveSelection(deps.repos, caller.access.company.uid, body.systems)
+  const action = body.action == null || body.action.trim() === '' ? null : body.action
+  const protocol = body.protocol == null || body.protocol.trim() === '' ? null : body.protocol.toUpperCase()
+  const parameters: ActionParameters & Record<string, unknown> = {
+    action, protocol, requestConnection: alwaysConnect || body.requestConnection === true
+  }
+  // The safe-rollout fields of issue 9 are kept only when given: without them the operation is AirVantage's.
+  if (body.rollout != null) parameters.rollout = body.rollout
+  if (body.abort != null) parameters.abort = body.abort
+  const op = await newOperation(deps, caller, type, body, parameters, selection)
+  if (action !== null && selection.resolved) await checkAction(deps.repos, spec, action, selection.tasks.map((t) => t.systemUid))
+  return await launch(deps, op, selection.tasks)
+}
