@@ -45,6 +45,11 @@ export interface DeviceTasksRepository {
   answer (systemUid: string, acks: ReadonlyArray<{ taskUid: string, status: 'OK' | 'ERROR', message: string | null }>, now: number): Promise<DeviceAnswer[]>
   /** Withdraws tasks not delivered yet (PENDING → CANCELLED); answers the uids withdrawn. */
   withdraw (taskUids: readonly string[], now: number): Promise<string[]>
+  /**
+   * Answers the engine may not have heard: the latest device task of each operation task still open
+   * (IN_PROGRESS, BEING_CANCELLED) is answered. The process stopped between committing the ack and telling the engine.
+   */
+  unheard (): Promise<DeviceAnswer[]>
   /** States of these tasks (absent: no such device task). */
   states (taskUids: readonly string[]): Promise<Map<string, DeviceTaskRecord['state']>>
 }

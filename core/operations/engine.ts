@@ -390,9 +390,13 @@ export function createEngine (deps: EngineDeps) {
     }
   }
 
-  /** After a restart: every unfinished operation is looked at again (idempotent job ids make this safe). */
+  /**
+   * After a restart: every unfinished operation is looked at again (idempotent job ids make this safe), and the
+   * device answers committed while the engine was not told (a stop between the two) are taken now.
+   */
   async function recover (): Promise<void> {
     for (const op of await repos.operations.pendingFollowups()) await followUp(op)
+    await deviceAnswered(await repos.deviceTasks.unheard())
     for (const op of await repos.operations.unfinished()) {
       // A run job of its own: the killed process's job keeps its lease (30 s) before it may run again.
       if (op.state === 'IN_PROGRESS') await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:recover:${clock.now()}` })

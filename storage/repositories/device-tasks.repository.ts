@@ -48,9 +48,20 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
     async withdraw (taskUids, now) {
       if (taskUids.length === 0) return []
       const { rows } = await q.query<{ uid: string }>(
-        `UPDATE device_tasks SET state = 'CANCELLED', acked_at = $2 WHERE uid = ANY($1::text[]) AND state = 'PENDING' RETURNING uid`,
+        'UPDATE device_tasks SET state = \'CANCELLED\', acked_at = $2 WHERE uid = ANY($1::text[]) AND state = \'PENDING\' RETURNING uid',
         [taskUids, now])
       return rows.map((r) => r.uid)
+    },
+    async unheard () {
+      const { rows } = await q.query<{ uid: string, system_uid: string, operation_uid: string, operation_task_uid: string, state: 'OK' | 'ERROR', message: string | null, acked_at: number }>(
+        `SELECT d.uid, d.system_uid, d.operation_uid, d.operation_task_uid, d.state, d.message, d.acked_at
+         FROM (SELECT DISTINCT ON (operation_task_uid) * FROM device_tasks
+               WHERE operation_task_uid IN (SELECT uid FROM operation_tasks WHERE state IN ('IN_PROGRESS', 'BEING_CANCELLED'))
+               ORDER BY operation_task_uid, created_at DESC, uid DESC) d
+         WHERE d.state IN ('OK', 'ERROR')`)
+      return rows.map((r): DeviceAnswer => ({
+        taskUid: r.uid, systemUid: r.system_uid, operationUid: r.operation_uid, operationTaskUid: r.operation_task_uid, status: r.state, message: r.message, at: Number(r.acked_at)
+      }))
     },
     async states (taskUids) {
       if (taskUids.length === 0) return new Map()
