@@ -5,11 +5,21 @@ import { transferKind } from './transfer.js'
 import { swapSimKind } from './swap-sim.js'
 import { deleteKind } from './delete.js'
 import { exportKind } from './export.js'
+import { retrieveDataKind } from './retrieve-data.js'
+import { applySettingsKind } from './apply-settings.js'
+import { rebootKind } from './reboot.js'
+import { resetKind } from './reset.js'
+import { wakeupKind } from './wakeup.js'
 
 export const OPERATION_KINDS: readonly OperationKind[] = [
   labelKind,
   transferKind,
   swapSimKind,
   deleteKind,
-  exportKind
+  exportKind,
+  retrieveDataKind,
+  applySettingsKind,
+  rebootKind,
+  resetKind,
+  wakeupKind
 ]
