@@ -4,11 +4,6 @@ import { EpochTimeInt } from './numbers.schema.js'
 export { Common, Criteria, DependsOn, Selection } from '../../core/operations/body.schema.js'
 import { OPERATION_STATES, OPERATION_TYPES, TASK_STATES } from '../../core/domain/operation.js'
 
-
-
-
-
-
 export { OperationRef, OperationView, TaskView } from './operation-view.schema.js'
 
 /** conventions.md §Operations: the filters of GET /operations; sorted newest first. */

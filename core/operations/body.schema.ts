@@ -54,4 +54,3 @@ export const Selection = Type.Object({
   dependsOn: Type.Optional(Type.Union([Type.Null(), DependsOn])),
   criteria: Type.Optional(Type.Union([Type.Null(), Criteria]))
 })
-
