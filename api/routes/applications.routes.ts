@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ApplicationsService } from '../../core/services/applications.service.js'
+import type { CompanyAccess } from '../../core/services/access.js'
 import type { CommunicationEntry, DataNode } from '../../core/domain/application-model.js'
 import { CommunicationSchema, DataTreeSchema } from '../../core/schemas/application-model.schema.js'
 import { sendEmpty } from '../reply.js'
@@ -42,37 +43,32 @@ const applicationsRoutes: FastifyPluginAsyncTypebox<ApplicationsRoutesOptions> =
     data: req.body.data as DataNode[] | undefined
   }))
 
-  app.put('/applications/:uid/data', {
-    config: { right: EDIT_RIGHT },
-    schema: {
-      tags: ['applications'],
+  // The two parts of the model (conventions.md §Applications): each PUT replaces its part and answers an empty body.
+  const parts = [
+    {
+      part: 'data',
       summary: 'Set the data of an application',
       description: 'Replaces the data tree of one of the context company\'s applications and answers an empty body. A data id is the dot-joined ids from the top node down (node config with setting reportPeriodS: config.reportPeriodS), so ids hold no dot and siblings have different ids (request.invalid naming the field). Only nodes have children, only actions an actionType (REBOOT, RESET, CONNECT), only commands parameters. A public application or another company\'s answers application.unknown.',
-      params: ApplicationUidParams,
-      querystring: CompanyQuery,
       body: DataTreeSchema,
-      response: { 200: Empty, ...errors }
-    }
-  }, async (req, reply) => {
-    await applications.setData(req.access, req.params.uid, req.body as DataNode[])
-    return await sendEmpty(reply)
-  })
-
-  app.put('/applications/:uid/communication', {
-    config: { right: EDIT_RIGHT },
-    schema: {
-      tags: ['applications'],
+      set: async (access: CompanyAccess, uid: string, body: unknown) => { await applications.setData(access, uid, body as DataNode[]) }
+    },
+    {
+      part: 'communication',
       summary: 'Set the communication of an application',
       description: 'Replaces the protocols one of the context company\'s applications speaks and answers an empty body. Each protocol at most once (request.invalid); MSCI parameters: access (snmp, acemanager), port, snmpVersion (2c, 3), pollPeriodS; M3DA parameters: encryption (none, aes-cbc-128, aes-cbc-256, aes-ctr-128, aes-ctr-256), authentication. A public application or another company\'s answers application.unknown.',
-      params: ApplicationUidParams,
-      querystring: CompanyQuery,
       body: CommunicationSchema,
-      response: { 200: Empty, ...errors }
+      set: async (access: CompanyAccess, uid: string, body: unknown) => { await applications.setCommunication(access, uid, body as CommunicationEntry[]) }
     }
-  }, async (req, reply) => {
-    await applications.setCommunication(req.access, req.params.uid, req.body as CommunicationEntry[])
-    return await sendEmpty(reply)
-  })
+  ]
+  for (const { part, summary, description, body, set } of parts) {
+    app.put(`/applications/:uid/${part}`, {
+      config: { right: EDIT_RIGHT },
+      schema: { tags: ['applications'], summary, description, params: ApplicationUidParams, querystring: CompanyQuery, body, response: { 200: Empty, ...errors } }
+    }, async (req, reply) => {
+      await set(req.access, req.params.uid, req.body)
+      return await sendEmpty(reply)
+    })
+  }
 }
 
 export default applicationsRoutes
