@@ -166,6 +166,9 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): v
   parser.on('error', () => { close(RC.protocolError) })
   stream.on('data', (chunk: Buffer) => { if (!closed) parser.parse(chunk) })
   stream.on('error', () => { close() })
+  // The device ended its side (a WebSocket closed without DISCONNECT): the duplex of a WebSocket emits no 'close'
+  // until its writable side ends too, so the connection would linger, registered, until its keep alive ran out.
+  stream.on('end', () => { close() })
   stream.on('close', () => {
     closed = true
     clearTimeout(keepAliveTimer)

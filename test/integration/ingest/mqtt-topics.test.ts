@@ -170,3 +170,31 @@ describe('subscribe', () => {
     })
   }
 })
+
+describe('one registry of connections across MQTT 3.1.1 and 5', () => {
+  it('a push goes to the latest connection that subscribed, whichever its version; connected and counted on both', async () => {
+    const d = await createDevice(stack)
+    const mqtt = transportOf(stack, 'mqtt')
+    const count = (kind: string): number => mqtt.connections().find((c) => c.kind === kind)?.count ?? 0
+    const [v3, v5] = [count('3.1.1'), count('5')]
+    const older = await connectDevice(stack.mqttUrl, d.serial, d.mqttPassword ?? '', { version: 4 })
+    expect(await subscribe(older, `${d.serial}/tasks/json`)).toEqual([1])
+    const newer = await connectDevice(wsUrl(stack), d.imei, d.mqttPassword ?? '', { version: 5 })
+    expect(await subscribe(newer, `${d.imei}/#`)).toEqual([1])
+    await eventually(async () => count('3.1.1') === v3 + 1 && count('5') === v5 + 1, 3000, 'both connections counted')
+    const got: Record<string, string[]> = { older: [], newer: [] }
+    older.on('message', (topic) => { got.older?.push(topic) })
+    newer.on('message', (topic) => { got.newer?.push(topic) })
+
+    expect(await mqtt.push?.(d.uid, [{ uid: 'to-newer', timestamp: 1, read: ['a'] }])).toBe(true)
+    await eventually(async () => got.newer?.length === 1, 3000, 'the task on the MQTT 5 connection')
+    await endAll(newer)
+    await eventually(async () => count('5') === v5, 3000, 'the MQTT 5 connection gone')
+    expect(mqtt.connected(d.uid)).toBe(true)
+    expect(await mqtt.push?.(d.uid, [{ uid: 'to-older', timestamp: 2, read: ['b'] }])).toBe(true)
+    await eventually(async () => got.older?.length === 1, 3000, 'the task on the 3.1.1 connection')
+    expect(got).toEqual({ older: [`${d.serial}/tasks/json`], newer: [`${d.imei}/tasks/json`] })
+    await endAll(older)
+    await eventually(async () => !mqtt.connected(d.uid) && count('3.1.1') === v3, 3000, 'the system gone')
+  })
+})
