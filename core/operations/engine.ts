@@ -228,6 +228,8 @@ export function createEngine (deps: EngineDeps) {
         return { results: chunk, limit, nextAt: undefined }
       }), STORE_RETRY)
       if (nextAt !== undefined) {
+        // The last chunk may have spent the budget and the tasks together: nothing to wait for then.
+        if (await repos.operations.openTasks(op.uid) === 0) { await finishIfDone(op.uid); return }
         // The id is the time: workers that find the budget spent at once queue one run between them.
         await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:window:${nextAt}`, runAt: nextAt })
         return
