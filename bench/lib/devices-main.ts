@@ -1,0 +1,108 @@
+// Entry of the device process of bench/lib/devices-process.ts (not run on its own): the simulator's MQTT devices
+// (simulator/devices, simulator/transports/mqtt.ts), all in this one process, logging in as the systems of
+// bench/lib/seed-devices.ts. They carry out the tasks the service sends them as the simulator does (a reboot:
+// off for a moment, `_NUMBER_OF_RESETS` + 1, back on, ack; a write: settings applied, ack).
+// Messages from the parent: `start` (connect, paced), `stats`, `close`; to it: `progress`, `ready`, `stats`.
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { Ack, Task } from '../../protocols/airvantage/index.js'
+import { createDeviceModel } from '../../simulator/devices/device-model.js'
+import type { DeviceIdentity } from '../../simulator/devices/identity.js'
+import { createSimulatedDevice, type DeviceEvents, type SimulatedDevice } from '../../simulator/devices/simulated-device.js'
+import { openTransport } from '../../simulator/fleet.js'
+import type { MqttDevice } from '../../simulator/transports/mqtt.js'
+import type { DeviceTransport } from '../../simulator/transports/transport.js'
+import type { DevicesRequest, DevicesMessage, DevicesStats } from './devices-process.js'
+import { connectLeanMqttDevice, type LeanMqttDevice } from './lean-mqtt-device.js'
+import { row } from './seed-systems.js'
+
+const send = (m: DevicesMessage): void => { process.send?.(m) }
+if (process.send === undefined) {
+  console.error('bench/lib/devices-main.ts is started by bench/lib/devices-process.ts; run a benchmark instead.')
+  process.exit(2)
+}
+
+const devices: SimulatedDevice[] = []
+const counts = { answered: 0, failed: 0, errors: 0, connectFailures: 0, lastAnswerAt: 0, lastError: undefined as string | undefined }
+const events: DeviceEvents = {
+  onTask: (_d: SimulatedDevice, _t: Task, ack: Ack) => {
+    counts.answered++
+    if (ack.status === 'ERROR') { counts.failed++; counts.lastError = ack.message ?? 'ERROR' }
+    counts.lastAnswerAt = Date.now()
+  },
+  onError: (_d, err) => { counts.errors++; counts.lastError = (err as Error).message ?? String(err) }
+}
+
+function identity (i: number, password: string): DeviceIdentity {
+  return { serialNumber: row.serialNumber(i), imei: '', iccid: row.iccid(i), mobileNumber: '', mqttPassword: password, restPassword: '' }
+}
+
+/** The simulator's own MQTT link (mqtt.js), or the lean one of the same behaviour (the default: thousands fit). */
+async function link (id: DeviceIdentity, req: Extract<DevicesRequest, { type: 'start' }>): Promise<DeviceTransport> {
+  if (req.client === 'mqtt.js') return await openTransport(id, { protocol: 'mqtt', mqttUrl: req.mqttUrl, mqttVersion: 4, reconnectPeriod: 0 }, '')
+  return await connectLeanMqttDevice({ url: req.mqttUrl, username: id.serialNumber, password: id.mqttPassword })
+}
+
+const isUp = (t: DeviceTransport): boolean => 'client' in t ? (t as MqttDevice).client.connected : (t as LeanMqttDevice).connected
+
+/** One device connected and subscribed to its tasks; a refused or timed-out connection is tried again twice. */
+async function connectOne (i: number, req: Extract<DevicesRequest, { type: 'start' }>): Promise<void> {
+  const id = identity(i, req.password)
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const transport = await link(id, req)
+      devices.push(createSimulatedDevice({ identity: id, systemUid: '', transport, model: createDeviceModel(), events, rebootMs: req.rebootMs }))
+      return
+    } catch (err) {
+      if (attempt >= 3) { counts.connectFailures++; counts.lastError = (err as Error).message; return }
+      await sleep(1000)
+    }
+  }
+}
+
+/** Connects devices 1..n at about `perSecond`, in small batches, reporting progress every second. */
+async function connectAll (req: Extract<DevicesRequest, { type: 'start' }>): Promise<void> {
+  const t0 = performance.now()
+  const batch = Math.max(1, Math.round(req.perSecond / 20))
+  const pending = new Set<Promise<void>>()
+  let reported = t0
+  for (let from = 1; from <= req.devices; from += batch) {
+    const due = t0 + ((from - 1) / req.perSecond) * 1000
+    if (due > performance.now()) await sleep(due - performance.now())
+    // A service that lags behind does not get more than a few seconds' worth of connections waiting.
+    while (pending.size >= req.perSecond * 4) await Promise.race(pending)
+    for (let i = from; i < from + batch && i <= req.devices; i++) {
+      const p = connectOne(i, req).finally(() => { pending.delete(p) })
+      pending.add(p)
+    }
+    if (performance.now() - reported >= 1000) {
+      reported = performance.now()
+      send({ type: 'progress', connected: devices.length, failed: counts.connectFailures })
+    }
+  }
+  await Promise.all(pending)
+  send({ type: 'ready', connected: devices.length, failed: counts.connectFailures, seconds: (performance.now() - t0) / 1000, lastError: counts.lastError })
+}
+
+function stats (setting?: { key: string, value: unknown }): DevicesStats {
+  const now = Date.now()
+  let connected = 0
+  let resets = 0
+  let withSetting = 0
+  for (const d of devices) {
+    if (isUp(d.transport)) connected++
+    resets += d.model.numberOfResets
+    if (setting !== undefined && d.model.read([setting.key], now)[0]?.value === setting.value) withSetting++
+  }
+  return { devices: devices.length, connected, resets, withSetting, ...counts, rss: process.memoryUsage().rss }
+}
+
+process.on('message', (m: DevicesRequest) => {
+  if (m.type === 'start') {
+    connectAll(m).catch((err: unknown) => { console.error('devices:', err); process.exit(1) })
+  } else if (m.type === 'stats') {
+    send({ type: 'stats', stats: stats(m.setting) })
+  } else if (m.type === 'close') {
+    Promise.all(devices.map(async (d) => { await d.close().catch(() => {}) })).finally(() => { process.exit(0) })
+  }
+})
+process.on('disconnect', () => { process.exit(0) })

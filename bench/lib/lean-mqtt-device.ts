@@ -1,0 +1,172 @@
+// A lean MQTT 3.1.1 link for the simulator's devices (the DeviceTransport of simulator/transports/transport.ts),
+// for benchmarks that run thousands of them in one process: a bare socket and mqtt-packet's parser, about a tenth
+// of an mqtt.js client's memory. Same topics and behaviour as simulator/transports/mqtt.ts (protocols.md §3.1):
+// username = serial number, a clean session, tasks on `<id>/tasks/json` (QoS 1, subscribed again after each
+// reconnection), data and acks on `<id>/messages/json` and `<id>/acks/json` at QoS 1, each resolved on its PUBACK.
+import { connect, type Socket } from 'node:net'
+import mqtt, { type Packet } from 'mqtt-packet'
+import { decodeTasks, encodeAcks, encodeData } from '../../protocols/airvantage/index.js'
+import { TransportError, type DeviceTransport, type TasksHandler } from '../../simulator/transports/transport.js'
+
+export interface LeanMqttOptions {
+  /** mqtt://host:port */
+  url: string
+  username: string
+  password: string
+  /** Seconds between PINGREQs (the CONNECT's keep alive). */
+  keepaliveS?: number
+  /** A CONNECT or SUBSCRIBE not answered within this many ms fails. */
+  timeoutMs?: number
+}
+
+export interface LeanMqttDevice extends DeviceTransport {
+  /** True while the connection is up (between CONNACK and its close). */
+  readonly connected: boolean
+}
+
+const OPTS = { protocolVersion: 4 as const }
+const FIXED_HEADER = 5 // as simulator/transports/mqtt.ts counts link traffic
+
+interface Link {
+  socket: Socket
+  up: boolean
+  /** Publishes waiting for their PUBACK, by packet id. */
+  waiting: Map<number, { resolve: () => void, reject: (err: Error) => void }>
+  ping: NodeJS.Timeout | undefined
+}
+
+export async function connectLeanMqttDevice (opts: LeanMqttOptions): Promise<LeanMqttDevice> {
+  const url = new URL(opts.url)
+  const keepaliveS = opts.keepaliveS ?? 300
+  const timeoutMs = opts.timeoutMs ?? 30_000
+  const tasksTopic = `${opts.username}/tasks/json`
+  let handler: TasksHandler | undefined
+  const early: Array<Parameters<TasksHandler>[0]> = []
+  const traffic = { sent: 0, received: 0 }
+  let nextId = 1
+  let closed = false
+  const packetId = (): number => { const id = nextId; nextId = nextId === 65535 ? 1 : nextId + 1; return id }
+
+  /** One connection, CONNACKed and subscribed to its tasks. */
+  function open (): Promise<Link> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(url.port), url.hostname)
+      socket.setNoDelay(true)
+      const parser = mqtt.parser(OPTS)
+      const link: Link = { socket, up: false, waiting: new Map(), ping: undefined }
+      const subscribeId = packetId()
+      let settled = false
+      const timer = setTimeout(() => { fail(new TransportError(`mqtt ${opts.username}: no answer in ${timeoutMs} ms`)) }, timeoutMs)
+      const fail = (err: Error): void => {
+        if (!settled) { settled = true; clearTimeout(timer); reject(err) }
+        socket.destroy()
+      }
+      parser.on('packet', (p: Packet) => {
+        switch (p.cmd) {
+          case 'connack':
+            if (p.returnCode !== 0) { fail(new TransportError(`mqtt connect as ${opts.username}: CONNACK ${String(p.returnCode)}`, p.returnCode)); return }
+            socket.write(mqtt.generate({ cmd: 'subscribe', messageId: subscribeId, subscriptions: [{ topic: tasksTopic, qos: 1 }] }, OPTS))
+            return
+          case 'suback':
+            if (p.messageId !== subscribeId || settled) return
+            if (p.granted.some((g) => typeof g !== 'number' || g > 1)) { fail(new TransportError(`subscription to ${tasksTopic} refused`)); return }
+            settled = true
+            clearTimeout(timer)
+            link.up = true
+            link.ping = setInterval(() => { socket.write(mqtt.generate({ cmd: 'pingreq' }, OPTS)) }, keepaliveS * 500)
+            resolve(link)
+            return
+          case 'puback': {
+            const w = p.messageId === undefined ? undefined : link.waiting.get(p.messageId)
+            if (w === undefined || p.messageId === undefined) return
+            link.waiting.delete(p.messageId)
+            w.resolve()
+            return
+          }
+          case 'publish': {
+            if (p.qos === 1 && p.messageId !== undefined) socket.write(mqtt.generate({ cmd: 'puback', messageId: p.messageId }, OPTS))
+            if (p.topic !== tasksTopic) return
+            const decoded = decodeTasks(p.payload as Buffer)
+            if (!decoded.ok) return
+            if (handler === undefined) early.push(decoded.tasks)
+            else handler(decoded.tasks)
+          }
+        }
+      })
+      parser.on('error', (err) => { fail(err) })
+      socket.on('data', (b: Buffer) => { parser.parse(b) })
+      socket.on('error', (err) => { fail(err) })
+      socket.on('close', () => {
+        link.up = false
+        clearInterval(link.ping)
+        fail(new TransportError(`mqtt ${opts.username}: connection closed`))
+        const lost = new TransportError(`mqtt ${opts.username}: connection lost`)
+        for (const w of link.waiting.values()) w.reject(lost)
+        link.waiting.clear()
+      })
+      socket.once('connect', () => {
+        socket.write(mqtt.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clientId: opts.username, clean: true, keepalive: keepaliveS, username: opts.username, password: Buffer.from(opts.password) }, OPTS))
+      })
+    })
+  }
+
+  let link = await open()
+
+  async function publish (leaf: string, payload: string): Promise<void> {
+    if (closed || !link.up) throw new TransportError(`mqtt ${opts.username}: not connected`)
+    traffic.sent = Buffer.byteLength(payload) + leaf.length + opts.username.length + FIXED_HEADER
+    traffic.received = 4
+    const messageId = packetId()
+    const current = link
+    await new Promise<void>((resolve, reject) => {
+      current.waiting.set(messageId, { resolve, reject })
+      current.socket.write(mqtt.generate({ cmd: 'publish', topic: `${opts.username}/${leaf}`, payload, qos: 1, retain: false, dup: false, messageId }, OPTS))
+    })
+  }
+
+  return {
+    protocol: 'MQTT',
+    get connected () { return link.up },
+    sendData: async (points) => { await publish('messages/json', encodeData(points)) },
+    sendAcks: async (acks) => { await publish('acks/json', encodeAcks(acks)) },
+    onTasks (h) {
+      handler = h
+      for (const tasks of early.splice(0)) h(tasks)
+    },
+    checkTasks: async () => {},
+    async disconnect () {
+      // As mqtt.js's end(false): what is in flight is acknowledged first, then DISCONNECT.
+      const current = link
+      await Promise.all([...current.waiting.values()].map(async (w) => await new Promise<void>((resolve) => {
+        const { resolve: done, reject } = w
+        w.resolve = () => { done(); resolve() }
+        w.reject = (err) => { reject(err); resolve() }
+      })))
+      current.up = false
+      clearInterval(current.ping)
+      await new Promise<void>((resolve) => {
+        current.socket.once('close', () => { resolve() })
+        current.socket.end(mqtt.generate({ cmd: 'disconnect' }, OPTS))
+      })
+    },
+    async reconnect () {
+      // The service may be busy with the other devices coming back: try every second, as the simulator does.
+      for (let attempt = 1; ; attempt++) {
+        if (closed) throw new TransportError(`mqtt ${opts.username}: closed`)
+        try {
+          link = await open()
+          return
+        } catch (err) {
+          if (attempt >= 10) throw err
+          await new Promise((resolve) => setTimeout(resolve, 1000))
+        }
+      }
+    },
+    lastTraffic: traffic,
+    async close () {
+      closed = true
+      clearInterval(link.ping)
+      link.socket.destroy()
+    }
+  }
+}

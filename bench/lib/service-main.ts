@@ -1,0 +1,39 @@
+// Entry of the service process of bench/lib/service-process.ts (not run on its own): the service as bin/serve.ts
+// assembles it (engine workers, MQTT, API), on ephemeral ports of loopback, with devices seeded before it listens.
+// Talks to its parent over the IPC channel: sends `listening` once ready, closes the service on `close`.
+import { pino } from 'pino'
+import { openInfra } from '../../bin/context.js'
+import { assembleService } from '../../bin/serve.js'
+import { seedDevices } from './seed-devices.js'
+import type { ServiceProcessInput, ServiceProcessMessage } from './service-process.js'
+import { benchConfig } from './service.js'
+
+const send = (m: ServiceProcessMessage): void => { process.send?.(m) }
+if (process.send === undefined) {
+  console.error('bench/lib/service-main.ts is started by bench/lib/service-process.ts; run a benchmark instead.')
+  process.exit(2)
+}
+
+const input = JSON.parse(process.argv[2] ?? '{}') as ServiceProcessInput
+const config = benchConfig(input.dataDir, input.databaseUrl, input.env)
+const log = pino({ level: 'silent' })
+const infra = await openInfra(config, log)
+const service = await assembleService(config, log, infra)
+const companyUid = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
+const t0 = performance.now()
+await seedDevices(infra.db, companyUid, input.devices, input.seed)
+const seedSeconds = (performance.now() - t0) / 1000
+const { httpPort, ports } = await service.listen({ anyPort: true, host: '127.0.0.1' })
+
+let closing = false
+process.on('message', (m: { type: string }) => {
+  if (m.type !== 'close' || closing) return
+  closing = true
+  service.close().then(() => { process.exit(0) }, (err: unknown) => {
+    console.error('service close:', err)
+    process.exit(1)
+  })
+})
+// The parent gone (killed, crashed): nothing is left listening behind it.
+process.on('disconnect', () => { if (!closing) process.exit(1) })
+send({ type: 'listening', httpPort, mqttPort: ports.mqtt ?? 0, companyUid, seedSeconds })

@@ -1,0 +1,90 @@
+// The service in a child process of its own (bench/lib/service-main.ts), so that a benchmark measures the service's
+// memory apart from its clients: RSS read from /proc/<pid>/status (Linux), or from the service's own /metrics
+// (fleet_process_resident_memory_bytes, prom-client's default metrics) elsewhere.
+import { fork, type ChildProcess } from 'node:child_process'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { DeviceSeed } from './seed-devices.js'
+
+export interface ServiceProcessInput {
+  dataDir: string
+  /** PostgreSQL; undefined: PGlite in dataDir. */
+  databaseUrl: string | undefined
+  /** Variables of the service's configuration beyond benchConfig's. */
+  env: Record<string, string>
+  devices: number
+  seed: DeviceSeed
+}
+
+export type ServiceProcessMessage = { type: 'listening', httpPort: number, mqttPort: number, companyUid: string, seedSeconds: number }
+
+export interface ServiceProcess {
+  pid: number
+  origin: string
+  mqttUrl: string
+  companyUid: string
+  /** Seconds the devices took to seed. */
+  seedSeconds: number
+  /** The service's resident memory now, bytes. */
+  rss (): Promise<number>
+  close (): Promise<void>
+}
+
+const MAIN = fileURLToPath(new URL('./service-main.ts', import.meta.url))
+
+async function procRss (pid: number): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8')
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]
+    return kb === undefined ? undefined : Number(kb) * 1024
+  } catch {
+    return undefined
+  }
+}
+
+async function metricsRss (origin: string): Promise<number> {
+  const text = await (await fetch(`${origin}/metrics`)).text()
+  const v = /^fleet_process_resident_memory_bytes (\S+)$/m.exec(text)?.[1]
+  return v === undefined ? Number.NaN : Number(v)
+}
+
+/** Starts the service with `devices` seeded (bench/lib/seed-devices.ts); resolves once it listens. */
+export async function startServiceProcess (opts: Omit<ServiceProcessInput, 'dataDir'>): Promise<ServiceProcess> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-svc-'))
+  const input: ServiceProcessInput = { ...opts, dataDir }
+  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it closes (where the time goes).
+  const prof = process.env.BENCH_CPU_PROF
+  const execArgv = ['--import', 'tsx', ...(prof === undefined || prof === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${prof}`])]
+  const child: ChildProcess = fork(MAIN, [JSON.stringify(input)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const exited = new Promise<number | null>((resolve) => { child.once('exit', (code) => { resolve(code) }) })
+  try {
+    const ready = await new Promise<ServiceProcessMessage>((resolve, reject) => {
+      child.once('message', (m: ServiceProcessMessage) => { resolve(m) })
+      exited.then((code) => { reject(new Error(`the service process exited with ${code} before listening`)) }, reject)
+    })
+    const origin = `http://127.0.0.1:${ready.httpPort}`
+    const pid = child.pid ?? 0
+    return {
+      pid,
+      origin,
+      mqttUrl: `mqtt://127.0.0.1:${ready.mqttPort}`,
+      companyUid: ready.companyUid,
+      seedSeconds: ready.seedSeconds,
+      async rss () { return await procRss(pid) ?? await metricsRss(origin) },
+      async close () {
+        if (child.exitCode === null) {
+          child.send({ type: 'close' })
+          const code = await exited
+          if (code !== 0) console.error(`   the service process exited with ${code}`)
+        }
+        await rm(dataDir, { recursive: true, force: true })
+      }
+    }
+  } catch (err) {
+    child.kill('SIGKILL')
+    await rm(dataDir, { recursive: true, force: true })
+    throw err
+  }
+}
