@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GENERIC_ACTIONS, GENERIC_SETTINGS } from '../../../../core/domain/generic-applications.js'
 import { FAILURE_MESSAGE } from '../../../../simulator/devices/simulated-device.js'
 import { uniq } from '../../../helpers/factories.js'
-import { allTasks, count, getOperation, started, until, waitFinished, waitOperation, type Json, type OperationJson } from '../../../helpers/operations.js'
+import { allTasks, count, getOperation, started, until, waitFinished, waitOperation, type Json } from '../../../helpers/operations.js'
 import { deviceTasksOf } from './reboot-fixtures.js'
-import { onDevice, serve, startSimulatedFleet, type SimulatedFleet } from './simulated-fleet.js'
+import { countersOf, NO_TASKS, onDevice, serve, startSimulatedFleet, type SimulatedFleet } from './simulated-fleet.js'
 
 let fleet: SimulatedFleet
 beforeAll(async () => { fleet = await startSimulatedFleet() })
@@ -18,8 +18,6 @@ afterAll(async () => { await fleet?.close() })
 const apply = async (body: Json): Promise<string> =>
   await started(fleet.stack.call(fleet.stack.adminToken, { method: 'POST', url: '/api/v1/operations/systems/settings', payload: body }))
 
-const counters = (op: OperationJson): Record<string, number> => Object.fromEntries(op.counters.map((c) => [c.state, c.count]))
-const none = { PENDING: 0, IN_PROGRESS: 0, SUCCESS: 0, FAILURE: 0, BEING_CANCELLED: 0, CANCELLED: 0 }
 const finished = (uid: string) => async (): Promise<boolean> => (await getOperation(fleet.stack, uid)).state === 'FINISHED'
 
 /** The uids of the systems GET /api/v1/systems finds with this query. */
@@ -37,7 +35,7 @@ describe.each(['mqtt', 'rest'] as const)('apply settings on a simulated %s devic
     const uid = await apply({ systems: { uids: [device.systemUid] }, settings: night, templateName: name })
     await serve(device, 'the settings and the reboot', finished(uid))
     const op = await getOperation(fleet.stack, uid)
-    expect(counters(op)).toEqual({ ...none, SUCCESS: 1 })
+    expect(countersOf(op)).toEqual({ ...NO_TASKS, SUCCESS: 1 })
     const [task] = await allTasks(fleet.stack, uid)
     expect(task).toMatchObject({ state: 'SUCCESS', error: null })
 
@@ -63,7 +61,7 @@ describe.each(['mqtt', 'rest'] as const)('apply settings on a simulated %s devic
     const device = await fleet.device(protocol)
     const uid = await apply({ systems: { uids: [device.systemUid] }, settings: [{ key: GENERIC_SETTINGS.gpsEnabled, value: false }], reboot: false })
     await serve(device, 'the settings', finished(uid))
-    expect(counters(await getOperation(fleet.stack, uid))).toEqual({ ...none, SUCCESS: 1 })
+    expect(countersOf(await getOperation(fleet.stack, uid))).toEqual({ ...NO_TASKS, SUCCESS: 1 })
     expect(onDevice(device, GENERIC_SETTINGS.gpsEnabled)).toBe(false)
     expect(device.model.numberOfResets).toBe(0)
     expect((await deviceTasksOf(fleet.stack, uid)).map((t) => Object.keys(t.body).filter((k) => k !== 'uid' && k !== 'timestamp'))).toEqual([['write']])
@@ -75,7 +73,7 @@ describe.each(['mqtt', 'rest'] as const)('apply settings on a simulated %s devic
     const name = uniq('Refused')
     const uid = await apply({ systems: { uids: [device.systemUid] }, settings: night, templateName: name })
     await serve(device, 'the refusal', finished(uid))
-    expect(counters(await getOperation(fleet.stack, uid))).toEqual({ ...none, FAILURE: 1 })
+    expect(countersOf(await getOperation(fleet.stack, uid))).toEqual({ ...NO_TASKS, FAILURE: 1 })
     expect(await allTasks(fleet.stack, uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.device.error', message: FAILURE_MESSAGE } }])
     expect(await deviceTasksOf(fleet.stack, uid)).toHaveLength(1)
     expect(device.model.numberOfResets).toBe(0)
@@ -98,7 +96,7 @@ describe('apply settings with templateId', { timeout: 60_000 }, () => {
     expect(res.statusCode, res.body).toBe(200)
     const uid = await apply({ systems: { uids: [device.systemUid] }, templateId: res.json().uid, reboot: false })
     const op = await waitFinished(fleet.stack, uid, 20_000)
-    expect(counters(op)).toEqual({ ...none, SUCCESS: 1 })
+    expect(countersOf(op)).toEqual({ ...NO_TASKS, SUCCESS: 1 })
     expect([onDevice(device, GENERIC_SETTINGS.reportPeriodS), onDevice(device, GENERIC_SETTINGS.gpsEnabled)]).toEqual([3600, false])
     expect(await fleet.get(`/api/v1/systems/${device.systemUid}`)).toMatchObject({ syncStatus: 'OK', data: { lastTemplateName: name } })
     expect(await found(`lastAppliedTemplate=${encodeURIComponent(name)}`)).toEqual([device.systemUid])
@@ -112,7 +110,7 @@ describe('apply settings on several systems', { timeout: 60_000 }, () => {
     const uid = await apply({ systems: { uids: [...ok, failing].map((d) => d.systemUid) }, settings: [{ key: GENERIC_SETTINGS.serverUrl, value: 'https://eu.fleet.local' }] })
     const op = await waitFinished(fleet.stack, uid, 20_000)
     expect(op).toMatchObject({ state: 'FINISHED', total: 3 })
-    expect(counters(op)).toEqual({ ...none, SUCCESS: 2, FAILURE: 1 })
+    expect(countersOf(op)).toEqual({ ...NO_TASKS, SUCCESS: 2, FAILURE: 1 })
     for (const d of ok) {
       expect((await fleet.get(`/api/v1/systems/${d.systemUid}`)).syncStatus).toBe('OK')
       expect(d.model.numberOfResets).toBe(1)
@@ -130,7 +128,7 @@ describe('apply settings on a device that never answers', { timeout: 60_000 }, (
       await fleet.stack.ctx.services.operations.engine.sweepTimeouts()
       return (await getOperation(fleet.stack, uid)).state === 'FINISHED'
     })
-    expect(counters(await getOperation(fleet.stack, uid))).toEqual({ ...none, FAILURE: 1 })
+    expect(countersOf(await getOperation(fleet.stack, uid))).toEqual({ ...NO_TASKS, FAILURE: 1 })
     expect(await allTasks(fleet.stack, uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.timeout' } }])
     expect((await fleet.get(`/api/v1/systems/${systemUid}`)).syncStatus).toBe('ERROR')
   })

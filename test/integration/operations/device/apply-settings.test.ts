@@ -3,13 +3,12 @@
 // failures end that system's task FAILURE with the code (conventions.md §Operations); a task that can run writes one
 // `write` device task `[{key: value}, ...]` (conventions.md §Device tasks), with the template's settings when
 // templateId is set.
-import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createUser, uniq } from '../../../helpers/factories.js'
-import { allTasks, count, countOperations, getOperation, started, waitFinished, waitOperation, type Json } from '../../../helpers/operations.js'
-import { expectError } from '../../../helpers/systems.js'
+import { allTasks, count, getOperation, started, waitOperation, type Json } from '../../../helpers/operations.js'
 import { startStack, type Stack } from '../../../helpers/stack.js'
 import { actionSystem, deviceTasksOf, newApplication } from './reboot-fixtures.js'
+import { operationRoute } from './operation-route.js'
 
 const DAY = 86_400_000
 let stack: Stack
@@ -39,23 +38,7 @@ beforeAll(async () => {
 })
 afterAll(async () => { await stack?.close() })
 
-const post = async (body: Json, token = stack.adminToken): Promise<LightMyRequestResponse> =>
-  await stack.call(token, { method: 'POST', url: '/api/v1/operations/systems/settings', payload: body })
-
-const deviceTaskCount = async (): Promise<number> => (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM device_tasks')).rows[0]?.n ?? 0
-
-/** The request is refused with `code` (400) and creates no operation and no device task. */
-async function refused (body: Json, code: string): Promise<Json> {
-  const before = [await countOperations(stack), await deviceTaskCount()]
-  const res = expectError(await post(body), code)
-  expect([await countOperations(stack), await deviceTaskCount()]).toEqual(before)
-  return res
-}
-
-async function cancel (uid: string): Promise<void> {
-  expect((await stack.call(stack.adminToken, { method: 'POST', url: `/api/v1/operations/${uid}/cancel` })).statusCode).toBe(200)
-  await waitFinished(stack, uid)
-}
+const { post, refused, cancel, failsWith } = operationRoute(() => stack, 'settings')
 
 /** POST /api/v1/templates; answers the template's uid. */
 async function template (name: string, settings: Json[]): Promise<string> {
@@ -206,29 +189,21 @@ describe('apply settings: per system', () => {
       [{ key: 'conf.on', value: 1 }, 'settings.unknown conf.on declared boolean given integer'],
       [{ key: 'conf.name', value: true }, 'settings.unknown conf.name declared string given boolean']
     ] as const) {
-      const op = await waitFinished(stack, await started(post({ systems: { uids: [s.uid] }, settings: [setting] })))
-      expect(await allTasks(stack, op.uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'settings.unknown', message } }])
-      expect(await deviceTasksOf(stack, op.uid)).toEqual([])
+      expect((await failsWith({ systems: { uids: [s.uid] }, settings: [setting] }, 'settings.unknown')).error?.message).toBe(message)
     }
   })
 
   it('operation.protocol.not.found.on.system.for.encoding: a protocol its applications do not speak, or none at all', async () => {
     const s = await actionSystem(stack, [app])
     const silent = await actionSystem(stack, [await newApplication(stack, { protocols: [], data: tree })])
-    const op1 = await waitFinished(stack, await started(post({ systems: { uids: [s.uid] }, settings: level, protocol: 'SPARKPLUG' })))
-    const op2 = await waitFinished(stack, await started(post({ systems: { uids: [silent.uid] }, settings: level })))
-    for (const op of [op1, op2]) {
-      expect(op.counters).toContainEqual({ state: 'FAILURE', count: 1 })
-      expect(await allTasks(stack, op.uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.protocol.not.found.on.system.for.encoding' } }])
-      expect(await deviceTasksOf(stack, op.uid)).toEqual([])
-    }
+    const code = 'operation.protocol.not.found.on.system.for.encoding'
+    await failsWith({ systems: { uids: [s.uid] }, settings: level, protocol: 'SPARKPLUG' }, code)
+    await failsWith({ systems: { uids: [silent.uid] }, settings: level }, code)
   })
 
   it('operation.on.system.missing.comm.identifiers: no password for the protocol', async () => {
     const s = await actionSystem(stack, [app], { passwords: false })
-    const op = await waitFinished(stack, await started(post({ systems: { uids: [s.uid] }, settings: level })))
-    expect(await allTasks(stack, op.uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.on.system.missing.comm.identifiers' } }])
-    expect(await deviceTasksOf(stack, op.uid)).toEqual([])
+    await failsWith({ systems: { uids: [s.uid] }, settings: level }, 'operation.on.system.missing.comm.identifiers')
     // Nothing was tried on the device: the system's sync is untouched.
     expect((await stack.call(stack.adminToken, { method: 'GET', url: `/api/v1/systems/${s.uid}` })).json().syncStatus).toBe('NOT_SYNC')
   })

@@ -8,8 +8,8 @@ import { GENERIC_SETTINGS } from '../../../../core/domain/generic-applications.j
 import { FAILURE_MESSAGE } from '../../../../simulator/devices/simulated-device.js'
 import type { DeviceIdentity } from '../../../../simulator/devices/identity.js'
 import { connectDevice, deviceFetch, endAll, eventually, publish, settle, subscribe } from '../../../helpers/devices.js'
-import { allTasks, count, getOperation, started, waitFinished, waitOperation, type Json, type OperationJson } from '../../../helpers/operations.js'
-import { serve, startSimulatedFleet, type SimulatedFleet } from './simulated-fleet.js'
+import { allTasks, count, getOperation, started, waitFinished, waitOperation, type Json } from '../../../helpers/operations.js'
+import { countersOf, NO_TASKS, serve, startSimulatedFleet, type SimulatedFleet } from './simulated-fleet.js'
 
 let fleet: SimulatedFleet
 beforeAll(async () => { fleet = await startSimulatedFleet() })
@@ -18,16 +18,13 @@ afterAll(async () => { await fleet?.close() })
 const retrieve = async (body: Json): Promise<string> =>
   await started(fleet.stack.call(fleet.stack.adminToken, { method: 'POST', url: '/api/v1/operations/systems/data/retrieve', payload: body }))
 
-const counters = (op: OperationJson): Record<string, number> => Object.fromEntries(op.counters.map((c) => [c.state, c.count]))
-const none = { PENDING: 0, IN_PROGRESS: 0, SUCCESS: 0, FAILURE: 0, BEING_CANCELLED: 0, CANCELLED: 0 }
-
 describe.each(['mqtt', 'rest'] as const)('retrieve data from a simulated %s device', { timeout: 60_000 }, (protocol) => {
   it('reads the values: the task succeeds once acked and stored, GET /systems/{uid}/data shows them', async () => {
     const device = await fleet.device(protocol)
     const uid = await retrieve({ systems: { uids: [device.systemUid] }, data: [GENERIC_SETTINGS.reportPeriodS, '_RSSI'] })
     await serve(device, 'the retrieve to finish', async () => (await getOperation(fleet.stack, uid)).state === 'FINISHED')
     const op = await getOperation(fleet.stack, uid)
-    expect(counters(op)).toEqual({ ...none, SUCCESS: 1 })
+    expect(countersOf(op)).toEqual({ ...NO_TASKS, SUCCESS: 1 })
     expect(await allTasks(fleet.stack, uid)).toMatchObject([{ state: 'SUCCESS', error: null }])
     await settle(fleet.stack)
     const data = await fleet.get(`/api/v1/systems/${device.systemUid}/data?ids=${GENERIC_SETTINGS.reportPeriodS},_RSSI`)
@@ -42,7 +39,7 @@ describe.each(['mqtt', 'rest'] as const)('retrieve data from a simulated %s devi
     const device = await fleet.device(protocol, { failsTasks: true })
     const uid = await retrieve({ systems: { uids: [device.systemUid] }, data: ['_RSSI'] })
     await serve(device, 'the retrieve to finish', async () => (await getOperation(fleet.stack, uid)).state === 'FINISHED')
-    expect(counters(await getOperation(fleet.stack, uid))).toEqual({ ...none, FAILURE: 1 })
+    expect(countersOf(await getOperation(fleet.stack, uid))).toEqual({ ...NO_TASKS, FAILURE: 1 })
     expect(await allTasks(fleet.stack, uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.device.error', message: FAILURE_MESSAGE } }])
     await settle(fleet.stack)
     expect(await fleet.get(`/api/v1/systems/${device.systemUid}/data?ids=_RSSI`)).toEqual({})
@@ -55,7 +52,7 @@ describe('retrieve data from several systems', { timeout: 60_000 }, () => {
     const uid = await retrieve({ systems: { uids: devices.map((d) => d.systemUid) }, data: [GENERIC_SETTINGS.apn] })
     const op = await waitFinished(fleet.stack, uid, 20_000)
     expect(op).toMatchObject({ state: 'FINISHED', total: 3 })
-    expect(counters(op)).toEqual({ ...none, SUCCESS: 2, FAILURE: 1 })
+    expect(countersOf(op)).toEqual({ ...NO_TASKS, SUCCESS: 2, FAILURE: 1 })
     const tasks = await allTasks(fleet.stack, uid)
     expect(tasks.find((t) => t.system.uid === devices[2]?.systemUid)).toMatchObject({ state: 'FAILURE', error: { code: 'operation.device.error' } })
   })
@@ -78,7 +75,7 @@ describe('a device that acks before it sends the values', { timeout: 60_000 }, (
     await settle(fleet.stack)
     const op = await getOperation(fleet.stack, uid)
     expect(op.state).toBe('IN_PROGRESS')
-    expect(counters(op)).toEqual({ ...none, IN_PROGRESS: 1 })
+    expect(countersOf(op)).toEqual({ ...NO_TASKS, IN_PROGRESS: 1 })
   }
 
   it('over MQTT (mqtt.js): IN_PROGRESS after the ack, SUCCESS when the values arrive', async () => {
@@ -89,7 +86,7 @@ describe('a device that acks before it sends the values', { timeout: 60_000 }, (
       client.on('message', (topic, payload) => { if (topic.endsWith('/tasks/json')) tasks.push(...JSON.parse(payload.toString('utf8')) as Json[]) })
       expect(await subscribe(client, `${id.serialNumber}/tasks/json`)).toEqual([1])
       const uid = await retrieve({ systems: { uids: [systemUid] }, data: ids })
-      const task = await eventually(async () => tasks[0], 10_000, 'the read task')
+      const task = await eventually(async () => tasks[0], 10_000, 'the read task') as Json
       expect(task.read).toEqual(ids)
       expect(await publish(client, `${id.serialNumber}/acks/json`, JSON.stringify([{ uid: task.uid, status: 'OK' }]))).toBe(0)
       await waiting(uid, async () => {
@@ -97,7 +94,7 @@ describe('a device that acks before it sends the values', { timeout: 60_000 }, (
       })
       expect(await publish(client, `${id.serialNumber}/messages/json`, JSON.stringify({ [GENERIC_SETTINGS.gpsEnabled]: false }))).toBe(0)
       const op = await waitOperation(fleet.stack, uid, (o) => o.state === 'FINISHED', 10_000, 'FINISHED once the values arrived')
-      expect(counters(op)).toEqual({ ...none, SUCCESS: 1 })
+      expect(countersOf(op)).toEqual({ ...NO_TASKS, SUCCESS: 1 })
       await settle(fleet.stack)
       const data = await fleet.get(`/api/v1/systems/${systemUid}/data?ids=${ids.join(',')}`)
       expect([data[ids[0] as string]?.[0]?.value, data[ids[1] as string]?.[0]?.value]).toEqual([120, false])
@@ -121,6 +118,6 @@ describe('a device that acks before it sends the values', { timeout: 60_000 }, (
     })
     expect((await deviceFetch(fleet.stack, 'POST', '/device/messages', { ...auth, body: JSON.stringify({ [GENERIC_SETTINGS.reportPeriodS]: 30 }) })).status).toBe(200)
     const op = await waitOperation(fleet.stack, uid, (o) => o.state === 'FINISHED', 10_000, 'FINISHED once the values arrived')
-    expect(counters(op)).toEqual({ ...none, SUCCESS: 1 })
+    expect(countersOf(op)).toEqual({ ...NO_TASKS, SUCCESS: 1 })
   })
 })

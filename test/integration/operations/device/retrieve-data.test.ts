@@ -2,13 +2,12 @@
 // data", sets S and T): refused requests answer 400 with the code and create no operation and no device task;
 // per-system failures end that system's task FAILURE with the code (conventions.md §Operations); a task that can run
 // writes one `read` device task with the ids asked for (conventions.md §Device tasks).
-import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createUser } from '../../../helpers/factories.js'
-import { allTasks, count, countOperations, getOperation, started, waitFinished, waitOperation, type Json } from '../../../helpers/operations.js'
-import { expectError } from '../../../helpers/systems.js'
+import { allTasks, count, getOperation, started, waitOperation, type Json } from '../../../helpers/operations.js'
 import { startStack, type Stack } from '../../../helpers/stack.js'
 import { actionSystem, deviceTasksOf, newApplication } from './reboot-fixtures.js'
+import { operationRoute } from './operation-route.js'
 
 const DAY = 86_400_000
 let stack: Stack
@@ -30,24 +29,7 @@ beforeAll(async () => {
 })
 afterAll(async () => { await stack?.close() })
 
-const post = async (body: Json, token = stack.adminToken): Promise<LightMyRequestResponse> =>
-  await stack.call(token, { method: 'POST', url: '/api/v1/operations/systems/data/retrieve', payload: body })
-
-const deviceTaskCount = async (): Promise<number> => (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM device_tasks')).rows[0]?.n ?? 0
-
-/** The request is refused with `code` (400) and creates no operation and no device task. */
-async function refused (body: Json, code: string): Promise<Json> {
-  const before = [await countOperations(stack), await deviceTaskCount()]
-  const res = expectError(await post(body), code)
-  expect([await countOperations(stack), await deviceTaskCount()]).toEqual(before)
-  return res
-}
-
-/** Cancels an operation whose device tasks were never delivered (they are withdrawn). */
-async function cancel (uid: string): Promise<void> {
-  expect((await stack.call(stack.adminToken, { method: 'POST', url: `/api/v1/operations/${uid}/cancel` })).statusCode).toBe(200)
-  await waitFinished(stack, uid)
-}
+const { post, refused, cancel, failsWith } = operationRoute(() => stack, 'data/retrieve')
 
 describe('retrieve data: the request', () => {
   it('operation.missing.data.ids: data missing, null or empty', async () => {
@@ -134,22 +116,15 @@ describe('retrieve data: per system', () => {
   it('operation.protocol.not.found.on.system.for.encoding: a protocol its applications do not speak, or none at all', async () => {
     const s = await actionSystem(stack, [app])
     const silent = await actionSystem(stack, [await newApplication(stack, { protocols: [], data: tree })])
-    const op1 = await waitFinished(stack, await started(post({ systems: { uids: [s.uid] }, data: ['m.temp'], protocol: 'M3DA' })))
-    const op2 = await waitFinished(stack, await started(post({ systems: { uids: [silent.uid] }, data: ['m.temp'] })))
-    for (const op of [op1, op2]) {
-      expect(op.counters).toContainEqual({ state: 'FAILURE', count: 1 })
-      expect(await allTasks(stack, op.uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.protocol.not.found.on.system.for.encoding' } }])
-      expect(await deviceTasksOf(stack, op.uid)).toEqual([])
-    }
+    const code = 'operation.protocol.not.found.on.system.for.encoding'
+    await failsWith({ systems: { uids: [s.uid] }, data: ['m.temp'], protocol: 'M3DA' }, code)
+    await failsWith({ systems: { uids: [silent.uid] }, data: ['m.temp'] }, code)
   })
 
   it('operation.on.system.missing.comm.identifiers: no password for the protocol', async () => {
     const s = await actionSystem(stack, [app], { passwords: false })
-    const op = await waitFinished(stack, await started(post({ systems: { uids: [s.uid] }, data: ['m.temp'] })))
-    const [t] = await allTasks(stack, op.uid)
-    expect(t).toMatchObject({ state: 'FAILURE', error: { code: 'operation.on.system.missing.comm.identifiers' } })
-    expect(t?.error?.message).toContain('MQTT')
-    expect(await deviceTasksOf(stack, op.uid)).toEqual([])
+    const t = await failsWith({ systems: { uids: [s.uid] }, data: ['m.temp'] }, 'operation.on.system.missing.comm.identifiers')
+    expect(t.error?.message).toContain('MQTT')
   })
 
   it('protocol: the named transport carries the read', async () => {

@@ -9,7 +9,7 @@ import { createSimulatedDevice, type SimulatedDevice } from '../../../../simulat
 import { genericApplication, openTransport, type FleetProtocol } from '../../../../simulator/fleet.js'
 import { connectApi, registerDevice, type ApiClient } from '../../../../simulator/provision.js'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CLIENT_ID, CLIENT_SECRET, startStack, type Stack } from '../../../helpers/stack.js'
-import { until, type Json } from '../../../helpers/operations.js'
+import { until, type Json, type OperationJson } from '../../../helpers/operations.js'
 
 export interface SimulatedFleet {
   stack: Stack
@@ -79,3 +79,11 @@ export async function serve (device: SimulatedDevice, what: string, done: () => 
 export function onDevice (device: SimulatedDevice, id: string): unknown {
   return device.model.read([id], Date.now()).find((p) => p.dataId === id)?.value
 }
+
+/** The operation's counters as a map over all six task states (conventions.md §Operations: all always present). */
+export function countersOf (op: OperationJson): Record<string, number> {
+  return Object.fromEntries(op.counters.map((c) => [c.state, c.count]))
+}
+
+/** Counters with no task in any state; spread and set the expected ones. */
+export const NO_TASKS = { PENDING: 0, IN_PROGRESS: 0, SUCCESS: 0, FAILURE: 0, BEING_CANCELLED: 0, CANCELLED: 0 }
