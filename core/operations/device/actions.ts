@@ -15,8 +15,9 @@ import type { OperationType, Task } from '../../domain/operation.js'
 import { launch, newOperation, type Caller, type CommonParams, type OperationDeps } from '../common.js'
 import { resolveSelection, type SelectionInput } from '../selection.js'
 import { DEVICE_ERROR } from '../engine.js'
-import type { ChunkContext, OperationHandler, TaskContext, TaskOutcome } from '../handler.js'
-import { chooseProtocol, elementsOf, hasCommIdentifiers, loadTargets, type DeviceTarget, type Element } from './targets.js'
+import type { OperationHandler, TaskContext, TaskOutcome } from '../handler.js'
+import { chooseProtocol, hasCommIdentifiers, type DeviceTarget, type Element } from './targets.js'
+import { perSystem, present, someSystemDefines } from './per-system.js'
 import { issueDeviceTask } from './issue.js'
 
 /** How one action operation differs from the others. */
@@ -59,27 +60,16 @@ const isAction = (e: Element, actionType: ActionType): boolean => e.def.elementT
 /**
  * The requested action against the selected systems (fleet-api.md: "an action identifier of the right kind"): refused
  * when a system defines that id as anything but an action of the type, or when none of them defines it at all. A
- * system that does not define it fails its own task (spec.missingAction). Systems sharing applications are judged once.
- * @throws spec.invalidAction
+ * system that does not define it fails its own task (spec.missingAction). @throws spec.invalidAction
  */
 export async function checkAction (repos: Pick<Repositories, 'applications'>, spec: ActionSpec, action: string, systemUids: readonly string[]): Promise<void> {
-  const judged = new Map<string, 'absent' | 'ok'>()
-  let found = false
-  for (let i = 0; i < systemUids.length; i += 500) {
-    const apps = await repos.applications.forSystems(systemUids.slice(i, i + 500))
-    for (const applications of apps.values()) {
-      const key = applications.map((a) => a.uid).join(',')
-      let verdict = judged.get(key)
-      if (verdict === undefined) {
-        const e = elementsOf(applications).get(action)
-        if (e !== undefined && !isAction(e, spec.actionType)) throw new FleetError(spec.invalidAction, [action, `${e.def.elementType}${e.def.actionType === null ? '' : ` ${e.def.actionType}`}`, spec.actionType])
-        verdict = e === undefined ? 'absent' : 'ok'
-        judged.set(key, verdict)
-      }
-      if (verdict === 'ok') found = true
-    }
+  const right = (e: Element): boolean => isAction(e, spec.actionType)
+  if (await someSystemDefines(repos, systemUids, [action], (e) => !right(e))) {
+    throw new FleetError(spec.invalidAction, [action, `a selected system defines it as something else than a ${spec.actionType} action`])
   }
-  if (!found) throw new FleetError(spec.invalidAction, [action, `no ${spec.actionType} action of that id on the selected systems`, spec.actionType])
+  if (!(await someSystemDefines(repos, systemUids, [action], right))) {
+    throw new FleetError(spec.invalidAction, [action, `no ${spec.actionType} action of that id on the selected systems`])
+  }
 }
 
 /**
@@ -128,30 +118,12 @@ export function actionHandler (spec: ActionSpec, alwaysConnect = false): Operati
   const connect = (op: TaskContext['op']): boolean => alwaysConnect || params(op).requestConnection
 
   async function runOne (ctx: TaskContext, target: DeviceTarget | undefined): Promise<TaskOutcome> {
-    if (target === undefined) throw new FleetError('system.unknown', [ctx.task.systemUid])
-    const plan = { steps: planFor(spec, target, params(ctx.op)), step: 0 }
+    const plan = { steps: planFor(spec, present(ctx, target), params(ctx.op)), step: 0 }
     return await issueStep(ctx, plan, connect(ctx.op))
   }
 
   return {
-    async run (ctx) {
-      const targets = await loadTargets(ctx.tx, ctx.op.companyUid, [ctx.task.systemUid])
-      return await runOne(ctx, targets.get(ctx.task.systemUid))
-    },
-    // The systems and applications of the whole chunk in one read; a task whose checks fail writes nothing.
-    async runChunk ({ tx, op, tasks, now }: ChunkContext) {
-      const targets = await loadTargets(tx, op.companyUid, tasks.map((t) => t.systemUid))
-      const out: Array<TaskOutcome | FleetError> = []
-      for (const task of tasks) {
-        try {
-          out.push(await runOne({ tx, op, task, now }, targets.get(task.systemUid)))
-        } catch (err) {
-          if (!(err instanceof FleetError)) throw err
-          out.push(err)
-        }
-      }
-      return out
-    },
+    ...perSystem(runOne),
     // conventions.md §Device tasks: ERROR ends the task with the device's message; OK runs the next step, if any
     // (reset: every RESET action of the system, one after the other), else ends it SUCCESS. A task being cancelled
     // sends nothing more: it ends with what the device answered.

@@ -9,7 +9,8 @@ import { actionSystem, actionTree, deviceTasksOf, newApplication, postAction } f
 import { describeActionRow } from './reboot-row.js'
 
 let stack: Stack
-beforeAll(async () => { stack = await startStack() })
+// A cold store start takes long when other test files share the cores.
+beforeAll(async () => { stack = await startStack() }, 120_000)
 afterAll(async () => { await stack?.close() })
 
 describeActionRow('wakeup', () => stack)
