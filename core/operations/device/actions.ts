@@ -18,6 +18,7 @@ import { DEVICE_ERROR } from '../engine.js'
 import type { OperationHandler, TaskContext, TaskOutcome } from '../handler.js'
 import { chooseProtocol, hasCommIdentifiers, type DeviceTarget, type Element } from './targets.js'
 import { perSystem, present, someSystemDefines } from './per-system.js'
+import { rolloutParams, type RolloutFields } from './rollout-params.js'
 import { issueDeviceTask } from './issue.js'
 
 /** How one action operation differs from the others. */
@@ -138,13 +139,11 @@ export function actionHandler (spec: ActionSpec, alwaysConnect = false): Operati
 }
 
 /** The request of an action operation (its schema: DeviceCommon + action, in each kind's file). */
-export interface ActionBody extends CommonParams {
+export interface ActionBody extends CommonParams, RolloutFields {
   action?: string | null
   requestConnection?: boolean | null
   protocol?: string | null
   systems?: SelectionInput | null
-  rollout?: { maxPerMinute: number } | null
-  abort?: { failurePercent: number, minTasks: number } | null
 }
 
 /**
@@ -157,11 +156,8 @@ export async function createActionOperation (deps: OperationDeps, caller: Caller
   const action = body.action == null || body.action.trim() === '' ? null : body.action
   const protocol = body.protocol == null || body.protocol.trim() === '' ? null : body.protocol.toUpperCase()
   const parameters: ActionParameters & Record<string, unknown> = {
-    action, protocol, requestConnection: alwaysConnect || body.requestConnection === true
+    action, protocol, requestConnection: alwaysConnect || body.requestConnection === true, ...rolloutParams(body)
   }
-  // The safe-rollout fields of issue 9 are kept only when given: without them the operation is AirVantage's.
-  if (body.rollout != null) parameters.rollout = body.rollout
-  if (body.abort != null) parameters.abort = body.abort
   const op = await newOperation(deps, caller, type, body, parameters, selection)
   if (action !== null && selection.resolved) await checkAction(deps.repos, spec, action, selection.tasks.map((t) => t.systemUid))
   return await launch(deps, op, selection.tasks)

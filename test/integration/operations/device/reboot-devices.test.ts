@@ -139,6 +139,20 @@ describe('wake-up', { timeout: 60_000 }, () => {
     expect(await deviceTasksOf(stack, uid)).toMatchObject([{ state: 'OK', protocol: 'REST', body: { command: { id: 'system.connect' } } }])
   })
 
+  it('reboot with requestConnection taps a REST device that is not polling; without it, nobody is tapped', async () => {
+    const tapped = await simulated('rest')
+    const op = await waitFinished(stack, await started(postAction(stack, 'reboot', { systems: { uids: [tapped.systemUid] }, requestConnection: true })), 20_000)
+    await tapped.idle()
+    expect({ success: count(op, 'SUCCESS'), resets: tapped.model.numberOfResets, tapped: taps.includes(tapped.identity.mobileNumber) }).toEqual({ success: 1, resets: 1, tapped: true })
+
+    const quiet = await simulated('rest')
+    const uid = await started(postAction(stack, 'reboot', { systems: { uids: [quiet.systemUid] } }))
+    await waitOperation(stack, uid, (o) => count(o, 'IN_PROGRESS') === 1)
+    expect(await deviceTasksOf(stack, uid)).toMatchObject([{ state: 'PENDING' }]) // waiting for the device's next poll
+    expect(taps).not.toContain(quiet.identity.mobileNumber)
+    expect((await stack.call(stack.adminToken, { method: 'POST', url: `/api/v1/operations/${uid}/cancel` })).statusCode).toBe(200)
+  })
+
   it('an MQTT device connected already gets the task at once, with no shoulder tap', async () => {
     const device = await simulated('mqtt')
     const op = await runOn(device, 'wakeup')

@@ -49,3 +49,15 @@ describe('reboot without action', () => {
     expect(await rebootCommand(s.uid)).toBe(GENERIC_ACTIONS.reboot)
   })
 })
+
+describe('reboot with the safe-rollout fields (issue 9, not in AirVantage)', () => {
+  it('keeps rollout and abort in the operation\'s parameters for the engine; without them the parameters hold neither', async () => {
+    const app = await newApplication(stack, { data: actionTree([['reboot', 'REBOOT']]) })
+    const s = await actionSystem(stack, [app])
+    const uid = await started(postAction(stack, 'reboot', { systems: { uids: [s.uid] }, rollout: { maxPerMinute: 600 }, abort: { failurePercent: 50, minTasks: 10 } }))
+    const op = await waitOperation(stack, uid, (o) => count(o, 'PENDING') === 0)
+    expect(op.parameters).toEqual({ action: null, protocol: null, requestConnection: false, rollout: { maxPerMinute: 600 }, abort: { failurePercent: 50, minTasks: 10 } })
+    const plain = await started(postAction(stack, 'reboot', { systems: { uids: [s.uid] }, rollout: null }))
+    expect((await waitOperation(stack, plain, (o) => count(o, 'PENDING') === 0)).parameters).toEqual({ action: null, protocol: null, requestConnection: false })
+  })
+})
