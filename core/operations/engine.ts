@@ -393,13 +393,34 @@ export function createEngine (deps: EngineDeps) {
   }
 
   /**
+   * Tasks waiting for values their device may have sent while the engine was not told (a stop between the commit of
+   * the message and valuesStored): their systems are looked at again.
+   */
+  async function recheckReported (ops: readonly Operation[]): Promise<void> {
+    const PAGE = 500
+    for (const op of ops) {
+      if (deps.handlers[op.type]?.reported === undefined) continue
+      // Every page is read before any task changes state (which would move the pages).
+      const systems: string[] = []
+      for (let offset = 0; ; offset += PAGE) {
+        const found = await repos.operations.tasks(op.uid, ['IN_PROGRESS', 'BEING_CANCELLED'], { offset, size: PAGE })
+        systems.push(...found.items.map((t) => t.systemUid))
+        if (found.items.length < PAGE) break
+      }
+      for (let i = 0; i < systems.length; i += PAGE) await valuesStored(systems.slice(i, i + PAGE))
+    }
+  }
+
+  /**
    * After a restart: every unfinished operation is looked at again (idempotent job ids make this safe), and the
    * device answers committed while the engine was not told (a stop between the two) are taken now.
    */
   async function recover (): Promise<void> {
     for (const op of await repos.operations.pendingFollowups()) await followUp(op)
     await deviceAnswered(await repos.deviceTasks.unheard())
-    for (const op of await repos.operations.unfinished()) {
+    const unfinished = await repos.operations.unfinished()
+    await recheckReported(unfinished)
+    for (const op of unfinished) {
       // A run job of its own: the killed process's job keeps its lease (30 s) before it may run again.
       if (op.state === 'IN_PROGRESS') await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:recover:${clock.now()}` })
       else await kick(op)

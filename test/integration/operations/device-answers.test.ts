@@ -26,7 +26,15 @@ const readRssi: OperationHandler = {
   async run (ctx) { return await issueDeviceTask(ctx, 'MQTT', { read: ['_RSSI'] }, { requestConnection: false }) }
 }
 
-async function engineWith (dispatched: DispatchRequest[][]) {
+/** Like readRssi, but an OK answer waits for the values, which `arrived` says are stored. */
+const arrived = new Set<string>()
+const readAndWait: OperationHandler = {
+  ...readRssi,
+  async answered () { return { state: 'IN_PROGRESS' } },
+  async reported ({ task }) { return arrived.has(task.systemUid) ? { state: 'SUCCESS' } : undefined }
+}
+
+async function engineWith (dispatched: DispatchRequest[][], handler: OperationHandler = readRssi) {
   const queue = createLocalQueue<any>(stack.db, { queue: uniq('devans'), pollMs: 20, onError: () => {} })
   const repos = createRepositories(stack.db)
   const engine = createEngine({
@@ -37,7 +45,7 @@ async function engineWith (dispatched: DispatchRequest[][]) {
     log: pino({ level: 'silent' }),
     callbacks: { send: async () => ({ outcome: 'delivered', status: 200 }) },
     mailer: { send: async () => {}, close: async () => {} },
-    handlers: { SYSTEM_RETRIEVE_DATA: readRssi },
+    handlers: { SYSTEM_RETRIEVE_DATA: handler },
     // Each dispatch sees the device tasks already committed: they are in the store when it is called.
     dispatch: {
       dispatch: async (requests) => {
@@ -128,6 +136,21 @@ describe('device answers', () => {
       expect((await allTasks(stack, uid))[0]?.state).toBe('SUCCESS')
       // Recovering again finds nothing more to take.
       expect((await repos.deviceTasks.unheard()).filter((a) => a.operationUid === uid)).toEqual([])
+    } finally { await close() }
+  })
+
+  it('looks again at recovery at tasks waiting for values the engine was not told of', async () => {
+    const { engine, repos, close } = await engineWith([], readAndWait)
+    try {
+      const [system = ''] = await createSystems(stack, 1, uniq('val'))
+      const uid = await launch(engine, [system])
+      await until('the task is at its device', async () => (await allTasks(stack, uid, 'IN_PROGRESS')).length === 1)
+      const [task] = await allTasks(stack, uid)
+      await engine.deviceAnswered(await repos.deviceTasks.answer(system, [{ taskUid: task?.uid ?? '', status: 'OK', message: null }], Date.now()))
+      expect((await allTasks(stack, uid))[0]?.state).toBe('IN_PROGRESS') // acked, waiting for its values
+      arrived.add(system) // the values are stored; the process "stops" before valuesStored
+      await engine.recover()
+      expect((await allTasks(stack, uid))[0]?.state).toBe('SUCCESS')
     } finally { await close() }
   })
 })
