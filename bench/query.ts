@@ -9,7 +9,7 @@
 // BENCH_SECONDS (10 per kind), BENCH_CONCURRENCY (2), DATABASE_URL (a PostgreSQL server: the bench also runs there,
 // on a database of its own that it drops after).
 import { randomInt } from 'node:crypto'
-import type { Db } from '../core/ports.js'
+import type { Db } from '../core/ports/store.js'
 import { runLoadInWorker, type LoadKind } from './lib/load.js'
 import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
 import { seedSystems } from './lib/seed-systems.js'

@@ -1,7 +1,7 @@
 // What GET /ready checks and the device gauges of GET /metrics, wired from the parts they look at (issue 8, Operability).
 import type { ReadinessCheck } from '../api/routes/health.routes.js'
 import type { MetricsRegistry } from '../core/metrics.js'
-import type { Db } from '../core/ports.js'
+import type { Db } from '../core/ports/store.js'
 import type { DeviceTransport } from '../ingest/transport.js'
 import { pendingMigrations } from '../storage/migrate.js'
 

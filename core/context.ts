@@ -1,5 +1,5 @@
 import type { Config } from './config.js'
-import type { RateCounter } from './ports.js'
+import type { RateCounter } from './ports/store.js'
 import type { Services } from './services/index.js'
 import type { Logger } from './logger.js'
 import type { MetricsRegistry } from './metrics.js'

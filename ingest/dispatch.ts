@@ -1,8 +1,8 @@
-// Outgoing device tasks (issue 9, "Delivery"; core/devices/ports.ts TaskDispatch): once the operations have committed
+// Outgoing device tasks (issue 9, "Delivery"; core/ports/devices.ts TaskDispatch): once the operations have committed
 // device tasks, a device connected here over a push transport of the task's protocol gets them at once; a device
 // that is not connected gets them at its next connection or poll (the transports take them with `again`), and is
 // asked to connect when the operation says so (requestConnection, wake-up: the SMS shoulder tap).
-import type { ConnectionRequester, DeviceTasksRepository, DispatchRequest, TaskDispatch } from '../core/devices/ports.js'
+import type { ConnectionRequester, DeviceTasksRepository, DispatchRequest, TaskDispatch } from '../core/ports/devices.js'
 import type { DeviceProtocol } from '../core/domain/device-message.js'
 import type { Logger } from '../core/logger.js'
 import type { DeviceTransport } from './transport.js'

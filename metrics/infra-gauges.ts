@@ -1,8 +1,8 @@
 // Gauges of the infrastructure the services run on (issue 8, Operability): the store's connections and the job
-// queue's depth, read at scrape time from the ports (core/ports.ts Db.poolStats, core/queue.ts JobQueue.depth).
+// queue's depth, read at scrape time from the ports (core/ports/store.ts Db.poolStats, core/ports/queue.ts JobQueue.depth).
 import type { MetricsRegistry } from '../core/metrics.js'
-import type { Db } from '../core/ports.js'
-import type { JobQueue } from '../core/queue.js'
+import type { Db } from '../core/ports/store.js'
+import type { JobQueue } from '../core/ports/queue.js'
 
 export function registerInfraGauges (metrics: MetricsRegistry, infra: { db: Db, queue: Pick<JobQueue, 'depth'> }): void {
   const stats = (): ReturnType<NonNullable<Db['poolStats']>> | undefined => infra.db.poolStats?.()

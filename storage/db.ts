@@ -1,5 +1,5 @@
 import { join } from 'node:path'
-import type { Db } from '../core/ports.js'
+import type { Db } from '../core/ports/store.js'
 import { openPgliteDb } from './pglite-db.js'
 import { openPostgresDb } from './postgres-db.js'
 

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import type { Db } from '../core/ports.js'
+import type { Db } from '../core/ports/store.js'
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url))
 // Several processes may start at once on one PostgreSQL server: one applies, the others wait.

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { PGlite, types } from '@electric-sql/pglite'
 import { pg_trgm as pgTrgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import type { Db, Queryable, QueryResult } from '../core/ports.js'
+import type { Db, Queryable, QueryResult } from '../core/ports/store.js'
 import { lockDir, type DirLock } from './dir-lock.js'
 
 // int8 and numeric come back as JS numbers on both adapters: timestamps are epoch ms in bigint columns,

@@ -1,5 +1,5 @@
 import pg from 'pg'
-import type { Db, Queryable, QueryResult } from '../core/ports.js'
+import type { Db, Queryable, QueryResult } from '../core/ports/store.js'
 import { StoreUnavailableError, isStoreUnavailable } from '../core/store-errors.js'
 import { isFleetError } from '../core/errors.js'
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AuthorizeRefused, OAuthError, type AuthService } from '../../core/services/auth.service.js'
-import type { RateCounter } from '../../core/ports.js'
+import type { RateCounter } from '../../core/ports/store.js'
 import { isFleetError } from '../../core/errors.js'
 import { withFragment, withParams } from '../../core/domain/redirect-uri.js'
 import { enforceRate } from '../plugins/auth.js'

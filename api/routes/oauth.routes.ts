@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { OAuthError, type AuthService, type TokenRequest } from '../../core/services/auth.service.js'
-import type { RateCounter } from '../../core/ports.js'
+import type { RateCounter } from '../../core/ports/store.js'
 import { bearerToken, enforceRate } from '../plugins/auth.js'
 import { errors } from '../schemas/common.schema.js'
 import { ExpireQuery, LogoutView, OAuthErrorView, TokenForm, TokenQuery, TokenView } from '../schemas/oauth.schema.js'

@@ -1,7 +1,7 @@
 // Seeds systems that real devices can log in as (conventions.md §Devices): the rows of seed-systems.ts, each with
 // an MQTT password, its gateway serial number as communication identifier, one firmware application (a public
 // generic one, so that device operations find its actions and protocol) and a label to select them all by.
-import type { Db } from '../../core/ports.js'
+import type { Db } from '../../core/ports/store.js'
 import { seedSystems, type SeedTimes } from './seed-systems.js'
 
 export interface DeviceSeed {

@@ -1,7 +1,7 @@
 // Seeds many systems of one company straight through the Db port: one INSERT ... SELECT generate_series per table
 // and chunk, so that 100,000 systems with their gateways, subscriptions and applications take seconds.
 // The values follow formulas of the row number i (1..n), so a benchmark can aim queries at known rows.
-import type { Db, Queryable } from '../../core/ports.js'
+import type { Db, Queryable } from '../../core/ports/store.js'
 import { initialSystemData } from '../../core/domain/system-data.js'
 
 export const AREAS = ['North', 'South', 'East', 'West', 'Central'] as const

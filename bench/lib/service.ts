@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
 import { loadConfig, type Config } from '../../core/config.js'
-import type { Db } from '../../core/ports.js'
+import type { Db } from '../../core/ports/store.js'
 import { buildApi } from '../../api/app.js'
 import { bootstrapStore, createContext, openInfra } from '../../bin/context.js'
 

@@ -1,6 +1,6 @@
 import type { Actor } from '../domain/actor.js'
-import type { Clock } from '../ports.js'
-import type { Repositories } from '../repositories.js'
+import type { Clock } from '../ports/store.js'
+import type { Repositories } from '../ports/repositories.js'
 import type { CompanyAccess } from '../services/access.js'
 import type { Engine } from './engine.js'
 import type { NewTask, Operation, OperationType } from '../domain/operation.js'

@@ -7,20 +7,20 @@
 // (test/e2e/operations-crash.test.ts). A run job takes chunks for about a second, then queues the next run, so a
 // huge operation shares the workers with the others.
 import { FleetError, isFleetError, type ErrorCode } from '../errors.js'
-import type { Clock, UnitOfWork } from '../ports.js'
+import type { Clock, UnitOfWork } from '../ports/store.js'
 import { retryWhileUnavailable } from '../store-errors.js'
 import type { Logger } from '../logger.js'
 import { noMetrics, type MetricsRegistry } from '../metrics.js'
-import type { JobQueue } from '../queue.js'
-import type { Repositories } from '../repositories.js'
-import type { CallbackResult, CallbackSender, Mailer } from '../notify.js'
-import { callbackRetryDelay, operationMail, operationStateEvent } from '../notify.js'
+import type { JobQueue } from '../ports/queue.js'
+import type { Repositories } from '../ports/repositories.js'
+import type { CallbackResult, CallbackSender, Mailer } from '../ports/notify.js'
+import { callbackRetryDelay, operationMail, operationStateEvent } from '../ports/notify.js'
 import { counters, type NewTask, type Operation, type OperationType, type Task } from '../domain/operation.js'
-import type { TaskResult } from '../operations-port.js'
+import type { TaskResult } from '../ports/operations.js'
 import type { OperationJobs, PeriodicJob, PeriodicJobs } from './jobs.js'
 import type { OperationHandler, TaskOutcome } from './handler.js'
 import type { DeviceAnswer } from '../domain/device-task.js'
-import type { DispatchRequest, TaskDispatch } from '../devices/ports.js'
+import type { DispatchRequest, TaskDispatch } from '../ports/devices.js'
 import { abortOf, abortOnFailures, releaseBudget, rolloutOf, type AbortPolicy } from './rollout.js'
 
 export interface EngineDeps {
@@ -39,7 +39,7 @@ export interface EngineDeps {
   /** First delay between callback tries (CALLBACK_RETRY_BASE_MS; default 30 s), doubled at each try. */
   callbackRetryBaseMs?: number
   metrics?: MetricsRegistry
-  /** Delivers the device tasks a chunk wrote, once it is committed (device operations; core/devices/ports.ts). */
+  /** Delivers the device tasks a chunk wrote, once it is committed (device operations; core/ports/devices.ts). */
   dispatch?: TaskDispatch
 }
 

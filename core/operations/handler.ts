@@ -1,8 +1,8 @@
 import type { FleetError } from '../errors.js'
-import type { Repositories } from '../repositories.js'
+import type { Repositories } from '../ports/repositories.js'
 import type { Operation, Task } from '../domain/operation.js'
 import type { DeviceAnswer } from '../domain/device-task.js'
-import type { DispatchRequest } from '../devices/ports.js'
+import type { DispatchRequest } from '../ports/devices.js'
 
 export interface TaskContext {
   /** Repositories bound to the chunk's transaction; the task runs inside its own savepoint. */
@@ -15,7 +15,7 @@ export interface TaskContext {
 /**
  * What running a task did: done (SUCCESS), or started on a device and waiting for its acknowledgement. A task that
  * wrote device tasks (tx.deviceTasks) names in `deliver` where they go: the engine hands it to the task dispatch once
- * the chunk is committed (core/devices/ports.ts), so that no device ever gets a task whose transaction rolled back.
+ * the chunk is committed (core/ports/devices.ts), so that no device ever gets a task whose transaction rolled back.
  */
 export type TaskOutcome =
   | { state: 'SUCCESS', params?: Record<string, unknown> }

@@ -1,4 +1,4 @@
-import type { OperationStateEvent } from '../notify.js'
+import type { OperationStateEvent } from '../ports/notify.js'
 
 /** The jobs of the operations engine and their payloads (shared/style.md §2.7). */
 export interface OperationJobs {
@@ -16,7 +16,7 @@ export interface OperationJobs {
   'sweep.comm-status': null
 }
 
-/** One periodic piece of work: a repeatable job (core/queue.ts repeat()), run once per period in a cluster. */
+/** One periodic piece of work: a repeatable job (core/ports/queue.ts repeat()), run once per period in a cluster. */
 export interface PeriodicJob { everyMs: number, run: () => Promise<void> }
 
 /** The periodic work the workers carry out, by job name (bin/serve.ts gives the periods and the work). */

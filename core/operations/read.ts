@@ -1,5 +1,5 @@
 import { FleetError } from '../errors.js'
-import type { Repositories, Found } from '../repositories.js'
+import type { Repositories, Found } from '../ports/repositories.js'
 import type { CompanyAccess } from '../services/access.js'
 import type { Engine } from './engine.js'
 import { list, page, toMillis } from '../domain/lists.js'

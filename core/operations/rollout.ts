@@ -6,7 +6,7 @@
 // Both are judged from the store, under a lock on the operation's row, never from counters in memory: the budget
 // and the threshold hold across restarts and between the processes of a cluster.
 import type { AbortedBy, Operation } from '../domain/operation.js'
-import type { Repositories } from '../repositories.js'
+import type { Repositories } from '../ports/repositories.js'
 
 export interface RolloutPolicy { maxPerMinute: number }
 export interface AbortPolicy { failurePercent: number, minTasks: number }

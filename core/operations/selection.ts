@@ -1,5 +1,5 @@
 import { FleetError } from '../errors.js'
-import type { Repositories } from '../repositories.js'
+import type { Repositories } from '../ports/repositories.js'
 import type { NewTask, DependsOn, FinalTaskState } from '../domain/operation.js'
 import { FINAL_TASK_STATES } from '../domain/operation.js'
 import {

@@ -1,6 +1,6 @@
 import { FleetError } from '../errors.js'
-import type { Clock } from '../ports.js'
-import type { ApplicationFilter, Found, Repositories } from '../repositories.js'
+import type { Clock } from '../ports/store.js'
+import type { ApplicationFilter, Found, Repositories } from '../ports/repositories.js'
 import type { CompanyAccess } from './access.js'
 import type { Application } from '../domain/system.js'
 import type { CommunicationEntry, DataNode } from '../domain/application-model.js'

@@ -1,6 +1,6 @@
 import { FleetError } from '../errors.js'
-import type { Clock } from '../ports.js'
-import type { Repositories, ApiClientRecord, TokenRecord } from '../repositories.js'
+import type { Clock } from '../ports/store.js'
+import type { Repositories, ApiClientRecord, TokenRecord } from '../ports/repositories.js'
 import type { Actor, ActorMembership } from '../domain/actor.js'
 import { rightsOf } from '../domain/rights.js'
 import { DUMMY_PASSWORD_HASH, randomSecret, sha256, verifyPassword } from '../security/secrets.js'

@@ -1,6 +1,6 @@
 import type { Config } from '../config.js'
-import type { Clock, RateCounter, UnitOfWork } from '../ports.js'
-import type { Repositories } from '../repositories.js'
+import type { Clock, RateCounter, UnitOfWork } from '../ports/store.js'
+import type { Repositories } from '../ports/repositories.js'
 import { createAuthService } from './auth.service.js'
 import { createAccessEpoch } from './access-epoch.js'
 import { createLoginThrottle } from './login-throttle.js'
@@ -16,11 +16,11 @@ import { createDevicesService } from './ingest/devices.service.js'
 import { createIngestService } from './ingest/ingest.service.js'
 import type { Logger } from '../logger.js'
 import type { MetricsRegistry } from '../metrics.js'
-import type { JobQueue } from '../queue.js'
-import type { CallbackSender, Mailer } from '../notify.js'
+import type { JobQueue } from '../ports/queue.js'
+import type { CallbackSender, Mailer } from '../ports/notify.js'
 import type { OperationJobs } from '../operations/jobs.js'
 import type { CallbackGuard } from '../operations/callback-guard.js'
-import type { TaskDispatch } from '../devices/ports.js'
+import type { TaskDispatch } from '../ports/devices.js'
 import { createOperationsService } from '../operations/service.js'
 import { createDataServices } from './data/index.js'
 
@@ -61,7 +61,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     templates: createTemplatesService({ repos }),
     parts: createPartsService({ repos }),
     devices: createDevicesService({ repos, clock }),
-    // Device answers go to the operations engine once committed (core/devices/ports.ts DeviceAnswers).
+    // Device answers go to the operations engine once committed (core/ports/devices.ts DeviceAnswers).
     // Committed device messages go there too: a retrieve waits for the values it asked for (engine.valuesStored).
     ingest: createIngestService({
       inTransaction,

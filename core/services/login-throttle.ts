@@ -2,7 +2,7 @@
 // after a number of failures each further try waits, the wait doubling per failure. During a wait the credentials
 // are not even checked, and the caller gets conventions.md §Errors' 429 rate.limit.exceeded with Retry-After.
 import { FleetError } from '../errors.js'
-import type { Clock, RateCounter, ThrottleRule } from '../ports.js'
+import type { Clock, RateCounter, ThrottleRule } from '../ports/store.js'
 import { sha256 } from '../security/secrets.js'
 
 /** The longest wait, however many failures came before. */

@@ -2,7 +2,7 @@
 // §Subscription), found by their identifiers so that a client can look a gateway or SIM up before it creates the
 // system around it. A company sees its own parts only (each row carries its company, and moves with its system on
 // a transfer); paging, `fields` and sort follow conventions.md §Lists as GET /api/v1/systems does.
-import type { Found, Page, Repositories, Sort } from '../repositories.js'
+import type { Found, Page, Repositories, Sort } from '../ports/repositories.js'
 import type { CompanyAccess } from './access.js'
 import { fields as pickFields, list, page, pick, sorts, type SortQuery } from '../domain/lists.js'
 import { gatewayView, subscriptionView } from '../domain/system.js'

@@ -1,4 +1,4 @@
-import type { UsersRepository } from '../repositories.js'
+import type { UsersRepository } from '../ports/repositories.js'
 import { hashPassword, randomSecret } from '../security/secrets.js'
 
 /**

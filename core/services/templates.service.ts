@@ -1,5 +1,5 @@
 import { FleetError } from '../errors.js'
-import type { Found, Repositories, SettingTemplate } from '../repositories.js'
+import type { Found, Repositories, SettingTemplate } from '../ports/repositories.js'
 import type { CompanyAccess } from './access.js'
 import { fields as pickFields, page, pick } from '../domain/lists.js'
 import { newUid } from '../security/secrets.js'

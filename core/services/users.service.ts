@@ -1,7 +1,7 @@
 import { FleetError } from '../errors.js'
 import type { AccessEpoch } from './access-epoch.js'
 import type { Actor } from '../domain/actor.js'
-import type { Repositories, Found } from '../repositories.js'
+import type { Repositories, Found } from '../ports/repositories.js'
 import { checkAddress, type CompanyAccess } from './access.js'
 import { fields as pickFields, page, pick, sorts, type SortQuery } from '../domain/lists.js'
 import { USER_FIELDS, USER_SORTS, type UserField, type UserRecord, type UserView } from '../domain/user.js'

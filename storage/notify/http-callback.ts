@@ -2,7 +2,7 @@ import { promises as dns, type LookupAddress } from 'node:dns'
 import http from 'node:http'
 import https from 'node:https'
 import { BlockList, isIP, type LookupFunction } from 'node:net'
-import { SIGNATURE_HEADER, signBody, type CallbackResult, type CallbackSender } from '../../core/notify.js'
+import { SIGNATURE_HEADER, signBody, type CallbackResult, type CallbackSender } from '../../core/ports/notify.js'
 import type { CallbackCheck, CallbackGuard } from '../../core/operations/callback-guard.js'
 
 // conventions.md §Callbacks and notifications: POST of the event as JSON, credentials of the URL as HTTP Basic

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import type { Config } from '../../core/config.js'
-import type { Mailer } from '../../core/notify.js'
+import type { Mailer } from '../../core/ports/notify.js'
 import { createOutboxMailer } from './outbox-mailer.js'
 import { createSmtpMailer } from './smtp-mailer.js'
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import nodemailer from 'nodemailer'
-import type { Mailer } from '../../core/notify.js'
+import type { Mailer } from '../../core/ports/notify.js'
 
 export interface OutboxMailerOptions {
   /** Where the .eml files go: `<DATA_DIR>/outbox`, created when missing. */

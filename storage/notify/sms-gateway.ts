@@ -2,7 +2,7 @@
 // `{"to": <mobileNumber>, "text": <the protocol's shoulder-tap text>, "system": <uid>}` as JSON to SMS_GATEWAY_URL;
 // a 2xx answer means sent. The URL is the operator's own configuration, not a user's input, so unlike callbacks
 // (http-callback.ts) it may point to a private address (a gateway on the same network is the usual setup).
-import type { ConnectionRequester } from '../../core/devices/ports.js'
+import type { ConnectionRequester } from '../../core/ports/devices.js'
 import type { DeviceProtocol } from '../../core/domain/device-message.js'
 import type { Logger } from '../../core/logger.js'
 

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer'
-import type { Mailer } from '../../core/notify.js'
+import type { Mailer } from '../../core/ports/notify.js'
 
 export interface SmtpMailerOptions {
   /** SMTP_URL: smtp://user:pass@host:port or smtps://… (nodemailer reads the options of its query string too). */

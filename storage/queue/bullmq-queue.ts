@@ -15,7 +15,7 @@ import { Redis } from 'ioredis'
 import {
   DEFAULT_ATTEMPTS, checkPeriod, isPermanentJobError, repeatJobId,
   type JobFailure, type JobHandler, type JobInfo, type JobPayloadMap, type JobQueue, type WorkOptions
-} from '../../core/queue.js'
+} from '../../core/ports/queue.js'
 
 export interface BullmqQueueOptions {
   /** redis:// or rediss:// URL. */

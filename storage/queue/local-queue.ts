@@ -8,11 +8,11 @@
 // A repeatable job (repeat()) is one row that is never deleted: the same claim gives one run to one worker, and
 // the run's end moves run_at forward by the period, so the workers of a cluster run it once per period.
 import { randomUUID } from 'node:crypto'
-import type { Clock, Db } from '../../core/ports.js'
+import type { Clock, Db } from '../../core/ports/store.js'
 import {
   DEFAULT_ATTEMPTS, backoffDelay, checkPeriod, isPermanentJobError, repeatJobId,
   type JobFailure, type JobHandler, type JobInfo, type JobPayloadMap, type JobQueue, type WorkOptions
-} from '../../core/queue.js'
+} from '../../core/ports/queue.js'
 
 export interface LocalQueueOptions {
   /** Namespace of this queue's rows in the jobs table (default 'fleet'). */
@@ -148,7 +148,7 @@ export function createLocalQueue<P extends JobPayloadMap = Record<string, unknow
     await retry(row, error)
   }
 
-  // One run of a repeatable job; whatever its outcome, the row waits for the next period (core/queue.ts repeat()).
+  // One run of a repeatable job; whatever its outcome, the row waits for the next period (core/ports/queue.ts repeat()).
   // A run whose worker died is run again once its lease has passed, like any job, within the same period.
   async function runRepeat (row: Claimed & { token: string }, everyMs: number): Promise<void> {
     const handler = handlers[row.name]

@@ -1,7 +1,7 @@
 // Picks the queue adapter (shared/design.md "queue, scheduler"): BullMQ on Redis when REDIS_URL is set,
 // otherwise the jobs table of the store, worked in-process.
-import type { Db } from '../../core/ports.js'
-import type { JobPayloadMap, JobQueue } from '../../core/queue.js'
+import type { Db } from '../../core/ports/store.js'
+import type { JobPayloadMap, JobQueue } from '../../core/ports/queue.js'
 import { createBullmqQueue } from './bullmq-queue.js'
 import { createLocalQueue } from './local-queue.js'
 

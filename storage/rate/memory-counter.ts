@@ -1,4 +1,4 @@
-import type { RateCounter, ThrottleRule } from '../../core/ports.js'
+import type { RateCounter, ThrottleRule } from '../../core/ports/store.js'
 
 // Failed-attempt entries kept at most; beyond it the expired ones are dropped, then the oldest (an attacker cycling
 // through addresses must not grow the map without bound).

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis'
-import type { RateCounter } from '../../core/ports.js'
+import type { RateCounter } from '../../core/ports/store.js'
 
-// RateCounter.attempt in one atomic step (core/ports.ts). KEYS[1]: a hash {n: failures, until: ms};
+// RateCounter.attempt in one atomic step (core/ports/store.ts). KEYS[1]: a hash {n: failures, until: ms};
 // ARGV: now, after, baseMs, maxMs, forgetMs. Answers the ms left to wait, 0 when the attempt may go on.
 const ATTEMPT = `
 local now = tonumber(ARGV[1])

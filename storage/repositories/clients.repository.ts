@@ -1,5 +1,5 @@
-import type { Queryable } from '../../core/ports.js'
-import type { ApiClientRecord, ApiClientsRepository } from '../../core/repositories.js'
+import type { Queryable } from '../../core/ports/store.js'
+import type { ApiClientRecord, ApiClientsRepository } from '../../core/ports/repositories.js'
 
 interface ClientRow { client_id: string, secret_hash: string, name: string, user_uid: string | null, redirect_uris: string[] | null }
 

@@ -1,7 +1,7 @@
-import type { Queryable } from '../../core/ports.js'
+import type { Queryable } from '../../core/ports/store.js'
 import type { AggregateFn, UsageMeasure, UsageSeries } from '../../core/domain/aggregation.js'
-import type { AggregateQuery, AggregateRow, DataQueriesRepository, MessageRecord, StoredPoint } from '../../core/data-queries.js'
-import { decodeValue } from '../../core/telemetry.js'
+import type { AggregateQuery, AggregateRow, DataQueriesRepository, MessageRecord, StoredPoint } from '../../core/ports/data-queries.js'
+import { decodeValue } from '../../core/ports/telemetry.js'
 
 // Reads of storage/migrations/0005_telemetry.sql. Aggregation runs in SQL: the bucket starts come as one array and
 // width_bucket() places each point (a binary search), so calendar buckets cost no date arithmetic in SQL and

@@ -1,5 +1,5 @@
-import type { Queryable } from '../../core/ports.js'
-import type { DeviceTasksRepository } from '../../core/devices/ports.js'
+import type { Queryable } from '../../core/ports/store.js'
+import type { DeviceTasksRepository } from '../../core/ports/devices.js'
 import type { DeviceProtocol } from '../../core/domain/device-message.js'
 import type { DeviceAnswer, DeviceTask, DeviceTaskState } from '../../core/domain/device-task.js'
 

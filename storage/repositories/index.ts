@@ -1,5 +1,5 @@
-import type { Queryable } from '../../core/ports.js'
-import type { Repositories } from '../../core/repositories.js'
+import type { Queryable } from '../../core/ports/store.js'
+import type { Repositories } from '../../core/ports/repositories.js'
 import { createCompaniesRepository } from './companies.repository.js'
 import { createProfilesRepository } from './profiles.repository.js'
 import { createUsersRepository } from './users.repository.js'

@@ -1,5 +1,5 @@
-import type { Queryable } from '../../core/ports.js'
-import type { OperationsRepository } from '../../core/operations-port.js'
+import type { Queryable } from '../../core/ports/store.js'
+import type { OperationsRepository } from '../../core/ports/operations.js'
 import type { AbortedBy, Operation, Task, TaskState } from '../../core/domain/operation.js'
 import { newUid } from '../../core/security/secrets.js'
 

@@ -1,6 +1,6 @@
-import type { Queryable } from '../../core/ports.js'
+import type { Queryable } from '../../core/ports/store.js'
 import { FleetError } from '../../core/errors.js'
-import type { SystemsRepository } from '../../core/repositories.js'
+import type { SystemsRepository } from '../../core/ports/repositories.js'
 import type { System, SystemSort, SystemOption } from '../../core/domain/system.js'
 import { criteriaConditions, criteriaJoins, joinsSql, Params, type CriteriaJoins } from './system-criteria.sql.js'
 import { toGateway, type GatewayRow } from './gateways.repository.js'

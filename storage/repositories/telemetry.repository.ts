@@ -1,5 +1,5 @@
-import type { Queryable } from '../../core/ports.js'
-import { encodeValue, type IngestSystemState, type TelemetryRepository } from '../../core/telemetry.js'
+import type { Queryable } from '../../core/ports/store.js'
+import { encodeValue, type IngestSystemState, type TelemetryRepository } from '../../core/ports/telemetry.js'
 
 /**
  * SQL for a duration given as text, in ms: "120" (seconds), or a number with a unit: "500ms", "90s", "5m", "5min",

@@ -1,5 +1,5 @@
-import type { Queryable } from '../../core/ports.js'
-import type { AuthorizationCode, TokenRecord, TokensRepository } from '../../core/repositories.js'
+import type { Queryable } from '../../core/ports/store.js'
+import type { AuthorizationCode, TokenRecord, TokensRepository } from '../../core/ports/repositories.js'
 
 interface TokenRow {
   hash: string

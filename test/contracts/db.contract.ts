@@ -3,7 +3,7 @@
 import { readdir } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import type { Db } from '../../core/ports.js'
+import type { Db } from '../../core/ports/store.js'
 import { migrate } from '../../storage/migrate.js'
 
 /** A fresh store with nothing in it (not migrated) and how to dispose of it. */

@@ -1,8 +1,8 @@
-// The conformance suite of the JobQueue port (core/queue.ts), run against every adapter (shared/style.md §2.9,
+// The conformance suite of the JobQueue port (core/ports/queue.ts), run against every adapter (shared/style.md §2.9,
 // BullMQ's adapter-conformance idea): the local queue on PGlite and on PostgreSQL, BullMQ on Redis.
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { FleetError } from '../../core/errors.js'
-import type { JobFailure, JobHandlers, JobInfo, JobQueue } from '../../core/queue.js'
+import type { JobFailure, JobHandlers, JobInfo, JobQueue } from '../../core/ports/queue.js'
 
 /** One namespace of a backend: an empty queue that several instances (processes) may share. */
 export interface QueueHarness {
@@ -321,7 +321,7 @@ export function describeQueueContract (name: string, openBackend: () => Promise<
       expect(failures[0]).toMatchObject({ permanent: false, payload: 'p', job: { id: 'orphan-2', name: 'orphan', attempts: 1 } })
     })
 
-    // Repeatable jobs (core/queue.ts repeat()): the periodic work of bin/serve.ts, once per period in a cluster.
+    // Repeatable jobs (core/ports/queue.ts repeat()): the periodic work of bin/serve.ts, once per period in a cluster.
     const PERIOD_MS = 300
 
     /** Run starts of a repeatable job never come closer than half a period: no period ran twice. */

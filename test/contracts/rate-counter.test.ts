@@ -1,8 +1,8 @@
-// The failed-attempt counters of the RateCounter port (core/ports.ts; login-throttle.ts uses them) against both
+// The failed-attempt counters of the RateCounter port (core/ports/store.ts; login-throttle.ts uses them) against both
 // adapters: in process always, Redis when TEST_REDIS_URL is set. Time is passed in, never waited on.
 import { randomUUID } from 'node:crypto'
 import { afterAll, describe, expect, it } from 'vitest'
-import type { RateCounter, ThrottleRule } from '../../core/ports.js'
+import type { RateCounter, ThrottleRule } from '../../core/ports/store.js'
 import { createMemoryCounter } from '../../storage/rate/memory-counter.js'
 import { createRedisCounter } from '../../storage/rate/redis-counter.js'
 import { TEST_REDIS_URL } from '../helpers/env.js'

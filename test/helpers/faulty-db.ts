@@ -2,7 +2,7 @@
 // store, which has no connection to lose: "rollback" loses it before COMMIT (nothing committed), "commit-lost"
 // after COMMIT (committed, but the caller hears of a failure, as when the COMMIT's answer is lost). The PostgreSQL
 // runs of the same tests terminate real backends instead (test/helpers/pg-kill.ts).
-import type { Db } from '../../core/ports.js'
+import type { Db } from '../../core/ports/store.js'
 import { StoreUnavailableError } from '../../core/store-errors.js'
 
 export type Fault = 'rollback' | 'commit-lost'

@@ -2,12 +2,12 @@
 // queue namespace and a clock the test moves, shared by the engine and its queue, so that waits of a minute (a
 // rollout's window) pass at once. Its operations are read back through the stack's HTTP API like any other.
 import { pino } from 'pino'
-import type { Clock } from '../../core/ports.js'
+import type { Clock } from '../../core/ports/store.js'
 import type { Operation, OperationType } from '../../core/domain/operation.js'
 import type { OperationHandler } from '../../core/operations/handler.js'
 import type { DeviceProtocol } from '../../core/domain/device-message.js'
 import type { DeviceAnswer } from '../../core/domain/device-task.js'
-import type { TaskDispatch } from '../../core/devices/ports.js'
+import type { TaskDispatch } from '../../core/ports/devices.js'
 import { createEngine, type Engine } from '../../core/operations/engine.js'
 import { issueDeviceTask } from '../../core/operations/device/issue.js'
 import { newUid } from '../../core/security/secrets.js'

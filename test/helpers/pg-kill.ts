@@ -2,7 +2,7 @@
 // (issue 8: a lost connection must not end the process). Only sessions of the test's own database and of the
 // service's application_name are touched, so other test files and other users of the server are left alone.
 import pg from 'pg'
-import type { Db } from '../../core/ports.js'
+import type { Db } from '../../core/ports/store.js'
 import { TEST_DATABASE_URL, databaseUrl } from './env.js'
 
 export interface Killer {

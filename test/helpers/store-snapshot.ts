@@ -1,6 +1,6 @@
 // A fingerprint of the store: per table, the row count and a checksum of every row. Two equal snapshots mean the
 // store did not change in between (conventions.md §Errors: a failed request changes nothing).
-import type { Db } from '../../core/ports.js'
+import type { Db } from '../../core/ports/store.js'
 
 export type Snapshot = Record<string, string>
 

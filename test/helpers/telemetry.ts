@@ -1,9 +1,9 @@
 // Telemetry rows written straight into the store (storage/migrations/0005_telemetry.sql), for the read endpoints'
-// tests: the value encoding is the one of core/telemetry.ts.
+// tests: the value encoding is the one of core/ports/telemetry.ts.
 import { randomUUID } from 'node:crypto'
-import type { Queryable } from '../../core/ports.js'
+import type { Queryable } from '../../core/ports/store.js'
 import type { DataValue } from '../../core/domain/device-message.js'
-import { encodeValue } from '../../core/telemetry.js'
+import { encodeValue } from '../../core/ports/telemetry.js'
 
 export interface TestPoint { dataId: string, ts: number, value: DataValue }
 

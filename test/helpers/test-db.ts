@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
-import type { Db } from '../../core/ports.js'
+import type { Db } from '../../core/ports/store.js'
 import { openPgliteDb } from '../../storage/pglite-db.js'
 import { openPostgresDb } from '../../storage/postgres-db.js'
 import { migrate } from '../../storage/migrate.js'

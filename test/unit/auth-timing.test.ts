@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { createAuthService, OAuthError, type AuthServiceDeps, type TokenRequest } from '../../core/services/auth.service.js'
 import { createAccessEpoch } from '../../core/services/access-epoch.js'
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../core/security/secrets.js'
-import type { ApiClientRecord } from '../../core/repositories.js'
+import type { ApiClientRecord } from '../../core/ports/repositories.js'
 import type { UserRecord } from '../../core/domain/user.js'
 
 const cost = (encoded: string): string => encoded.split('$').slice(0, 4).join('$') // scrypt$N$r$p

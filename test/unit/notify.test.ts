@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import {
   callbackRetryDelay, MAX_CALLBACK_ATTEMPTS, operationMail, operationStateEvent, signBody, type FinishedOperation
-} from '../../core/notify.js'
+} from '../../core/ports/notify.js'
 
 const counters = [
   { state: 'PENDING', count: 0 }, { state: 'IN_PROGRESS', count: 0 }, { state: 'SUCCESS', count: 2 },

@@ -6,7 +6,7 @@
 // action of an application that communicates). Per system: no such action, no protocol, or no identifiers for it
 // fail that system's task with the code (conventions.md §Operations).
 import { FleetError, type ErrorCode } from '../../errors.js'
-import type { Repositories } from '../../repositories.js'
+import type { Repositories } from '../../ports/repositories.js'
 import type { ActionType } from '../../domain/application-model.js'
 import { flattenData } from '../../domain/application-model.js'
 import type { DeviceProtocol } from '../../domain/device-message.js'

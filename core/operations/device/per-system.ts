@@ -2,7 +2,7 @@
 // §Operations): a request is refused when no selected system defines any of the ids it names (400, nothing created);
 // each task reads its system and its applications, and a chunk of tasks reads them all at once.
 import { FleetError } from '../../errors.js'
-import type { Repositories } from '../../repositories.js'
+import type { Repositories } from '../../ports/repositories.js'
 import type { ChunkContext, OperationHandler, TaskContext, TaskOutcome } from '../handler.js'
 import { elementsOf, loadTargets, type DeviceTarget, type Element } from './targets.js'
 

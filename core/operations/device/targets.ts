@@ -2,7 +2,7 @@
 // applications on the system declare the protocols they speak (communication) and the data ids, settings, commands
 // and actions they understand (data). The device operations read it per system when their tasks run.
 import { FleetError } from '../../errors.js'
-import type { Repositories } from '../../repositories.js'
+import type { Repositories } from '../../ports/repositories.js'
 import { DEVICE_PROTOCOLS, type DeviceProtocol } from '../../domain/device-message.js'
 import { flattenData, type DataDefinition } from '../../domain/application-model.js'
 import type { Application, System } from '../../domain/system.js'

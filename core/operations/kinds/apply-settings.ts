@@ -5,7 +5,7 @@
 // or no answer by the timeout, marks it syncStatus ERROR.
 import { Type } from 'typebox'
 import { FleetError } from '../../errors.js'
-import type { Repositories } from '../../repositories.js'
+import type { Repositories } from '../../ports/repositories.js'
 import type { DataValue, DeviceProtocol } from '../../domain/device-message.js'
 import { flattenData, type ValueType } from '../../domain/application-model.js'
 import type { Operation } from '../../domain/operation.js'

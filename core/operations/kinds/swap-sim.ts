@@ -6,7 +6,7 @@
 // fails with the same code. That covers operation.system.swapsim.system.invalid.state, .unknown.subscription,
 // .different.operator.accounts, .linked.gateway and .unsupported.operation, as well as system.unknown.
 import { FleetError } from '../../errors.js'
-import type { Repositories } from '../../repositories.js'
+import type { Repositories } from '../../ports/repositories.js'
 import type { NewTask } from '../../domain/operation.js'
 import type { LifeCycleState, System } from '../../domain/system.js'
 import type { OperationHandler } from '../handler.js'

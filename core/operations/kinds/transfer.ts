@@ -2,7 +2,7 @@
 // in the destination partner company"). The request is checked at once (400/403, no operation); what depends on each
 // system is checked when its task runs and fails that task with the code (conventions.md §Operations).
 import { FleetError } from '../../errors.js'
-import type { Repositories } from '../../repositories.js'
+import type { Repositories } from '../../ports/repositories.js'
 import type { System } from '../../domain/system.js'
 import type { Operation } from '../../domain/operation.js'
 import type { OperationHandler } from '../handler.js'

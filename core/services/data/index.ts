@@ -1,6 +1,6 @@
 // The read side of telemetry: data points and device messages (fleet-api.md §Systems, data and message rows).
-import type { Clock } from '../../ports.js'
-import type { Repositories } from '../../repositories.js'
+import type { Clock } from '../../ports/store.js'
+import type { Repositories } from '../../ports/repositories.js'
 import { createPointsService } from './points.service.js'
 import { createMessagesService } from './messages.service.js'
 

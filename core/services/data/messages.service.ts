@@ -1,9 +1,9 @@
 // fleet-api.md §Messages: the list `{next, messages}` of one system, most recent first, and the detail with its
 // data (§Device message). conventions.md §Lists: `next` is the URL of the following page.
 import { FleetError } from '../../errors.js'
-import type { Clock } from '../../ports.js'
-import type { Repositories } from '../../repositories.js'
-import type { MessageCursor, MessageRecord } from '../../data-queries.js'
+import type { Clock } from '../../ports/store.js'
+import type { Repositories } from '../../ports/repositories.js'
+import type { MessageCursor, MessageRecord } from '../../ports/data-queries.js'
 import type { CompanyAccess } from '../access.js'
 import type { LastPoints } from './points.service.js'
 import { range, size, threeMonthsBefore } from './params.js'

@@ -1,5 +1,5 @@
 import { FleetError } from '../../errors.js'
-import type { DataQueriesRepository } from '../../data-queries.js'
+import type { DataQueriesRepository } from '../../ports/data-queries.js'
 import type { CompanyAccess } from '../access.js'
 
 /**

@@ -1,11 +1,11 @@
 // fleet-api.md §Last data points, §Raw data points, §Aggregated data points, §Fleet aggregated data points
 // (rules and codes: §Errors, rows "last data points", "raw data points", "aggregated and fleet data points").
 import { FleetError } from '../../errors.js'
-import type { Clock } from '../../ports.js'
-import type { Repositories } from '../../repositories.js'
+import type { Clock } from '../../ports/store.js'
+import type { Repositories } from '../../ports/repositories.js'
 import type { Actor } from '../../domain/actor.js'
 import { enterCompany, type CompanyAccess } from '../access.js'
-import type { AggregateRow, LastSelection, StoredPoint } from '../../data-queries.js'
+import type { AggregateRow, LastSelection, StoredPoint } from '../../ports/data-queries.js'
 import type { DataValue } from '../../domain/device-message.js'
 import { list } from '../../domain/lists.js'
 import { USAGE_DATA_IDS, bucketsOf, isUsageDataId, parseFn, parseInterval, type AggregateFn, type UsageSeries } from '../../domain/aggregation.js'

@@ -3,12 +3,12 @@
 // lastCommDate/commStatus are updated in coalesced batches (not one row update per message)". Messages and points
 // are committed before the device is acknowledged; this state follows within one flush interval. A process that
 // dies loses at most that interval of it, and the device's next message brings it up to date.
-import type { UnitOfWork } from '../../ports.js'
+import type { UnitOfWork } from '../../ports/store.js'
 import { isStoreUnavailable } from '../../store-errors.js'
 import type { Logger } from '../../logger.js'
 import type { DataPoint, DeviceMessage } from '../../domain/device-message.js'
 import { applyPoints, mappedField, type SystemData } from '../../domain/system-data.js'
-import type { LastRow, SystemIngestUpdate } from '../../telemetry.js'
+import type { LastRow, SystemIngestUpdate } from '../../ports/telemetry.js'
 
 interface Pending {
   lastComm: number

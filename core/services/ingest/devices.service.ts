@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
-import type { Clock } from '../../ports.js'
-import type { Repositories } from '../../repositories.js'
+import type { Clock } from '../../ports/store.js'
+import type { Repositories } from '../../ports/repositories.js'
 import { ipAllowed } from '../../domain/ip-filters.js'
 import type { Communication } from '../../domain/system.js'
 

@@ -1,7 +1,7 @@
 // The fleet part of a seed document (issue: Systems): applications, operator accounts, offers, setting templates,
 // options, systems and datasets. Matched by natural keys so that seeding twice changes nothing.
 import { Type, type Static } from 'typebox'
-import type { Repositories } from '../../repositories.js'
+import type { Repositories } from '../../ports/repositories.js'
 import { isFleetError } from '../../errors.js'
 import {
   APPLICATION_CATEGORIES, LIFE_CYCLE_MOVES, LIFE_CYCLE_STATES, OPERATORS, type LifeCycleState

@@ -1,6 +1,6 @@
 // The parts a system is made of, resolved and checked (fleet-api.md §Create system, sets G and C of §Errors).
 import { FleetError } from '../../errors.js'
-import type { Repositories } from '../../repositories.js'
+import type { Repositories } from '../../ports/repositories.js'
 import type { Application, Communication, Gateway, Subscription } from '../../domain/system.js'
 import { OPERATORS } from '../../domain/system.js'
 import { validEsn, validImei, validMac, validMeid } from '../../domain/identifiers.js'

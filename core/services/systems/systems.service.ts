@@ -1,6 +1,6 @@
 import { FleetError } from '../../errors.js'
-import type { Clock, UnitOfWork } from '../../ports.js'
-import type { Found, Repositories } from '../../repositories.js'
+import type { Clock, UnitOfWork } from '../../ports/store.js'
+import type { Found, Repositories } from '../../ports/repositories.js'
 import type { CompanyAccess } from '../access.js'
 import type { System, SystemOption } from '../../domain/system.js'
 import type { SystemInput } from './input.js'

@@ -1,6 +1,6 @@
 // Creating and changing a system inside a caller's transaction: used by the API, the seed and the CSV operations.
 import { FleetError } from '../../errors.js'
-import type { Repositories, SystemRow } from '../../repositories.js'
+import type { Repositories, SystemRow } from '../../ports/repositories.js'
 import type { Company } from '../../domain/company.js'
 import { LIFE_CYCLE_MOVES, type Communication, type Gateway, type Subscription } from '../../domain/system.js'
 import { initialSystemData } from '../../domain/system-data.js'

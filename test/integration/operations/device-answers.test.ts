@@ -5,7 +5,7 @@
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Operation } from '../../../core/domain/operation.js'
-import type { DispatchRequest } from '../../../core/devices/ports.js'
+import type { DispatchRequest } from '../../../core/ports/devices.js'
 import type { OperationHandler } from '../../../core/operations/handler.js'
 import { createEngine } from '../../../core/operations/engine.js'
 import { issueDeviceTask } from '../../../core/operations/device/issue.js'

@@ -7,9 +7,9 @@ import { FleetError } from '../../../core/errors.js'
 import { StoreUnavailableError } from '../../../core/store-errors.js'
 import type { Operation } from '../../../core/domain/operation.js'
 import type { OperationHandler } from '../../../core/operations/handler.js'
-import type { CallbackSender } from '../../../core/notify.js'
+import type { CallbackSender } from '../../../core/ports/notify.js'
 import { createEngine } from '../../../core/operations/engine.js'
-import type { Repositories } from '../../../core/repositories.js'
+import type { Repositories } from '../../../core/ports/repositories.js'
 import { newUid } from '../../../core/security/secrets.js'
 import { createLocalQueue } from '../../../storage/queue/local-queue.js'
 import { createRepositories } from '../../../storage/repositories/index.js'
@@ -428,7 +428,7 @@ describe('handler contract', () => {
   it('a chunk whose store connection is lost is run again in the same job: more losses than a job has attempts, the operation still finishes, each task once', async () => {
     const label = uniq('lost')
     const systems = await createSystems(stack, 3, label, [label])
-    let losses = 6 // a job has 5 attempts (core/queue.ts DEFAULT_ATTEMPTS)
+    let losses = 6 // a job has 5 attempts (core/ports/queue.ts DEFAULT_ATTEMPTS)
     const ran: string[] = []
     const handler: OperationHandler = {
       async run () { throw new Error('run() is not used when runChunk answers') },

@@ -4,7 +4,7 @@
 // leaves the pool and the next statement runs on a new one.
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Db } from '../../../core/ports.js'
+import type { Db } from '../../../core/ports/store.js'
 import { StoreUnavailableError } from '../../../core/store-errors.js'
 import { openPostgresDb } from '../../../storage/postgres-db.js'
 import { TEST_DATABASE_URL } from '../../helpers/env.js'

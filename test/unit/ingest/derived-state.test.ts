@@ -3,10 +3,10 @@
 // next flush (issue 8); a flush failing for any other reason drops it (the device's next message refreshes it).
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
-import type { UnitOfWork } from '../../../core/ports.js'
-import type { Repositories } from '../../../core/repositories.js'
+import type { UnitOfWork } from '../../../core/ports/store.js'
+import type { Repositories } from '../../../core/ports/repositories.js'
 import type { DeviceMessage } from '../../../core/domain/device-message.js'
-import type { LastRow } from '../../../core/telemetry.js'
+import type { LastRow } from '../../../core/ports/telemetry.js'
 import { StoreUnavailableError } from '../../../core/store-errors.js'
 import { createDerivedState } from '../../../core/services/ingest/derived-state.js'
 

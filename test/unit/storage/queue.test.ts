@@ -2,7 +2,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { FleetError } from '../../../core/errors.js'
-import { backoffDelay, isPermanentJobError, type JobQueue } from '../../../core/queue.js'
+import { backoffDelay, isPermanentJobError, type JobQueue } from '../../../core/ports/queue.js'
 import { fromBullId, toBullId } from '../../../storage/queue/bullmq-queue.js'
 
 describe('job error contract (shared/style.md §2.7)', () => {

@@ -1,7 +1,7 @@
 // The store of the operations engine (issue: Operations engine): operations, their tasks and produced files.
-import type { AbortedBy, Counters, DependsOn, NewTask, Operation, OperationState, Task, TaskState } from './domain/operation.js'
-import type { Found, Page } from './paging.js'
-import type { CallbackAttempt } from './operations/callback-guard.js'
+import type { AbortedBy, Counters, DependsOn, NewTask, Operation, OperationState, Task, TaskState } from '../domain/operation.js'
+import type { Found, Page } from '../paging.js'
+import type { CallbackAttempt } from '../operations/callback-guard.js'
 
 export interface OperationFilter {
   uid?: string[] | undefined

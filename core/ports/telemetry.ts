@@ -1,5 +1,5 @@
 // The write side of telemetry (issue: Telemetry): what the ingest service needs from the store.
-import type { DataValue } from './domain/device-message.js'
+import type { DataValue } from '../domain/device-message.js'
 
 export interface IngestSystemState {
   uid: string

@@ -1,17 +1,17 @@
 // Repository ports: storage/repositories implements them over a Queryable (pool, transaction or PGlite).
-import type { Company, CompanyPatch, PictureSize } from './domain/company.js'
-import type { Membership, Profile, UserFilter, UserRecord, UserSort } from './domain/user.js'
-import type { Application, Gateway, Offer, Subscription, System, SystemOption, SystemSort } from './domain/system.js'
-import type { CommunicationEntry, DataNode } from './domain/application-model.js'
-import type { SystemCriteria } from './domain/system-criteria.js'
-import type { GatewayFilter, GatewaySort, SubscriptionFilter, SubscriptionSort } from './domain/parts.js'
+import type { Company, CompanyPatch, PictureSize } from '../domain/company.js'
+import type { Membership, Profile, UserFilter, UserRecord, UserSort } from '../domain/user.js'
+import type { Application, Gateway, Offer, Subscription, System, SystemOption, SystemSort } from '../domain/system.js'
+import type { CommunicationEntry, DataNode } from '../domain/application-model.js'
+import type { SystemCriteria } from '../domain/system-criteria.js'
+import type { GatewayFilter, GatewaySort, SubscriptionFilter, SubscriptionSort } from '../domain/parts.js'
 import type { TelemetryRepository } from './telemetry.js'
-import type { OperationsRepository } from './operations-port.js'
+import type { OperationsRepository } from './operations.js'
 import type { DataQueriesRepository } from './data-queries.js'
-import type { DeviceTasksRepository } from './devices/ports.js'
+import type { DeviceTasksRepository } from './devices.js'
 
-import type { Found, Page, Sort } from './paging.js'
-export type { Found, Page, Sort } from './paging.js'
+import type { Found, Page, Sort } from '../paging.js'
+export type { Found, Page, Sort } from '../paging.js'
 
 export interface CompaniesRepository {
   findByUid (uid: string): Promise<Company | undefined>

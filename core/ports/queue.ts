@@ -6,7 +6,7 @@
 // Error contract (§2.7): a handler throwing a FleetError fails the job for good at once (a business failure
 // such as operation.on.system.missing.comm.identifiers); any other error is transient and the job is retried
 // with exponential backoff until its attempts are spent.
-import { isFleetError } from './errors.js'
+import { isFleetError } from '../errors.js'
 
 /** The payload type of every job name: `{ 'operation.task': { operationUid: string, systemUid: string } }`. */
 export type JobPayloadMap = object

@@ -1,7 +1,7 @@
 // The read side of telemetry (issue: Telemetry): what the data and message endpoints need from the store
 // (fleet-api.md §Last data points, §Raw data points, §Aggregated data points, §Fleet aggregated data points, §Messages).
-import type { AggregateFn, UsageSeries } from './domain/aggregation.js'
-import type { DataValue } from './domain/device-message.js'
+import type { AggregateFn, UsageSeries } from '../domain/aggregation.js'
+import type { DataValue } from '../domain/device-message.js'
 
 /** A time range [from, to) in ms; from null: no lower bound. */
 export interface TimeRange { from: number | null, to: number }
