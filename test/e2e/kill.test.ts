@@ -5,7 +5,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { startFleet } from '../../simulator/fleet.js'
 import { connectApi } from '../../simulator/provision.js'
-import { freePort, spawnFleet, type Child } from '../helpers/child.js'
+import { cliService, until } from '../helpers/cli-service.js'
 import { storeKinds } from '../helpers/cli-stores.js'
 
 const DEVICES = 20
@@ -13,44 +13,13 @@ const ACKED_BEFORE_KILL = 200
 const CLIENT_SECRET = 'kill-test-secret'
 const ADMIN_PASSWORD = 'kill-test-password'
 
-async function twoFreePorts (): Promise<[number, number]> {
-  for (;;) {
-    const a = await freePort()
-    const b = await freePort()
-    if (a !== b) return [a, b]
-  }
-}
-
-async function until (what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}
-
 describe.each(storeKinds())('SIGKILL of the service on %s', (_kind, makeStore) => {
   it('loses no message whose PUBACK was received', { timeout: 240_000 }, async () => {
     const store = await makeStore()
     onTestFinished(async () => { await store.drop() })
-    const [httpPort, mqttPort] = await twoFreePorts()
-    const env = {
-      ...store.env,
-      HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: String(httpPort),
-      MQTT_PORT: String(mqttPort),
-      M3DA_PORT: '0',
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_PER_S: '100000',
-      FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD,
-      FLEET_CLIENT_SECRET: CLIENT_SECRET
-    }
-    const serve = async (): Promise<Child> => {
-      const child = spawnFleet(['serve'], env)
-      // A cold start of PGlite on disk takes seconds of CPU, many more when other test files share the cores.
-      await child.waitForLine(/fleet service started/, 90_000)
-      return child
-    }
+    const service = await cliService(store, { FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD, FLEET_CLIENT_SECRET: CLIENT_SECRET })
+    const { httpPort, mqttPort } = service
+    const serve = service.serve
     const credentials = { url: `http://127.0.0.1:${httpPort}`, clientId: 'fleet-cli', clientSecret: CLIENT_SECRET, email: 'admin@fleet.local', password: ADMIN_PASSWORD }
 
     const first = await serve()

@@ -9,7 +9,7 @@ import { deviceIdentity, newRunTag } from '../../simulator/devices/identity.js'
 import type { SimulatedDevice } from '../../simulator/devices/simulated-device.js'
 import { addDevice, genericApplication, inParallel } from '../../simulator/fleet.js'
 import { connectApi } from '../../simulator/provision.js'
-import { freePort, spawnFleet, type Child } from '../helpers/child.js'
+import { cliService, until } from '../helpers/cli-service.js'
 import { inspect, storeKinds } from '../helpers/cli-stores.js'
 
 const DEVICES = 30
@@ -20,47 +20,20 @@ const ADMIN_PASSWORD = 'reboot-kill-password'
 // restart must take less than 10 periods (a cold PGlite start on busy cores takes tens of seconds).
 const RECONNECT_MS = 10_000
 
-async function twoFreePorts (): Promise<[number, number]> {
-  for (;;) {
-    const a = await freePort()
-    const b = await freePort()
-    if (a !== b) return [a, b]
-  }
-}
-
-async function until (what: string, ok: () => boolean | Promise<boolean>, timeoutMs: number, seen: () => string = () => ''): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${seen()}`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-}
-
 type Json = Record<string, any>
 
 describe.each(storeKinds())('SIGKILL of the service during a reboot operation on %s', (_kind, makeStore) => {
   it('finishes with every task SUCCESS, each device rebooted once, no task lost or doubled', { timeout: 300_000 }, async () => {
     const store = await makeStore()
     onTestFinished(async () => { await store.drop() })
-    const [httpPort, mqttPort] = await twoFreePorts()
-    const env = {
-      ...store.env,
-      HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: String(httpPort),
-      MQTT_PORT: String(mqttPort),
-      M3DA_PORT: '0',
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_PER_S: '100000',
+    const service = await cliService(store, {
       // A service just restarted on busy cores would shed the test's own requests (api/plugins/overload.ts).
       OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
       FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD,
       FLEET_CLIENT_SECRET: CLIENT_SECRET
-    }
-    const serve = async (): Promise<Child> => {
-      const child = spawnFleet(['serve'], env)
-      await child.waitForLine(/fleet service started/, 90_000)
-      return child
-    }
+    })
+    const { httpPort, mqttPort } = service
+    const serve = service.serve
     const credentials = { url: `http://127.0.0.1:${httpPort}`, clientId: 'fleet-cli', clientSecret: CLIENT_SECRET, email: 'admin@fleet.local', password: ADMIN_PASSWORD }
 
     const first = await serve()

@@ -1,0 +1,54 @@
+// A real service process for the e2e tests that kill it (`node bin/fleet.mjs serve`): fixed free ports, so that a
+// restart on the same store answers where the devices and the test reconnect, and the environment those tests share.
+import { freePort, spawnFleet, type Child } from './child.js'
+import type { Store } from './cli-stores.js'
+
+export interface CliService {
+  env: Record<string, string>
+  httpPort: number
+  mqttPort: number
+  /** Starts the service and waits until it has started (a cold PGlite start on busy cores takes tens of seconds). */
+  serve (): Promise<Child>
+}
+
+async function twoFreePorts (): Promise<[number, number]> {
+  for (;;) {
+    const a = await freePort()
+    const b = await freePort()
+    if (a !== b) return [a, b]
+  }
+}
+
+/** The service on the store, HTTP and MQTT on loopback ports chosen now, with `extra` variables. */
+export async function cliService (store: Store, extra: Record<string, string> = {}, startTimeoutMs = 90_000): Promise<CliService> {
+  const [httpPort, mqttPort] = await twoFreePorts()
+  const env = {
+    ...store.env,
+    HTTP_HOST: '127.0.0.1',
+    HTTP_PORT: String(httpPort),
+    MQTT_PORT: String(mqttPort),
+    M3DA_PORT: '0',
+    LOG_LEVEL: 'info',
+    RATE_LIMIT_PER_S: '100000',
+    ...extra
+  }
+  return {
+    env,
+    httpPort,
+    mqttPort,
+    async serve () {
+      const child = spawnFleet(['serve'], env)
+      await child.waitForLine(/fleet service started/, startTimeoutMs)
+      return child
+    }
+  }
+}
+
+/** Polls until ok, failing after timeoutMs with what was awaited (and what was seen). */
+export async function until (what: string, ok: () => boolean | Promise<boolean>, timeoutMs: number, seen: () => string = () => ''): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (!(await ok())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${seen()}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
