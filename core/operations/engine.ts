@@ -229,7 +229,7 @@ export function createEngine (deps: EngineDeps) {
       }), STORE_RETRY)
       if (nextAt !== undefined) {
         // The last chunk may have spent the budget and the tasks together: nothing to wait for then.
-        if (await repos.operations.openTasks(op.uid) === 0) { await finishIfDone(op.uid); return }
+        if (!(await repos.operations.hasOpenTasks(op.uid))) { await finishIfDone(op.uid); return }
         // The id is the time: workers that find the budget spent at once queue one run between them.
         await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:window:${nextAt}`, runAt: nextAt })
         return
@@ -245,7 +245,7 @@ export function createEngine (deps: EngineDeps) {
 
   /** FINISHED once no task is open; then the callback, the e-mail and the operations that depend on it. */
   async function finishIfDone (operationUid: string): Promise<void> {
-    if (await repos.operations.openTasks(operationUid) > 0) return
+    if (await repos.operations.hasOpenTasks(operationUid)) return
     const now = clock.now()
     const op = await repos.operations.find(operationUid)
     if (op === undefined || !op.resolved) return

@@ -29,8 +29,8 @@ export interface OperationsRepository {
   /** The task, locked until the transaction ends (a device's answer and a cancel do not cross). */
   lockTask (taskUid: string): Promise<Task | undefined>
   setTaskResults (results: TaskResult[], now: number): Promise<void>
-  /** Open (not final) tasks left. */
-  openTasks (operationUid: string): Promise<number>
+  /** Whether a task is still open (not final): the first one found answers, however many there are. */
+  hasOpenTasks (operationUid: string): Promise<boolean>
   /** Changes the state when it is `from` (or any of `from`); answers whether it changed. */
   transition (uid: string, from: OperationState[], to: OperationState, patch: Partial<Pick<Operation, 'startDate' | 'endDate' | 'cancelDate'>> & { followupsPending?: boolean }): Promise<boolean>
   /** FINISHED operations whose follow-ups (callback, mail, dependent operations) may not all be queued yet. */
