@@ -44,7 +44,7 @@ async function link (id: DeviceIdentity, req: Extract<DevicesRequest, { type: 's
 
 const isUp = (t: DeviceTransport): boolean => 'client' in t ? (t as MqttDevice).client.connected : (t as LeanMqttDevice).connected
 
-/** One device connected and subscribed to its tasks; a refused or timed-out connection is tried again twice. */
+/** One device connected and subscribed to its tasks; a refused or timed-out connection is tried again 4 times. */
 async function connectOne (i: number, req: Extract<DevicesRequest, { type: 'start' }>): Promise<void> {
   const id = identity(i, req.password)
   for (let attempt = 1; ; attempt++) {
@@ -53,7 +53,7 @@ async function connectOne (i: number, req: Extract<DevicesRequest, { type: 'star
       devices.push(createSimulatedDevice({ identity: id, systemUid: '', transport, model: createDeviceModel(), events, rebootMs: req.rebootMs }))
       return
     } catch (err) {
-      if (attempt >= 3) { counts.connectFailures++; counts.lastError = (err as Error).message; return }
+      if (attempt >= 5) { counts.connectFailures++; counts.lastError = (err as Error).message; return }
       await sleep(1000)
     }
   }
@@ -68,8 +68,9 @@ async function connectAll (req: Extract<DevicesRequest, { type: 'start' }>): Pro
   for (let from = 1; from <= req.devices; from += batch) {
     const due = t0 + ((from - 1) / req.perSecond) * 1000
     if (due > performance.now()) await sleep(due - performance.now())
-    // A service that lags behind does not get more than a few seconds' worth of connections waiting.
-    while (pending.size >= req.perSecond * 4) await Promise.race(pending)
+    // A service that lags behind (PGlite: one thread for the logins and the store) gets no more than a second's
+    // worth of connections waiting, rather than a queue in which they time out.
+    while (pending.size >= req.perSecond) await Promise.race(pending)
     for (let i = from; i < from + batch && i <= req.devices; i++) {
       const p = connectOne(i, req).finally(() => { pending.delete(p) })
       pending.add(p)
