@@ -57,6 +57,7 @@ const ADMIN = { email: 'reboot@fleet.local', password: 'reboot-bench-password', 
 const SETTING = { key: 'config.reportPeriodS', value: 120 }
 const POLL_MS = 100
 const MIB = 1024 * 1024
+const mib = (b: number): number => Math.round(b / MIB)
 // Issue 9, "Speed": on PostgreSQL.
 const TARGET = { seconds: 10, rssBytes: 1024 * MIB }
 
@@ -104,7 +105,15 @@ async function measure (store: Store, svc: ServiceProcess, devices: DevicesProce
   const rssBefore = await svc.rss()
   let rssMax = rssBefore
   const t0 = performance.now()
-  const res = await fetch(`${svc.origin}/api/v1/operations/systems/${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
+  let res: Response
+  // 503: the service shed the request (event loop or in-flight limits, README "Health, metrics and overload"),
+  // before creating anything; it is asked again a moment later, as a client would.
+  for (;;) {
+    res = await fetch(`${svc.origin}/api/v1/operations/systems/${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
+    if (res.status !== 503) break
+    await res.text()
+    await sleep(POLL_MS)
+  }
   if (res.status === 404) {
     // A service without this operation kind yet: the rest of the run still says something.
     console.log(`   ${operation}: POST /api/v1/operations/systems/${path} answers 404 (${await res.text()}): not measured`)
@@ -113,10 +122,17 @@ async function measure (store: Store, svc: ServiceProcess, devices: DevicesProce
   if (res.status !== 200) throw new Error(`${operation}: ${res.status} ${await res.text()}`)
   const requestMs = performance.now() - t0
   const { operation: uid } = await res.json() as { operation: string }
-  let op: Op
+  let op: Op | undefined
   let shown = t0
+  let shed = 0
   for (;;) {
     const r = await fetch(`${svc.origin}/api/v1/operations/${uid}`, { headers })
+    if (r.status === 503) {
+      shed++
+      await r.text()
+      await sleep(POLL_MS)
+      continue
+    }
     if (r.status !== 200) throw new Error(`GET operation: ${r.status} ${await r.text()}`)
     op = await r.json() as Op
     rssMax = Math.max(rssMax, await svc.rss())
@@ -131,6 +147,7 @@ async function measure (store: Store, svc: ServiceProcess, devices: DevicesProce
     }
     await sleep(POLL_MS)
   }
+  if (op === undefined) throw new Error('no answer to GET operation')
   const toFinishedS = (performance.now() - t0) / 1000
   const rssEnd = await svc.rss()
   // The devices' last acks are acknowledged by the service before the operation can finish; a moment for their
@@ -158,7 +175,8 @@ async function measure (store: Store, svc: ServiceProcess, devices: DevicesProce
   }
   const state = finished ? 'FINISHED' : ended >= reachable ? `every connected device answered (${op.total - reachable} never connected)` : `not FINISHED after ${MAX_SECONDS} s`
   console.log(`   ${operation}: ${state} in ${toFinishedS.toFixed(2)} s, ` +
-    `${success} of ${op.total} SUCCESS${open(op) === '' ? '' : ` (${open(op)})`}; devices: ${run.check}` +
+    `${success} of ${op.total} SUCCESS${open(op) === '' ? '' : ` (${open(op)})`}, ${run.tasksPerS.toFixed(0)} tasks/s; service RSS ` +
+    `${mib(rssBefore)} MiB before, ${mib(run.rssMax)} at most, ${mib(rssEnd)} after${shed > 0 ? `; ${shed} polls shed (503)` : ''}; devices: ${run.check}` +
     `${run.deviceErrors > 0 ? `, ${run.deviceErrors} errors (last: ${after.lastError ?? '?'})` : ''}`)
   return run
 }
@@ -217,7 +235,6 @@ for (const store of STORES) {
   results.push(await benchOn(store))
 }
 
-const mib = (b: number): number => Math.round(b / MIB)
 console.log(`\n${DEVICES} simulated MQTT devices (one process), reboot off ${REBOOT_MS} ms, connected ${CONNECT_RATE}/s; poll every ${POLL_MS} ms`)
 for (const r of results) {
   console.log(`\n== ${r.store} (seed ${r.seedS.toFixed(1)} s, connect ${r.connectS.toFixed(1)} s, device process RSS ${mib(r.devicesRss)} MiB)\n`)
