@@ -130,6 +130,7 @@ describe('label: what it does', () => {
       notify: false,
       callback: null,
       callbackDelivery: null,
+      abortedBy: null,
       parameters: { add: ['x'], remove: ['y'] },
       dependsOn: null
     })
