@@ -42,6 +42,7 @@ async function link (id: DeviceIdentity, req: Extract<DevicesRequest, { type: 's
   return await connectLeanMqttDevice({ url: req.mqttUrl, username: id.serialNumber, password: id.mqttPassword })
 }
 
+const isGone = (t: DeviceTransport): boolean => 'gone' in t && (t as LeanMqttDevice).gone
 const isUp = (t: DeviceTransport): boolean => 'client' in t ? (t as MqttDevice).client.connected : (t as LeanMqttDevice).connected
 
 /** One device connected and subscribed to its tasks; a refused or timed-out connection is tried again 4 times. */
@@ -87,14 +88,16 @@ async function connectAll (req: Extract<DevicesRequest, { type: 'start' }>): Pro
 function stats (setting?: { key: string, value: unknown }): DevicesStats {
   const now = Date.now()
   let connected = 0
+  let gone = 0
   let resets = 0
   let withSetting = 0
   for (const d of devices) {
     if (isUp(d.transport)) connected++
+    if (isGone(d.transport)) gone++
     resets += d.model.numberOfResets
     if (setting !== undefined && d.model.read([setting.key], now)[0]?.value === setting.value) withSetting++
   }
-  return { devices: devices.length, connected, resets, withSetting, ...counts, rss: process.memoryUsage().rss }
+  return { devices: devices.length, connected, gone, resets, withSetting, ...counts, rss: process.memoryUsage().rss }
 }
 
 process.on('message', (m: DevicesRequest) => {

@@ -14,8 +14,9 @@ export type DevicesRequest =
 export interface DevicesStats {
   /** Devices connected at the start (and kept since). */
   devices: number
-  /** Of them, those whose MQTT connection is up now. */
+  /** Of them, those whose MQTT connection is up now, and those that gave up reconnecting (lean link only). */
   connected: number
+  gone: number
   /** Sum of the devices' `_NUMBER_OF_RESETS`. */
   resets: number
   /** Devices whose setting has the value asked (stats with `setting`). */

@@ -22,6 +22,9 @@ export interface LeanMqttOptions {
 export interface LeanMqttDevice extends DeviceTransport {
   /** True while the connection is up (between CONNACK and its close). */
   readonly connected: boolean
+  /** True once the connection was lost (not by a reboot), a reboot's reconnection gave up, or close(): the device
+   *  will not come back (as the simulator's own link without reconnection). */
+  readonly gone: boolean
 }
 
 const OPTS = { protocolVersion: 4 as const }
@@ -45,6 +48,8 @@ export async function connectLeanMqttDevice (opts: LeanMqttOptions): Promise<Lea
   const traffic = { sent: 0, received: 0 }
   let nextId = 1
   let closed = false
+  let gaveUp = false
+  let dropped = false
   const packetId = (): number => { const id = nextId; nextId = nextId === 65535 ? 1 : nextId + 1; return id }
 
   /** One connection, CONNACKed and subscribed to its tasks. */
@@ -97,6 +102,7 @@ export async function connectLeanMqttDevice (opts: LeanMqttOptions): Promise<Lea
       socket.on('data', (b: Buffer) => { parser.parse(b) })
       socket.on('error', (err) => { fail(err) })
       socket.on('close', () => {
+        if (link.up) dropped = true // a reboot's disconnect() marks its link down before closing it
         link.up = false
         clearInterval(link.ping)
         fail(new TransportError(`mqtt ${opts.username}: connection closed`))
@@ -113,7 +119,7 @@ export async function connectLeanMqttDevice (opts: LeanMqttOptions): Promise<Lea
   let link = await open()
 
   async function publish (leaf: string, payload: string): Promise<void> {
-    if (closed || !link.up) throw new TransportError(`mqtt ${opts.username}: not connected`)
+    if (closed || dropped || !link.up) throw new TransportError(`mqtt ${opts.username}: not connected`)
     traffic.sent = Buffer.byteLength(payload) + leaf.length + opts.username.length + FIXED_HEADER
     traffic.received = 4
     const messageId = packetId()
@@ -127,6 +133,7 @@ export async function connectLeanMqttDevice (opts: LeanMqttOptions): Promise<Lea
   return {
     protocol: 'MQTT',
     get connected () { return link.up },
+    get gone () { return closed || gaveUp || dropped },
     sendData: async (points) => { await publish('messages/json', encodeData(points)) },
     sendAcks: async (acks) => { await publish('acks/json', encodeAcks(acks)) },
     onTasks (h) {
@@ -157,7 +164,7 @@ export async function connectLeanMqttDevice (opts: LeanMqttOptions): Promise<Lea
           link = await open()
           return
         } catch (err) {
-          if (attempt >= 10) throw err
+          if (attempt >= 10) { gaveUp = true; throw err }
           await new Promise((resolve) => setTimeout(resolve, 1000))
         }
       }
