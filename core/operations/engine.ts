@@ -63,6 +63,9 @@ function defaultAnswer (answer: DeviceAnswer): TaskOutcome {
   throw new FleetError(DEVICE_ERROR, answer.message === null ? [] : [answer.message])
 }
 
+/** Device answers of one operation handled in one transaction (a reboot of thousands of devices answers together). */
+const ANSWER_BATCH = 200
+
 /** The code of a task its device answered ERROR (the device's message is the error message). */
 export const DEVICE_ERROR: ErrorCode = 'operation.device.error'
 
@@ -301,41 +304,52 @@ export function createEngine (deps: EngineDeps) {
    * judged once the answers are in.
    */
   async function deviceAnswered (answers: readonly DeviceAnswer[]): Promise<void> {
-    const touched = new Map<string, AbortPolicy | undefined>()
-    for (const answer of answers) {
-      if (answer.operationUid === null || answer.operationTaskUid === null) continue
-      const operationUid = answer.operationUid
-      const taskUid = answer.operationTaskUid
-      const deliveries: DispatchRequest[] = []
-      const result = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
-        deliveries.length = 0
-        const op = await tx.operations.find(operationUid)
-        const task = await tx.operations.lockTask(taskUid)
-        if (op === undefined || task === undefined || (task.state !== 'IN_PROGRESS' && task.state !== 'BEING_CANCELLED')) return undefined
-        const now = clock.now()
-        const handler = deps.handlers[op.type]
-        let r: TaskResult
-        try {
-          const outcome = handler?.answered === undefined
-            ? defaultAnswer(answer)
-            : await tx.savepoint.run(async () => await (handler.answered as NonNullable<OperationHandler['answered']>)({ tx, op, task, now, answer }))
-          r = succeeded(task, outcome, deliveries)
-        } catch (err) {
-          if (!isFleetError(err)) throw err
-          await handler?.failed?.({ tx, op, task, now })
-          r = failure(task, err)
-        }
-        await tx.operations.setTaskResults([r], now)
-        return { r, type: op.type, abort: abortOf(op) }
-      }), STORE_RETRY)
-      if (result === undefined) continue
-      if (result.r.state !== 'IN_PROGRESS') countTasks(result.type, [result.r])
-      await deliver(deliveries)
-      touched.set(operationUid, result.abort)
+    const byOperation = new Map<string, DeviceAnswer[]>()
+    for (const a of answers) {
+      if (a.operationUid === null || a.operationTaskUid === null) continue
+      byOperation.set(a.operationUid, [...(byOperation.get(a.operationUid) ?? []), a])
     }
-    for (const [uid, abort] of touched) {
-      if (abort !== undefined) await abortIfFailing(uid, abort)
-      await finishIfDone(uid)
+    for (const [operationUid, list] of byOperation) {
+      let abort: AbortPolicy | undefined
+      let touched = false
+      for (let i = 0; i < list.length; i += ANSWER_BATCH) {
+        const batch = list.slice(i, i + ANSWER_BATCH)
+        const deliveries: DispatchRequest[] = []
+        const result = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+          deliveries.length = 0
+          const op = await tx.operations.find(operationUid)
+          if (op === undefined) return undefined
+          const tasks = await tx.operations.lockTasks(batch.map((a) => a.operationTaskUid as string))
+          const handler = deps.handlers[op.type]
+          const now = clock.now()
+          const results: TaskResult[] = []
+          for (const answer of batch) {
+            const task = tasks.get(answer.operationTaskUid as string)
+            // One answer per task and batch: a later one (a chained device task) comes in a later call.
+            if (task === undefined || results.some((r) => r.uid === task.uid) || (task.state !== 'IN_PROGRESS' && task.state !== 'BEING_CANCELLED')) continue
+            try {
+              const outcome = handler?.answered === undefined
+                ? defaultAnswer(answer)
+                : await tx.savepoint.run(async () => await (handler.answered as NonNullable<OperationHandler['answered']>)({ tx, op, task, now, answer }))
+              results.push(succeeded(task, outcome, deliveries))
+            } catch (err) {
+              if (!isFleetError(err)) throw err
+              await handler?.failed?.({ tx, op, task, now })
+              results.push(failure(task, err))
+            }
+          }
+          await tx.operations.setTaskResults(results, now)
+          return { results, type: op.type, abort: abortOf(op) }
+        }), STORE_RETRY)
+        if (result === undefined || result.results.length === 0) continue
+        countTasks(result.type, result.results.filter((r) => r.state !== 'IN_PROGRESS'))
+        await deliver(deliveries)
+        abort = result.abort
+        touched = true
+      }
+      if (!touched) continue
+      if (abort !== undefined) await abortIfFailing(operationUid, abort)
+      await finishIfDone(operationUid)
     }
   }
 

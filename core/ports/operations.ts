@@ -28,6 +28,8 @@ export interface OperationsRepository {
   claimPending (operationUid: string, limit: number): Promise<Task[]>
   /** The task, locked until the transaction ends (a device's answer and a cancel do not cross). */
   lockTask (taskUid: string): Promise<Task | undefined>
+  /** These tasks by uid, locked until the transaction ends (in uid order: two batches never wait on each other). */
+  lockTasks (taskUids: readonly string[]): Promise<Map<string, Task>>
   setTaskResults (results: TaskResult[], now: number): Promise<void>
   /** Whether a task is still open (not final): the first one found answers, however many there are. */
   hasOpenTasks (operationUid: string): Promise<boolean>

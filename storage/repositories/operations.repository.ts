@@ -179,6 +179,11 @@ export function createOperationsRepository (q: Queryable): OperationsRepository 
       const { rows } = await q.query<TaskRow>('SELECT * FROM operation_tasks WHERE uid = $1 FOR UPDATE', [taskUid])
       return rows[0] === undefined ? undefined : toTask(rows[0])
     },
+    async lockTasks (taskUids) {
+      if (taskUids.length === 0) return new Map()
+      const { rows } = await q.query<TaskRow>('SELECT * FROM operation_tasks WHERE uid = ANY($1::text[]) ORDER BY uid FOR UPDATE', [[...new Set(taskUids)]])
+      return new Map(rows.map((r) => { const t = toTask(r); return [t.uid, t] }))
+    },
     async setTaskResults (results, now) {
       if (results.length === 0) return
       await q.query(

@@ -20,6 +20,14 @@ export interface IngestOptions {
   storeRetryMs?: number
 }
 
+/** One device's ack payload on its way to the store; `answers` are the open device tasks it closed. */
+interface AckItem {
+  systemUid: string
+  protocol: DeviceProtocol
+  acks: ReadonlyArray<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>
+  answers: DeviceAnswer[]
+}
+
 export interface IngestStats {
   committedMessages: number
   committedPoints: number
@@ -161,6 +169,32 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     if (state !== undefined) await tx.telemetry.updateSystems([{ uid: state.uid, data: state.data, dataTs: state.dataTs, lastCommDate: now }])
   }
 
+  /**
+   * The acks of many devices go in one transaction (a reboot of thousands of devices brings thousands of acks in a
+   * few seconds; one transaction each made the ack path the slowest part of it, bench/reboot.ts), and their answers
+   * reach the operations engine together, which handles them per operation in batches too.
+   */
+  async function writeAcks (items: AckItem[]): Promise<Array<Error | undefined>> {
+    const now = clock.now()
+    const answered = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+      const states = await tx.telemetry.lockSystems(items.map((i) => i.systemUid))
+      await tx.telemetry.updateSystems(states.map((st) => ({ uid: st.uid, data: st.data, dataTs: st.dataTs, lastCommDate: now })))
+      await tx.telemetry.insertAcks(items.flatMap((i) => i.acks.map((a) => ({ systemUid: i.systemUid, taskUid: a.uid, status: a.status, message: a.message, protocol: i.protocol, receivedAt: now }))))
+      const out: DeviceAnswer[][] = []
+      for (const i of items) out.push(await tx.deviceTasks.answer(i.systemUid, i.acks.map((a) => ({ taskUid: a.uid, status: a.status, message: a.message })), now))
+      return out
+    }), storeRetry)
+    items.forEach((i, n) => { i.answers = answered[n] ?? [] })
+    const answers = answered.flat()
+    if (answers.length > 0 && onAnswers !== undefined) {
+      await onAnswers(answers).catch((err: unknown) => {
+        log.error({ err, tasks: answers.map((a) => a.taskUid) }, 'device answers not passed to the operations; they stay answered in the store')
+      })
+    }
+    return items.map(() => undefined)
+  }
+  const ackCommits = createGroupCommit<AckItem>({ write: writeAcks, maxBatch: 500, maxPending: 20_000, parallel: 1, failsWhole: isStoreUnavailable })
+
   /** Counts a payload refused before storage (conventions.md §Devices: dropped and counted). */
   function refuse (protocol: string, reason: string): void {
     const key = `${protocol}:${reason}`
@@ -181,18 +215,9 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
    * commit whose answer was lost and written again (the retry closes nothing the first try closed).
    */
   async function acceptAcks (systemUid: string, protocol: DeviceProtocol, acks: ReadonlyArray<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>): Promise<DeviceAnswer[]> {
-    const now = clock.now()
-    const answers = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
-      await communicated(tx, systemUid, now)
-      await tx.telemetry.insertAcks(acks.map((a) => ({ systemUid, taskUid: a.uid, status: a.status, message: a.message, protocol, receivedAt: now })))
-      return await tx.deviceTasks.answer(systemUid, acks.map((a) => ({ taskUid: a.uid, status: a.status, message: a.message })), now)
-    }), storeRetry)
-    if (answers.length > 0 && onAnswers !== undefined) {
-      await onAnswers(answers).catch((err: unknown) => {
-        log.error({ err, systemUid, tasks: answers.map((a) => a.taskUid) }, 'device answers not passed to the operations; they stay answered in the store')
-      })
-    }
-    return answers
+    const item: AckItem = { systemUid, protocol, acks, answers: [] }
+    await ackCommits.submit(item)
+    return item.answers
   }
 
   /**
@@ -216,7 +241,7 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     stats: (): IngestStats => ({ ...stats, refused: { ...stats.refused } }),
     pending: () => commits.pending(),
     /** Resolves once everything accepted is committed and its derived state written. */
-    drain: async () => { await commits.drain(); await derived.flush() }
+    drain: async () => { await commits.drain(); await ackCommits.drain(); await derived.flush() }
   }
 }
 
