@@ -118,6 +118,8 @@ export type SystemRow = Omit<System, 'gateway' | 'subscription' | 'applications'
 
 export interface SystemsRepository {
   findByUid (companyUid: string, uid: string): Promise<System | undefined>
+  /** The company's systems among these uids, in one statement (unknown uids are left out). */
+  findByUids (companyUid: string, uids: readonly string[]): Promise<System[]>
   /** Systems of the company matching the criteria, sorted and paged; count is the total matching. */
   find (companyUid: string, criteria: SystemCriteria, sort: Array<Sort<SystemSort>>, page: Page): Promise<Found<System>>
   /** Uids only, for selections: at most `limit`. */

@@ -173,6 +173,11 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
       const { rows } = await q.query<Row>(`${SELECT} WHERE s.company_uid = $1 AND s.uid = $2`, [companyUid, uid])
       return rows[0] === undefined ? undefined : toSystem(rows[0])
     },
+    async findByUids (companyUid, uids) {
+      if (uids.length === 0) return []
+      const { rows } = await q.query<Row>(`${SELECT} WHERE s.company_uid = $1 AND s.uid = ANY($2::text[])`, [companyUid, [...new Set(uids)]])
+      return rows.map(toSystem)
+    },
     async find (companyUid, criteria, sort, page) {
       const { sql, p } = where(companyUid, criteria)
       const order = orderSql(sort)

@@ -20,9 +20,11 @@ export interface DeviceTarget {
 /** The systems and their applications, for the tasks of one chunk or the checks of a request. */
 export async function loadTargets (tx: Pick<Repositories, 'systems' | 'applications'>, companyUid: string, systemUids: readonly string[]): Promise<Map<string, DeviceTarget>> {
   const apps = await tx.applications.forSystems(systemUids)
+  // One statement for the whole chunk: one per system made releasing a 10,000-device reboot the slowest part of it.
+  const systems = new Map((await tx.systems.findByUids(companyUid, systemUids)).map((x) => [x.uid, x]))
   const out = new Map<string, DeviceTarget>()
   for (const uid of systemUids) {
-    const system = await tx.systems.findByUid(companyUid, uid)
+    const system = systems.get(uid)
     if (system === undefined) continue
     const applications = apps.get(uid) ?? []
     out.set(uid, { system, applications, elements: elementsOf(applications) })
