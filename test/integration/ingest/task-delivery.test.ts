@@ -112,7 +112,9 @@ describe('push to connected MQTT devices', () => {
         expect((await taskState(stack, task.uid))?.state).toBe('PENDING')
         await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: true })
         await eventually(async () => got.length > 0, 5000, 'the pushed task')
-        expect(got).toEqual([[task]])
+        // At least once: the delivery of the device's own subscription may still be under way when dispatch pushes,
+        // and then both send it (a device ignores the duplicate by its uid, conventions.md §Device tasks).
+        for (const batch of got) expect(batch).toEqual([task])
         expect((await taskState(stack, task.uid))?.state).toBe('SENT')
         expect(smsFor(d)).toEqual([]) // connected: no shoulder tap
 
