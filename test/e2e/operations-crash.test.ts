@@ -19,7 +19,8 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { loadConfig } from '../../core/config.js'
 import { initialSystemData } from '../../core/domain/system-data.js'
 import { createContext, openInfra } from '../../bin/context.js'
-import { freePort, spawnFleet, type Child } from '../helpers/child.js'
+import type { Child } from '../helpers/child.js'
+import { cliService } from '../helpers/cli-service.js'
 import { TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from '../helpers/env.js'
 
 const SYSTEMS = 3000
@@ -103,14 +104,6 @@ async function seedStore (env: Record<string, string>): Promise<void> {
   } finally { await ctx.close() }
 }
 
-async function twoFreePorts (): Promise<[number, number]> {
-  for (;;) {
-    const a = await freePort()
-    const b = await freePort()
-    if (a !== b) return [a, b]
-  }
-}
-
 interface Op { uid: string, state: string, total: number, counters: Array<{ state: string, count: number }>, endDate: number | null }
 interface Task { uid: string, system: { uid: string }, state: string, startDate: number | null, endDate: number | null, error: unknown }
 
@@ -183,22 +176,9 @@ describe.each(kinds)('SIGKILL of the service during an operation, on %s', (_kind
     const store = await makeStore()
     onTestFinished(async () => { await store.drop() })
     await seedStore(store.env)
-    const [httpPort, mqttPort] = await twoFreePorts()
-    const env = {
-      ...store.env,
-      HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: String(httpPort),
-      MQTT_PORT: String(mqttPort),
-      M3DA_PORT: '0',
-      LOG_LEVEL: 'info',
-      RATE_LIMIT_PER_S: '100000',
-      WORKER_CONCURRENCY: '2'
-    }
-    const serve = async (): Promise<Child> => {
-      const child = spawnFleet(['serve'], env)
-      await child.waitForLine(/fleet service started/, 120_000)
-      return child
-    }
+    const service = await cliService(store, { WORKER_CONCURRENCY: '2' }, 120_000)
+    const { httpPort } = service
+    const serve = service.serve
     const kill = async (child: Child): Promise<void> => {
       child.signal('SIGKILL')
       expect(await child.exited()).toMatchObject({ signal: 'SIGKILL' })

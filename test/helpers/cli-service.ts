@@ -20,7 +20,7 @@ async function twoFreePorts (): Promise<[number, number]> {
 }
 
 /** The service on the store, HTTP and MQTT on loopback ports chosen now, with `extra` variables. */
-export async function cliService (store: Store, extra: Record<string, string> = {}, startTimeoutMs = 90_000): Promise<CliService> {
+export async function cliService (store: Pick<Store, 'env'>, extra: Record<string, string> = {}, startTimeoutMs = 90_000): Promise<CliService> {
   const [httpPort, mqttPort] = await twoFreePorts()
   const env = {
     ...store.env,
