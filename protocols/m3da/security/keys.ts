@@ -1,0 +1,32 @@
+// M3DA security keys (shared/spec/protocols.md §2.8.1): one password per device–server pair gives the
+// encryption master key K and one authentication key per direction. Ids are hashed as their UTF-8 bytes.
+import { createHash } from 'node:crypto'
+
+/** The three keys of a device–server pair. */
+export interface SessionKeys {
+  /** K = MD5(password): the encryption master key (§2.8.5). */
+  k: Buffer
+  /** KD = MD5(deviceId ‖ K): signs what the device sends. */
+  kd: Buffer
+  /** KS = MD5(serverId ‖ K): signs what the server sends. */
+  ks: Buffer
+}
+
+export function md5 (...parts: Array<Buffer | Uint8Array | string>): Buffer {
+  const hash = createHash('md5')
+  for (const part of parts) hash.update(part)
+  return hash.digest()
+}
+
+/** K, KD and KS from the password (§2.8.1). */
+export function deriveKeys (password: string | Buffer, deviceId: string, serverId: string): SessionKeys {
+  return keysFromMasterKey(md5(password), deviceId, serverId)
+}
+
+/**
+ * KD and KS from K itself: after auto-registration the device learns K = MD5(newPassword), never the
+ * password (§2.8.6), and the Mihini agent stores keys this way.
+ */
+export function keysFromMasterKey (k: Buffer, deviceId: string, serverId: string): SessionKeys {
+  return { k, kd: md5(deviceId, k), ks: md5(serverId, k) }
+}
