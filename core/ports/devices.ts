@@ -31,6 +31,9 @@ export interface ConnectionRequester {
 /** Where the answers of devices go (the operations engine), called after the answers are committed. */
 export type DeviceAnswers = (answers: readonly DeviceAnswer[]) => Promise<void>
 
+/** One system's tasks to take over one protocol; `again` adds the SENT ones not answered (DeviceTasksRepository.take). */
+export interface TakeRequest { systemUid: string, protocol: DeviceProtocol, again?: boolean }
+
 /** The store of device tasks (storage/repositories/device-tasks.repository.ts). */
 export interface DeviceTasksRepository {
   insert (tasks: ReadonlyArray<Omit<DeviceTaskRecord, 'state' | 'sentAt'>>): Promise<void>
@@ -39,6 +42,12 @@ export interface DeviceTasksRepository {
    * with `again`, the SENT ones not answered (a reconnection, a poll, a restart: delivered again until answered).
    */
   take (systemUid: string, protocol: DeviceProtocol, now: number, opts?: { again?: boolean }): Promise<DeviceTask[]>
+  /**
+   * take() for many systems in one statement (a reboot of thousands of devices brings thousands of reconnections,
+   * and an operation's chunk pushes to a hundred devices at once). Answers the tasks of each request, in order; two
+   * requests for one system and protocol get the same tasks.
+   */
+  takeMany (requests: readonly TakeRequest[], now: number): Promise<DeviceTask[][]>
   /** Systems with PENDING tasks over this protocol, among these. */
   withPending (systemUids: readonly string[], protocol: DeviceProtocol): Promise<string[]>
   /** Records the answers to the system's open (PENDING or SENT) tasks; answers those it closed (others are ignored). */

@@ -25,6 +25,29 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
          RETURNING body, created_at`, [systemUid, protocol, now, states])
       return rows.sort((a, b) => a.created_at - b.created_at).map((r) => r.body)
     },
+    async takeMany (requests, now) {
+      if (requests.length === 0) return []
+      // One row per system and protocol (an UPDATE joined twice to a row would update it once, for one of them).
+      const keyOf = (systemUid: string, protocol: string): string => `${protocol}\u0000${systemUid}`
+      const wanted = new Map<string, { system_uid: string, protocol: string, again: boolean }>()
+      for (const r of requests) {
+        const k = keyOf(r.systemUid, r.protocol)
+        const seen = wanted.get(k)
+        wanted.set(k, { system_uid: r.systemUid, protocol: r.protocol, again: (seen?.again ?? false) || r.again === true })
+      }
+      const { rows } = await q.query<TaskRow & { system_uid: string, protocol: string }>(
+        `UPDATE device_tasks t SET state = 'SENT', sent_at = $1
+         FROM jsonb_to_recordset($2::jsonb) AS v(system_uid text, protocol text, again boolean)
+         WHERE t.system_uid = v.system_uid AND t.protocol = v.protocol
+           AND (t.state = 'PENDING' OR (v.again AND t.state = 'SENT'))
+         RETURNING t.system_uid, t.protocol, t.body, t.created_at`, [now, JSON.stringify([...wanted.values()])])
+      const taken = new Map<string, TaskRow[]>()
+      for (const r of rows) {
+        const k = keyOf(r.system_uid, r.protocol)
+        taken.set(k, [...(taken.get(k) ?? []), r])
+      }
+      return requests.map((r) => (taken.get(keyOf(r.systemUid, r.protocol)) ?? []).sort((a, b) => Number(a.created_at) - Number(b.created_at)).map((t) => t.body))
+    },
     async withPending (systemUids, protocol: DeviceProtocol) {
       if (systemUids.length === 0) return []
       const { rows } = await q.query<{ system_uid: string }>(

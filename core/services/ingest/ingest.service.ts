@@ -1,6 +1,5 @@
 import { FleetError } from '../../errors.js'
 import type { Clock, UnitOfWork } from '../../ports/store.js'
-import type { Repositories } from '../../ports/repositories.js'
 import type { Logger } from '../../logger.js'
 import { noMetrics, type MetricsRegistry } from '../../metrics.js'
 import type { DeviceMessage, DeviceProtocol } from '../../domain/device-message.js'
@@ -27,6 +26,9 @@ interface AckItem {
   acks: ReadonlyArray<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>
   answers: DeviceAnswer[]
 }
+
+/** One device's request for its tasks on its way to the store; `tasks` what it was given. */
+interface TakeItem { systemUid: string, protocol: DeviceProtocol, again: boolean, tasks: DeviceTask[] }
 
 export interface IngestStats {
   committedMessages: number
@@ -161,15 +163,6 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
   }
 
   /**
-   * An ack or a task poll is device traffic too (conventions.md §Data: lastCommDate and commStatus OK on traffic):
-   * a REST device that only polls its tasks is communicating. System data is kept as it is.
-   */
-  async function communicated (tx: Repositories, systemUid: string, now: number): Promise<void> {
-    const [state] = await tx.telemetry.lockSystems([systemUid])
-    if (state !== undefined) await tx.telemetry.updateSystems([{ uid: state.uid, data: state.data, dataTs: state.dataTs, lastCommDate: now }])
-  }
-
-  /**
    * The acks of many devices go in one transaction (a reboot of thousands of devices brings thousands of acks in a
    * few seconds; one transaction each made the ack path the slowest part of it, bench/reboot.ts), and their answers
    * reach the operations engine together, which handles them per operation in batches too.
@@ -194,6 +187,25 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     return items.map(() => undefined)
   }
   const ackCommits = createGroupCommit<AckItem>({ write: writeAcks, maxBatch: 500, maxPending: 20_000, parallel: 1, failsWhole: isStoreUnavailable })
+
+  /**
+   * Task takes of many devices in one transaction, as their acks: after a reboot thousands of devices come back
+   * within a second and each subscription takes its tasks; one transaction each (five round trips) made the
+   * reconnections, not the devices, what a reboot of the fleet waited for (bench/reboot.ts). A task poll is device
+   * traffic (conventions.md §Data: lastCommDate on traffic): a REST device that only polls is communicating; its
+   * System data is kept as it is.
+   */
+  async function writeTakes (items: TakeItem[]): Promise<Array<Error | undefined>> {
+    const now = clock.now()
+    const taken = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+      const states = await tx.telemetry.lockSystems([...new Set(items.map((i) => i.systemUid))])
+      await tx.telemetry.updateSystems(states.map((st) => ({ uid: st.uid, data: st.data, dataTs: st.dataTs, lastCommDate: now })))
+      return await tx.deviceTasks.takeMany(items, now)
+    }), storeRetry)
+    items.forEach((i, n) => { i.tasks = taken[n] ?? [] })
+    return items.map(() => undefined)
+  }
+  const takeCommits = createGroupCommit<TakeItem>({ write: writeTakes, maxBatch: 500, maxPending: 20_000, parallel: 1, failsWhole: isStoreUnavailable })
 
   /** Counts a payload refused before storage (conventions.md §Devices: dropped and counted). */
   function refuse (protocol: string, reason: string): void {
@@ -226,11 +238,9 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
    * answered yet: a device may have lost them, and ignores one it already ran by its uid (§Device tasks).
    */
   async function takeTasks (systemUid: string, protocol: DeviceProtocol, opts: { again?: boolean } = {}): Promise<DeviceTask[]> {
-    const now = clock.now()
-    return await inTransaction(async (tx) => {
-      await communicated(tx, systemUid, now)
-      return await tx.deviceTasks.take(systemUid, protocol, now, opts)
-    })
+    const item: TakeItem = { systemUid, protocol, again: opts.again === true, tasks: [] }
+    await takeCommits.submit(item)
+    return item.tasks
   }
 
   return {
@@ -241,7 +251,7 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     stats: (): IngestStats => ({ ...stats, refused: { ...stats.refused } }),
     pending: () => commits.pending(),
     /** Resolves once everything accepted is committed and its derived state written. */
-    drain: async () => { await commits.drain(); await ackCommits.drain(); await derived.flush() }
+    drain: async () => { await commits.drain(); await ackCommits.drain(); await takeCommits.drain(); await derived.flush() }
   }
 }
 

@@ -322,3 +322,46 @@ describe('connection requests', () => {
     expect((await taskState(stack, waiting.uid))?.state).toBe('PENDING')
   })
 })
+
+describe('taking tasks for many devices at once', () => {
+  it('takeMany answers each request its own tasks, oldest first, in one statement; again adds the unanswered SENT ones', async () => {
+    const [a, b, c] = [await device(), await device(), await device()]
+    const a1 = await writeTask(a.uid, 'MQTT', { read: ['one'] })
+    const a2 = await writeTask(a.uid, 'MQTT', { read: ['two'] })
+    const b1 = await writeTask(b.uid, 'MQTT')
+    const bRest = await writeTask(b.uid, 'REST')
+    const repo = createDeviceTasksRepository(stack.db)
+    const now = Date.now()
+    const taken = await repo.takeMany([
+      { systemUid: a.uid, protocol: 'MQTT' },
+      { systemUid: b.uid, protocol: 'MQTT' },
+      { systemUid: c.uid, protocol: 'MQTT' },
+      // The same system twice: both get its tasks (a device ignores a task it already has by its uid).
+      { systemUid: a.uid, protocol: 'MQTT' }
+    ], now)
+    expect(taken.map((ts) => ts.map((t) => t.uid))).toEqual([[a1.uid, a2.uid], [b1.uid], [], [a1.uid, a2.uid]])
+    expect((await taskState(stack, a1.uid))?.state).toBe('SENT')
+    // Another protocol's task is left for its own transport.
+    expect((await taskState(stack, bRest.uid))?.state).toBe('PENDING')
+    // Taken once: a second take without `again` finds nothing; with it, the SENT ones not answered come again.
+    expect(await repo.takeMany([{ systemUid: a.uid, protocol: 'MQTT' }], now)).toEqual([[]])
+    await createIngestService({ inTransaction: async (fn) => await stack.db.transaction(async (tx) => await fn(createRepositories(tx))), clock: { now: () => Date.now() }, log: pino({ level: 'silent' }) })
+      .acceptAcks(a.uid, 'MQTT', [{ uid: a1.uid, status: 'OK', message: null }])
+    const again = await repo.takeMany([{ systemUid: a.uid, protocol: 'MQTT', again: true }, { systemUid: b.uid, protocol: 'REST', again: true }], now)
+    expect(again.map((ts) => ts.map((t) => t.uid))).toEqual([[a2.uid], [bRest.uid]])
+  })
+
+  it('takeTasks of devices coming back together are written together, and each marks its system communicating', async () => {
+    const devices = await Promise.all(Array.from({ length: 12 }, async () => await device()))
+    const tasks = await Promise.all(devices.map(async (d) => await writeTask(d.uid, 'MQTT')))
+    const transactions: number[] = []
+    const inTransaction: UnitOfWork = async (fn) => { transactions.push(1); return await stack.db.transaction(async (tx) => await fn(createRepositories(tx))) }
+    const ingest = createIngestService({ inTransaction, clock: { now: () => Date.now() }, log: pino({ level: 'silent' }) })
+    const before = Date.now()
+    const taken = await Promise.all(devices.map(async (d) => await ingest.takeTasks(d.uid, 'MQTT', { again: true })))
+    expect(taken.map((ts) => ts.map((t) => t.uid))).toEqual(tasks.map((t) => [t.uid]))
+    // One transaction for the first, one for all that arrived while it was written.
+    expect(transactions.length).toBeLessThanOrEqual(2)
+    for (const d of devices) expect(await lastComm(d.uid)).toBeGreaterThanOrEqual(before)
+  })
+})
