@@ -9,6 +9,7 @@ import type { TelemetryRepository } from './telemetry.js'
 import type { OperationsRepository } from './operations.js'
 import type { DataQueriesRepository } from './data-queries.js'
 import type { DeviceTasksRepository } from './devices.js'
+import type { M3daRepository } from './m3da.js'
 
 import type { Found, Page, Sort } from '../paging.js'
 export type { Found, Page, Sort } from '../paging.js'
@@ -255,4 +256,5 @@ export interface Repositories {
   operations: OperationsRepository
   savepoint: Savepoints
   dataQueries: DataQueriesRepository
+  m3da: M3daRepository
 }

@@ -15,6 +15,7 @@ import { createTelemetryRepository } from './telemetry.repository.js'
 import { createOperationsRepository } from './operations.repository.js'
 import { createDataQueriesRepository } from './data-queries.repository.js'
 import { createDeviceTasksRepository } from './device-tasks.repository.js'
+import { createM3daRepository } from './m3da.repository.js'
 
 /** Every repository, bound to one Queryable: the pool, or one transaction. */
 export function createRepositories (q: Queryable): Repositories {
@@ -46,6 +47,7 @@ export function createRepositories (q: Queryable): Repositories {
         }
       }
     },
-    dataQueries: createDataQueriesRepository(q)
+    dataQueries: createDataQueriesRepository(q),
+    m3da: createM3daRepository(q)
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from '../../ports/store.js'
 import type { Repositories } from '../../ports/repositories.js'
 import { ipAllowed } from '../../domain/ip-filters.js'
 import type { Communication } from '../../domain/system.js'
+import { createM3daDevices } from './m3da-devices.js'
 
 /** A device once authenticated: the system it is and the login it used (its topics start with it). */
 export interface DeviceSession { systemUid: string, companyUid: string, username: string }
@@ -28,7 +29,7 @@ function sameSecret (a: string, b: string): boolean {
 const CACHE_MS = 5000
 const CACHE_MAX = 50_000
 
-export interface DevicesServiceDeps { repos: Pick<Repositories, 'systems' | 'companies'>, clock: Clock }
+export interface DevicesServiceDeps { repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da'>, clock: Clock }
 
 /**
  * Device logins (conventions.md §Devices): username = gateway serial number or IMEI, password = the system's
@@ -65,7 +66,8 @@ export function createDevicesService ({ repos, clock }: DevicesServiceDeps) {
     return result
   }
 
-  return { authenticate }
+  // M3DA devices sign their envelopes instead of logging in (m3da-devices.ts).
+  return { authenticate, m3da: createM3daDevices({ repos, clock }) }
 }
 
 export type DevicesService = ReturnType<typeof createDevicesService>

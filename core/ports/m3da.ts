@@ -1,0 +1,21 @@
+// The M3DA state of devices (issue 10; storage/repositories/m3da.repository.ts implements it): what the security
+// extension keeps between sessions (protocols.md §2.8.3: nonces persist across sessions and restarts) and the tickets
+// that tie a device's Responses to its tasks (§2.7).
+
+export interface M3daRepository {
+  /** The nonce the device's next authenticated envelope must be signed with; null when none was ever agreed. */
+  nonce (systemUid: string): Promise<Buffer | null>
+  /** Records the nonce the service announced (called only after a successful authentication, §2.8.3). */
+  setNonce (systemUid: string, nonce: Buffer, now: number): Promise<void>
+  /**
+   * The ticket of each task, given out once per task and kept when the task is sent again (the device ignores a
+   * ticket it already ran). Tickets are positive int32, counted per system.
+   */
+  tickets (systemUid: string, taskUids: readonly string[], now: number): Promise<Map<string, number>>
+  /** The tasks these tickets were given to (unknown tickets are left out). */
+  tasksOf (systemUid: string, tickets: readonly number[]): Promise<Map<number, string>>
+  /** Forgets answered tickets. */
+  release (systemUid: string, tickets: readonly number[]): Promise<void>
+  /** Stores the password agreed by auto-registration as the system's communication.m3da.password (§2.8.6). */
+  setPassword (systemUid: string, password: string): Promise<void>
+}

@@ -1,0 +1,93 @@
+// M3DA device lookups (issue 10; conventions.md §Devices, M3DA): an M3DA device names itself in the envelope header
+// (gateway serial number or IMEI) and proves it with a MAC rather than a login, so the transport first learns what
+// the system expects of it: its M3DA password or registration password, and what its M3DA application declares
+// (`parameters.authentication`, `parameters.encryption`). The company's deviceIpFiltering applies as for every
+// device. The state the security extension keeps (nonces, tickets, the password agreed by auto-registration) is
+// stored through the M3daRepository port.
+import type { Clock } from '../../ports/store.js'
+import type { Repositories } from '../../ports/repositories.js'
+import { ipAllowed } from '../../domain/ip-filters.js'
+import { flattenData, type ActionType } from '../../domain/application-model.js'
+import type { Application } from '../../domain/system.js'
+import type { DeviceSession } from './devices.service.js'
+
+/** What the system's M3DA application and communication say about one device. */
+export interface M3daDevice {
+  session: DeviceSession
+  /** communication.m3da.password: the device must sign with it. */
+  password: string | null
+  /** communication.m3da.registrationPassword: the device may auto-register with it. */
+  registrationPassword: string | null
+  /** The M3DA application's `parameters.authentication` ("none" admits unsigned agents), null when not given. */
+  authentication: string | null
+  /** The M3DA application's `parameters.encryption` (none, aes-cbc-128...), null when not given. */
+  encryption: string | null
+  /** The kind of each action element of the system's applications, by its data id (what command tasks name). */
+  actions: ReadonlyMap<string, ActionType>
+}
+
+export type M3daLookup =
+  | { ok: true, device: M3daDevice }
+  | { ok: false, reason: 'device.unknown' | 'device.ip.forbidden' }
+
+export interface M3daDevicesDeps { repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da'>, clock: Clock }
+
+const text = (v: unknown): string | null => typeof v === 'string' && v !== '' ? v : null
+
+/** The parameters of the first application of the system that speaks M3DA with any. */
+function m3daParameters (applications: readonly Application[]): Record<string, unknown> {
+  for (const a of applications) {
+    const entry = a.communication.find((c) => c.type === 'M3DA')
+    if (entry?.parameters != null) return entry.parameters
+  }
+  return {}
+}
+
+function actionsOf (applications: readonly Application[]): Map<string, ActionType> {
+  const out = new Map<string, ActionType>()
+  for (const a of applications) {
+    for (const d of flattenData(a.data)) if (d.elementType === 'action' && d.actionType !== null && !out.has(d.id)) out.set(d.id, d.actionType)
+  }
+  return out
+}
+
+export function createM3daDevices ({ repos, clock }: M3daDevicesDeps) {
+  /** The device named by an envelope's `id`; never throws on an unknown or filtered device, answers why. */
+  async function lookup (identifier: string, ip: string): Promise<M3daLookup> {
+    // No identifier holds a NUL byte (PostgreSQL text cannot): unknown, never a failed statement.
+    if (identifier === '' || identifier.includes('\u0000')) return { ok: false, reason: 'device.unknown' }
+    const owner = await repos.systems.systemByCommIdentifier(identifier)
+    const system = owner === undefined ? undefined : await repos.systems.findByUid(owner.companyUid, owner.systemUid)
+    if (owner === undefined || system === undefined) return { ok: false, reason: 'device.unknown' }
+    const company = await repos.companies.findByUid(owner.companyUid)
+    if (company?.deviceIpFiltering === true && !ipAllowed(company.deviceIpFilters, ip)) return { ok: false, reason: 'device.ip.forbidden' }
+    const applications = (await repos.applications.forSystems([owner.systemUid])).get(owner.systemUid) ?? []
+    const params = m3daParameters(applications)
+    const m3da = system.communication.m3da
+    return {
+      ok: true,
+      device: {
+        session: { systemUid: owner.systemUid, companyUid: owner.companyUid, username: identifier },
+        password: text(m3da?.password),
+        registrationPassword: text(m3da?.registrationPassword),
+        authentication: text(params.authentication),
+        encryption: text(params.encryption),
+        actions: actionsOf(applications)
+      }
+    }
+  }
+
+  return {
+    lookup,
+    nonce: async (systemUid: string) => await repos.m3da.nonce(systemUid),
+    /** Only after a successful authentication (protocols.md §2.8.3). */
+    setNonce: async (systemUid: string, nonce: Buffer) => { await repos.m3da.setNonce(systemUid, nonce, clock.now()) },
+    tickets: async (systemUid: string, taskUids: readonly string[]) => await repos.m3da.tickets(systemUid, taskUids, clock.now()),
+    tasksOf: async (systemUid: string, tickets: readonly number[]) => await repos.m3da.tasksOf(systemUid, tickets),
+    release: async (systemUid: string, tickets: readonly number[]) => { await repos.m3da.release(systemUid, tickets) },
+    /** The password auto-registration agreed becomes communication.m3da.password (protocols.md §2.8.6). */
+    setPassword: async (systemUid: string, password: string) => { await repos.m3da.setPassword(systemUid, password) }
+  }
+}
+
+export type M3daDevices = ReturnType<typeof createM3daDevices>
