@@ -28,6 +28,8 @@ export interface Config {
   MQTT_PORT: number
   /** M3DA TCP port (conventions.md §Devices). */
   M3DA_PORT: number
+  /** The server id of M3DA security (protocols.md §2.8.1: KS = MD5(serverId ‖ K)); the agents' default. */
+  M3DA_SERVER_ID: string
   /** Expected communication period of a system without heartbeat, for commStatus WARNING/ERROR. */
   COMM_PERIOD_S: number
   /** Bound on concurrently running operation tasks in one process. */
@@ -165,6 +167,7 @@ export function loadConfig (env: Env): Readonly<Config> {
     FLEET_CLIENT_SECRET: optional(env, 'FLEET_CLIENT_SECRET'),
     MQTT_PORT: int(env, 'MQTT_PORT', 1883, 0, 65535),
     M3DA_PORT: int(env, 'M3DA_PORT', 44900, 0, 65535),
+    M3DA_SERVER_ID: str(env, 'M3DA_SERVER_ID', 'AIRVANTAGE'),
     COMM_PERIOD_S: int(env, 'COMM_PERIOD_S', 3600, 1, 31_536_000),
     WORKER_CONCURRENCY: int(env, 'WORKER_CONCURRENCY', 16, 1, 10_000),
     SMTP_URL: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),

@@ -33,6 +33,7 @@ describe('loadConfig', () => {
       FLEET_CLIENT_SECRET: undefined,
       MQTT_PORT: 1883,
       M3DA_PORT: 44900,
+      M3DA_SERVER_ID: 'AIRVANTAGE',
       COMM_PERIOD_S: 3600,
       WORKER_CONCURRENCY: 16,
       SMTP_URL: undefined,
