@@ -21,6 +21,7 @@ export async function simulate (config: Readonly<Config>, argv: string[]): Promi
     return await runSimulateCli(argv, {
       url: `http://${host}:${config.HTTP_PORT}`,
       mqttUrl: `mqtt://${host}:${config.MQTT_PORT}`,
+      m3daUrl: `tcp://${host}:${config.M3DA_PORT}`,
       clientId: config.FLEET_CLIENT_ID,
       clientSecret: config.FLEET_CLIENT_SECRET,
       email: config.FLEET_ADMIN_EMAIL,

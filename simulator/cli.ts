@@ -4,11 +4,14 @@
 import { parseArgs } from 'node:util'
 import { startFleet, type FleetOptions, type FleetStats } from './fleet.js'
 import { connectApi } from './provision.js'
+import { M3DA_CIPHERS, M3DA_MACS, type M3daSecurity } from './transports/m3da-options.js'
 import { verificationLine, verifyStored } from './verify.js'
 
 export interface SimulateDefaults {
   url: string
   mqttUrl: string
+  /** tcp://host:$M3DA_PORT */
+  m3daUrl?: string
   clientId: string
   clientSecret: string | undefined
   email: string | undefined
@@ -23,15 +26,19 @@ export interface SimulateIo {
   signal?: AbortSignal
 }
 
-export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt|rest [options]
+export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt|rest|m3da [options]
   --devices N           number of simulated devices (registered through the API)
-  --protocol P          mqtt or rest
+  --protocol P          mqtt, rest or m3da
   --url URL             service HTTP URL (API and REST devices)          default http://localhost:$HTTP_PORT
   --mqtt-url URL        MQTT broker URL                                   default mqtt://localhost:$MQTT_PORT
   --mqtt-version V      4 (MQTT 3.1.1) or 5                               default 4
+  --m3da-url URL        M3DA: tcp://host:port or http://host:port/device/com   default tcp://localhost:$M3DA_PORT
+  --m3da-security S     M3DA: none, hmac-md5 or hmac-sha1                 default hmac-sha1
+  --m3da-cipher C       M3DA: none, aes-cbc-128, aes-cbc-256, aes-ctr-128, aes-ctr-256   default none
+  --m3da-autoreg        M3DA: register with a registration password only and auto-register (needs a MAC)
   --rate R              messages per device per second (0: as fast as acks allow)   default 1
   --duration S          seconds of publishing                              default: until Ctrl-C
-  --poll-period S       REST devices ask for their tasks every S seconds   default 5
+  --poll-period S       REST devices ask for their tasks, M3DA devices connect, every S seconds   default 5
   --failure-rate F      share of devices (0..1) that ack every task ERROR  default 0
   --reboot-seconds S    how long a reboot keeps a device off               default 1
   --sms-gateway-port P  receive the service's SMS shoulder taps on port P (0: any free port);
@@ -51,20 +58,38 @@ function positive (name: string, raw: string | undefined, fallback: number | und
   return n
 }
 
+const STRING_OPTIONS = ['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'm3da-url', 'm3da-security', 'm3da-cipher', 'rate', 'duration',
+  'poll-period', 'failure-rate', 'reboot-seconds', 'sms-gateway-port', 'client-id', 'client-secret', 'email', 'password'] as const
+
+/** The M3DA options of the command line (simulator/transports/m3da-options.ts). @throws UsageError */
+function m3daSecurity (mac: string | undefined, cipher: string | undefined, autoreg: boolean): M3daSecurity {
+  if (mac === 'none') {
+    if (autoreg || (cipher !== undefined && cipher !== 'none')) throw new UsageError('--m3da-autoreg and --m3da-cipher need --m3da-security hmac-md5 or hmac-sha1')
+    return { mode: 'none' }
+  }
+  const m = M3DA_MACS.find((x) => x === (mac ?? 'hmac-sha1'))
+  if (m === undefined) throw new UsageError(`--m3da-security must be none, ${M3DA_MACS.join(' or ')}, got "${mac ?? ''}"`)
+  const c = M3DA_CIPHERS.find((x) => x === (cipher ?? 'none'))
+  if (c === undefined) throw new UsageError(`--m3da-cipher must be one of ${M3DA_CIPHERS.join(', ')}, got "${cipher ?? ''}"`)
+  return { mode: autoreg ? 'autoreg' : 'password', mac: m, cipher: c }
+}
+
 /** Reads the command line into fleet options. @throws UsageError */
 export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOptions {
   let values
   try {
     values = parseArgs({
       args: argv,
-      options: Object.fromEntries(['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'rate', 'duration', 'poll-period', 'failure-rate', 'reboot-seconds', 'sms-gateway-port', 'client-id', 'client-secret', 'email', 'password']
-        .map((k) => [k, { type: 'string' as const }]))
+      options: {
+        ...Object.fromEntries(STRING_OPTIONS.map((k) => [k, { type: 'string' as const }])) as Record<typeof STRING_OPTIONS[number], { type: 'string' }>,
+        'm3da-autoreg': { type: 'boolean' as const }
+      }
     }).values
   } catch (err) { throw new UsageError((err as Error).message) }
   const devices = positive('devices', values.devices, undefined, true)
   if (devices === undefined || devices < 1) throw new UsageError('--devices N (at least 1) is required')
   const protocol = values.protocol
-  if (protocol !== 'mqtt' && protocol !== 'rest') throw new UsageError('--protocol must be mqtt or rest')
+  if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da') throw new UsageError('--protocol must be mqtt, rest or m3da')
   const version = values['mqtt-version'] ?? '4'
   if (version !== '4' && version !== '5') throw new UsageError('--mqtt-version must be 4 or 5')
   const clientSecret = values['client-secret'] ?? d.clientSecret
@@ -82,6 +107,8 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
     protocol,
     mqttUrl: values['mqtt-url'] ?? d.mqttUrl,
     mqttVersion: version === '5' ? 5 : 4,
+    m3daUrl: values['m3da-url'] ?? d.m3daUrl,
+    m3daSecurity: m3daSecurity(values['m3da-security'], values['m3da-cipher'], values['m3da-autoreg'] === true),
     reconnectPeriod: 1000,
     rate: positive('rate', values.rate, 1, false) ?? 1,
     durationS: positive('duration', values.duration, undefined, false),

@@ -1,20 +1,24 @@
 // A fleet of simulated devices against a running service: register each through the API (with the generic firmware
-// application of its protocol when the catalogue has one), connect it over MQTT or REST, then publish at a steady
-// rate (or as fast as acknowledgements allow) and carry out tasks, counting it all. A share of the devices fails its
-// tasks (failureRate); an SMS gateway receiver wakes REST devices between their polls (sms-receiver.ts).
+// application of its protocol when the catalogue has one; M3DA devices with the application of their security,
+// m3da-application.ts), connect it over MQTT, REST or M3DA, then publish at a steady rate (or as fast as
+// acknowledgements allow) and carry out tasks, counting it all. A share of the devices fails its tasks
+// (failureRate); an SMS gateway receiver wakes REST and M3DA devices between their polls (sms-receiver.ts).
 import { setMaxListeners } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createDeviceModel } from './devices/device-model.js'
 import { deviceIdentity, newRunTag, type DeviceIdentity } from './devices/identity.js'
 import { GENERIC_APPLICATION_TYPES } from './devices/settings.js'
 import { createSimulatedDevice, type DeviceEvents, type SimulatedDevice } from './devices/simulated-device.js'
+import { m3daApplication } from './m3da-application.js'
 import { connectApi, findApplication, registerDevice, type ApiClient, type ApiCredentials } from './provision.js'
 import { startSmsReceiver, type SmsReceiver } from './sms-receiver.js'
+import { connectM3daDevice } from './transports/m3da.js'
+import type { M3daSecurity } from './transports/m3da-options.js'
 import { connectMqttDevice, type MqttDevice } from './transports/mqtt.js'
 import { restDevice } from './transports/rest.js'
 import type { DeviceTransport } from './transports/transport.js'
 
-export type FleetProtocol = 'mqtt' | 'rest'
+export type FleetProtocol = 'mqtt' | 'rest' | 'm3da'
 
 export interface LinkOptions {
   protocol: FleetProtocol
@@ -24,7 +28,13 @@ export interface LinkOptions {
   mqttVersion?: 4 | 5
   /** ms between MQTT reconnection attempts (0: none). */
   reconnectPeriod?: number
+  /** Where M3DA devices connect: tcp://host:port (M3DA_PORT) or http://host:port/device/com; needed for M3DA devices. */
+  m3daUrl?: string | undefined
+  /** How M3DA devices secure their envelopes (default: hmac-sha1 with their password, no cipher). */
+  m3daSecurity?: M3daSecurity
 }
+
+const DEFAULT_M3DA_SECURITY: M3daSecurity = { mode: 'password', mac: 'hmac-sha1', cipher: 'none' }
 
 export interface FleetOptions extends LinkOptions {
   api: ApiCredentials
@@ -84,6 +94,10 @@ export interface Fleet {
 /** Opens the device's link to the service. */
 export async function openTransport (id: DeviceIdentity, link: LinkOptions, httpUrl: string): Promise<DeviceTransport> {
   if (link.protocol === 'rest') return restDevice({ url: httpUrl, username: id.serialNumber, password: id.restPassword })
+  if (link.protocol === 'm3da') {
+    if (link.m3daUrl === undefined) throw new Error('an M3DA fleet needs the M3DA URL')
+    return await connectM3daDevice({ url: link.m3daUrl, deviceId: id.serialNumber, password: id.m3daPassword, security: link.m3daSecurity ?? DEFAULT_M3DA_SECURITY })
+  }
   if (link.mqttUrl === undefined) throw new Error('an MQTT fleet needs the MQTT URL')
   const device = await connectMqttDevice({
     url: link.mqttUrl,
@@ -107,7 +121,9 @@ export interface AddDeviceOptions {
 
 /** Registers one device through the API and connects it: the building block of a fleet (and of tests). */
 export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkOptions, opts: AddDeviceOptions = {}): Promise<SimulatedDevice> {
-  const systemUid = await registerDevice(api, id, { labels: opts.labels ?? ['simulator'], applicationUid: opts.applicationUid })
+  const mode = link.protocol === 'm3da' ? (link.m3daSecurity ?? DEFAULT_M3DA_SECURITY).mode : 'none'
+  const m3da = mode === 'password' ? 'password' : mode === 'autoreg' ? 'registrationPassword' : 'none'
+  const systemUid = await registerDevice(api, id, { labels: opts.labels ?? ['simulator'], applicationUid: opts.applicationUid, m3da })
   const transport = await openTransport(id, link, api.url)
   return createSimulatedDevice({
     identity: id,
@@ -123,6 +139,12 @@ export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkO
 /** The uid of the generic firmware application of the protocol in the service's catalogue, if it has one. */
 export async function genericApplication (api: ApiClient, protocol: FleetProtocol): Promise<string | undefined> {
   return await findApplication(api, GENERIC_APPLICATION_TYPES[protocol])
+}
+
+/** The application a fleet's devices are registered with: the generic firmware, or for M3DA the one of their security. */
+export async function fleetApplication (api: ApiClient, link: LinkOptions): Promise<string | undefined> {
+  if (link.protocol === 'm3da') return await m3daApplication(api, link.m3daSecurity ?? DEFAULT_M3DA_SECURITY)
+  return await genericApplication(api, link.protocol)
 }
 
 /**
@@ -185,7 +207,10 @@ export function startFleet (opts: FleetOptions): Fleet {
     }
   }
 
-  /** REST devices ask for their tasks every pollMs, on their own schedule (a wake polls in between). */
+  /**
+   * REST devices ask for their tasks every pollMs, on their own schedule (a wake polls in between); M3DA devices
+   * connect as often, since the service can only answer them (protocols.md §2.5: devices initiate).
+   */
   async function pollTasks (device: SimulatedDevice, until: number): Promise<void> {
     const pollMs = opts.taskPollMs ?? 5000
     await pauseUntil(Math.random() * pollMs, until)
@@ -207,7 +232,7 @@ export function startFleet (opts: FleetOptions): Fleet {
   const ready = (async () => {
     if (opts.smsGatewayPort !== undefined) sms = await startSmsReceiver({ port: opts.smsGatewayPort, host: opts.smsGatewayHost, wake })
     const api = await connectApi(opts.api)
-    const applicationUid = await genericApplication(api, opts.protocol)
+    const applicationUid = await fleetApplication(api, opts)
     const numbers = Array.from({ length: opts.devices }, (_, i) => i + 1)
     await inParallel(numbers, opts.concurrency ?? 8, async (n) => {
       if (stopper.signal.aborted) return
@@ -231,7 +256,7 @@ export function startFleet (opts: FleetOptions): Fleet {
     if (started && !stopper.signal.aborted) {
       s.phase = 'running'
       const until = opts.durationS === undefined ? Infinity : Date.now() + opts.durationS * 1000
-      await Promise.all(devices.flatMap((d) => d.transport.protocol === 'REST' ? [drive(d, until), pollTasks(d, until)] : [drive(d, until)]))
+      await Promise.all(devices.flatMap((d) => d.transport.protocol === 'MQTT' ? [drive(d, until)] : [drive(d, until), pollTasks(d, until)]))
     }
     await Promise.all(devices.map(async (d) => { await d.idle().catch(() => {}) }))
     await Promise.all(devices.map(async (d) => { await d.close().catch(() => {}) }))

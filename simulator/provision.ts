@@ -78,6 +78,12 @@ export interface RegisterOptions {
   type?: string
   /** The application the system runs (its firmware), linked by uid (fleet-api.md §Create system). */
   applicationUid?: string | undefined
+  /**
+   * The system's M3DA secret (fleet-api.md §Communication): `password`, the identity's M3DA password that the agent
+   * signs with; `registrationPassword`, the same string as the one it auto-registers with (protocols.md §2.8.6);
+   * none (default): no M3DA secret, as for an agent without security.
+   */
+  m3da?: 'password' | 'registrationPassword' | 'none'
 }
 
 /**
@@ -95,7 +101,7 @@ export async function findApplication (api: ApiClient, type: string): Promise<st
 
 /**
  * Creates the device's system: gateway (serial number, IMEI), subscription (ICCID, operator UNKNOWN, mobile number),
- * the MQTT and REST passwords and, when given, its firmware application. Answers the system uid. @throws ProvisionError with the error code the service answered
+ * the MQTT and REST passwords (and the M3DA one when asked) and, when given, its firmware application. Answers the system uid. @throws ProvisionError with the error code the service answered
  */
 export async function registerDevice (api: ApiClient, id: DeviceIdentity, opts: RegisterOptions = {}): Promise<string> {
   const res = await api.request('POST', '/api/v1/systems', {
@@ -104,7 +110,11 @@ export async function registerDevice (api: ApiClient, id: DeviceIdentity, opts: 
     labels: opts.labels ?? ['simulator'],
     gateway: { serialNumber: id.serialNumber, imei: id.imei, type: 'SIMULATOR' },
     subscription: { identifier: id.iccid, operator: 'UNKNOWN', mobileNumber: id.mobileNumber },
-    communication: { mqtt: { password: id.mqttPassword }, rest: { password: id.restPassword } },
+    communication: {
+      mqtt: { password: id.mqttPassword },
+      rest: { password: id.restPassword },
+      ...(opts.m3da === undefined || opts.m3da === 'none' ? {} : { m3da: { [opts.m3da]: id.m3daPassword } })
+    },
     ...(opts.applicationUid === undefined ? {} : { applications: [{ uid: opts.applicationUid }] })
   })
   if (res.status !== 200) throw new ProvisionError(`registering ${id.serialNumber} failed (${res.status}): ${JSON.stringify(res.json)}`)

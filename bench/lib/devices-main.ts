@@ -33,7 +33,7 @@ const events: DeviceEvents = {
 }
 
 function identity (i: number, password: string): DeviceIdentity {
-  return { serialNumber: row.serialNumber(i), imei: '', iccid: row.iccid(i), mobileNumber: '', mqttPassword: password, restPassword: '' }
+  return { serialNumber: row.serialNumber(i), imei: '', iccid: row.iccid(i), mobileNumber: '', mqttPassword: password, restPassword: '', m3daPassword: '' }
 }
 
 /** The simulator's own MQTT link (mqtt.js), or the lean one of the same behaviour (the default: thousands fit). */

@@ -24,6 +24,11 @@ export interface DeviceIdentity {
   mobileNumber: string
   mqttPassword: string
   restPassword: string
+  /**
+   * The M3DA password (protocols.md §2.8.1: ASCII without `,` or `;`), or the registration password of a device that
+   * auto-registers (§2.8.6): the system is then created with it as `communication.m3da.registrationPassword`.
+   */
+  m3daPassword: string
 }
 
 /**
@@ -42,7 +47,8 @@ export function deviceIdentity (run: string, n: number): DeviceIdentity {
     // +33 7 (a French mobile range), the run's digits and the device number: 15 digits, E.164's longest.
     mobileNumber: `+337${digits}${String(n % 1_000_000).padStart(6, '0')}`,
     mqttPassword: randomBytes(12).toString('base64url'),
-    restPassword: randomBytes(12).toString('base64url')
+    restPassword: randomBytes(12).toString('base64url'),
+    m3daPassword: randomBytes(12).toString('base64url')
   }
 }
 

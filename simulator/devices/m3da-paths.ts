@@ -54,7 +54,7 @@ export function dataIdsOfNode (node: string): string[] {
   const n = normalise(node)
   if (n.startsWith('@')) return [dataIdOfPath(n)]
   const sys = dataIdOfPath(`${SYS}.${n}`)
-  return sys === n ? [n] : [sys, n]
+  return sys === `${SYS}.${n}` ? [sys, n] : [sys]
 }
 
 /** A full path cut into the Message path and its last segment, the body key (protocols.md §2.3). */

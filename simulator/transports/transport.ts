@@ -5,14 +5,17 @@ export type TasksHandler = (tasks: Task[]) => void
 
 export interface DeviceTransport {
   /** As the service records it on the device message. */
-  readonly protocol: 'MQTT' | 'REST'
+  readonly protocol: 'MQTT' | 'REST' | 'M3DA'
   /** Sends one data message; resolves once the service acknowledged it (QoS 1 PUBACK, HTTP 200). */
   sendData (points: readonly Point[]): Promise<void>
   /** Sends task acknowledgements; resolves once the service acknowledged them. */
   sendAcks (acks: readonly Ack[]): Promise<void>
-  /** Where tasks go: MQTT calls it when the service publishes on `<id>/tasks/json`, REST on each poll. */
+  /**
+   * Where tasks go: MQTT calls it when the service publishes on `<id>/tasks/json`, REST on each poll, M3DA for the
+   * Messages of each reply envelope.
+   */
   onTasks (handler: TasksHandler): void
-  /** REST: asks GET /device/tasks now. MQTT: nothing to do (the service pushes). */
+  /** REST: asks GET /device/tasks now. M3DA: an exchange without data (the reply carries them). MQTT: nothing to do (the service pushes). */
   checkTasks (): Promise<void>
   /**
    * A reboot's first half: MQTT closes the connection (after what is in flight is acknowledged); REST has no
