@@ -63,6 +63,9 @@ function defaultAnswer (answer: DeviceAnswer): TaskOutcome {
   throw new FleetError(DEVICE_ERROR, answer.message === null ? [] : [answer.message])
 }
 
+/** A handler refused an answer in a batch run without savepoints: the batch runs again, each answer guarded. */
+class AnswerRefused extends Error {}
+
 /** Device answers of one operation handled in one transaction (a reboot of thousands of devices answers together). */
 const ANSWER_BATCH = 200
 
@@ -315,12 +318,16 @@ export function createEngine (deps: EngineDeps) {
       for (let i = 0; i < list.length; i += ANSWER_BATCH) {
         const batch = list.slice(i, i + ANSWER_BATCH)
         const deliveries: DispatchRequest[] = []
-        const result = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+        // Each answer's handler runs bare first: a savepoint per answer is two round trips more, and thousands of
+        // answers come together. A handler that refuses one (a FleetError, whose writes must not stay) sends the
+        // batch round again with each answer in a savepoint of its own.
+        const answerAll = async (tx: Repositories, guarded: boolean) => {
           deliveries.length = 0
           const op = await tx.operations.find(operationUid)
           if (op === undefined) return undefined
           const tasks = await tx.operations.lockTasks(batch.map((a) => a.operationTaskUid as string))
           const handler = deps.handlers[op.type]
+          const answered = handler?.answered
           const now = clock.now()
           const results: TaskResult[] = []
           for (const answer of batch) {
@@ -328,19 +335,28 @@ export function createEngine (deps: EngineDeps) {
             // One answer per task and batch: a later one (a chained device task) comes in a later call.
             if (task === undefined || results.some((r) => r.uid === task.uid) || (task.state !== 'IN_PROGRESS' && task.state !== 'BEING_CANCELLED')) continue
             try {
-              const outcome = handler?.answered === undefined
+              const outcome = answered === undefined
                 ? defaultAnswer(answer)
-                : await tx.savepoint.run(async () => await (handler.answered as NonNullable<OperationHandler['answered']>)({ tx, op, task, now, answer }))
+                : guarded ? await tx.savepoint.run(async () => await answered({ tx, op, task, now, answer })) : await answered({ tx, op, task, now, answer })
               results.push(succeeded(task, outcome, deliveries))
             } catch (err) {
               if (!isFleetError(err)) throw err
+              if (answered !== undefined && !guarded) throw new AnswerRefused()
               await handler?.failed?.({ tx, op, task, now })
               results.push(failure(task, err))
             }
           }
           await tx.operations.setTaskResults(results, now)
           return { results, type: op.type, abort: abortOf(op) }
-        }), STORE_RETRY)
+        }
+        const result = await retryWhileUnavailable(async () => {
+          try {
+            return await inTransaction(async (tx) => await answerAll(tx, false))
+          } catch (err) {
+            if (!(err instanceof AnswerRefused)) throw err
+            return await inTransaction(async (tx) => await answerAll(tx, true))
+          }
+        }, STORE_RETRY)
         if (result === undefined || result.results.length === 0) continue
         countTasks(result.type, result.results.filter((r) => r.state !== 'IN_PROGRESS'))
         await deliver(deliveries)

@@ -52,6 +52,11 @@ export interface DeviceTasksRepository {
   withPending (systemUids: readonly string[], protocol: DeviceProtocol): Promise<string[]>
   /** Records the answers to the system's open (PENDING or SENT) tasks; answers those it closed (others are ignored). */
   answer (systemUid: string, acks: ReadonlyArray<{ taskUid: string, status: 'OK' | 'ERROR', message: string | null }>, now: number): Promise<DeviceAnswer[]>
+  /**
+   * answer() for many devices in one statement (the acks of a reboot of the fleet arrive together); answers, per
+   * request in order, the answers it closed. A task named twice is answered by the first request that names it.
+   */
+  answerMany (requests: ReadonlyArray<{ systemUid: string, acks: ReadonlyArray<{ taskUid: string, status: 'OK' | 'ERROR', message: string | null }> }>, now: number): Promise<DeviceAnswer[][]>
   /** Withdraws tasks not delivered yet (PENDING → CANCELLED); answers the uids withdrawn. */
   withdraw (taskUids: readonly string[], now: number): Promise<string[]>
   /**

@@ -6,7 +6,7 @@ import type { DeviceAnswer, DeviceTask, DeviceTaskState } from '../../core/domai
 interface TaskRow { body: DeviceTask, created_at: number }
 
 export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepository {
-  return {
+  const repo: DeviceTasksRepository = {
     async insert (tasks) {
       if (tasks.length === 0) return
       await q.query(
@@ -55,18 +55,29 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
          WHERE system_uid = ANY($1::text[]) AND protocol = $2 AND state = 'PENDING'`, [systemUids, protocol])
       return rows.map((r) => r.system_uid)
     },
+    async answerMany (requests, now) {
+      // One row per system and task: the first request and ack that name it (an UPDATE joined twice to a row updates
+      // it once). Keyed by the system too: another system naming a task does not hide its own device's ack.
+      const key = (systemUid: string, taskUid: string): string => `${systemUid}\u0000${taskUid}`
+      const first = new Map<string, { uid: string, system_uid: string, state: string, message: string | null, n: number }>()
+      requests.forEach((r, n) => {
+        for (const a of r.acks) if (!first.has(key(r.systemUid, a.taskUid))) first.set(key(r.systemUid, a.taskUid), { uid: a.taskUid, system_uid: r.systemUid, state: a.status, message: a.message, n })
+      })
+      const out: DeviceAnswer[][] = requests.map(() => [])
+      if (first.size === 0) return out
+      const { rows } = await q.query<{ uid: string, system_uid: string, operation_uid: string | null, operation_task_uid: string | null, state: 'OK' | 'ERROR', message: string | null }>(
+        `UPDATE device_tasks t SET state = v.state, message = v.message, acked_at = $1
+         FROM jsonb_to_recordset($2::jsonb) AS v(uid text, system_uid text, state text, message text)
+         WHERE t.uid = v.uid AND t.system_uid = v.system_uid AND t.state IN ('PENDING', 'SENT')
+         RETURNING t.uid, t.system_uid, t.operation_uid, t.operation_task_uid, t.state, t.message`,
+        [now, JSON.stringify([...first.values()].map(({ n, ...v }) => v))])
+      for (const r of rows) {
+        out[first.get(key(r.system_uid, r.uid))?.n ?? 0]?.push({ taskUid: r.uid, systemUid: r.system_uid, operationUid: r.operation_uid, operationTaskUid: r.operation_task_uid, status: r.state, message: r.message, at: now })
+      }
+      return out
+    },
     async answer (systemUid, acks, now) {
-      if (acks.length === 0) return []
-      // One answer per task: the first of a payload that names a task twice.
-      const first = new Map<string, { uid: string, state: string, message: string | null }>()
-      for (const a of acks) if (!first.has(a.taskUid)) first.set(a.taskUid, { uid: a.taskUid, state: a.status, message: a.message })
-      const { rows } = await q.query<{ uid: string, operation_uid: string | null, operation_task_uid: string | null, state: 'OK' | 'ERROR', message: string | null }>(
-        `UPDATE device_tasks t SET state = v.state, message = v.message, acked_at = $2
-         FROM jsonb_to_recordset($3::jsonb) AS v(uid text, state text, message text)
-         WHERE t.uid = v.uid AND t.system_uid = $1 AND t.state IN ('PENDING', 'SENT')
-         RETURNING t.uid, t.operation_uid, t.operation_task_uid, t.state, t.message`,
-        [systemUid, now, JSON.stringify([...first.values()])])
-      return rows.map((r): DeviceAnswer => ({ taskUid: r.uid, systemUid, operationUid: r.operation_uid, operationTaskUid: r.operation_task_uid, status: r.state, message: r.message, at: now }))
+      return (await repo.answerMany([{ systemUid, acks }], now))[0] ?? []
     },
     async withdraw (taskUids, now) {
       if (taskUids.length === 0) return []
@@ -92,4 +103,5 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
       return new Map(rows.map((r) => [r.uid, r.state]))
     }
   }
+  return repo
 }

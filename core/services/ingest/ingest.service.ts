@@ -173,9 +173,7 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
       const states = await tx.telemetry.lockSystems(items.map((i) => i.systemUid))
       await tx.telemetry.updateSystems(states.map((st) => ({ uid: st.uid, data: st.data, dataTs: st.dataTs, lastCommDate: now })))
       await tx.telemetry.insertAcks(items.flatMap((i) => i.acks.map((a) => ({ systemUid: i.systemUid, taskUid: a.uid, status: a.status, message: a.message, protocol: i.protocol, receivedAt: now }))))
-      const out: DeviceAnswer[][] = []
-      for (const i of items) out.push(await tx.deviceTasks.answer(i.systemUid, i.acks.map((a) => ({ taskUid: a.uid, status: a.status, message: a.message })), now))
-      return out
+      return await tx.deviceTasks.answerMany(items.map((i) => ({ systemUid: i.systemUid, acks: i.acks.map((a) => ({ taskUid: a.uid, status: a.status, message: a.message })) })), now)
     }), storeRetry)
     items.forEach((i, n) => { i.answers = answered[n] ?? [] })
     const answers = answered.flat()

@@ -365,3 +365,30 @@ describe('taking tasks for many devices at once', () => {
     for (const d of devices) expect(await lastComm(d.uid)).toBeGreaterThanOrEqual(before)
   })
 })
+
+describe('answering tasks of many devices at once', () => {
+  it('answerMany closes each system\'s own open tasks once, whoever else names them in the same statement', async () => {
+    const [a, b] = [await device(), await device()]
+    const a1 = await writeTask(a.uid, 'MQTT')
+    const a2 = await writeTask(a.uid, 'MQTT')
+    const b1 = await writeTask(b.uid, 'MQTT')
+    const repo = createDeviceTasksRepository(stack.db)
+    const answered = await repo.answerMany([
+      // b names a's task first: it is not b's, and must not hide a's own ack of it.
+      { systemUid: b.uid, acks: [{ taskUid: a1.uid, status: 'ERROR', message: 'not mine' }, { taskUid: b1.uid, status: 'ERROR', message: 'broken' }] },
+      { systemUid: a.uid, acks: [{ taskUid: a1.uid, status: 'OK', message: null }, { taskUid: a1.uid, status: 'ERROR', message: 'twice' }, { taskUid: 'no-such-task', status: 'OK', message: null }] },
+      { systemUid: a.uid, acks: [{ taskUid: a1.uid, status: 'ERROR', message: 'again' }, { taskUid: a2.uid, status: 'OK', message: null }] },
+      { systemUid: a.uid, acks: [] }
+    ], 1234)
+    const brief = answered.map((list) => list.map((x) => ({ task: x.taskUid, system: x.systemUid, status: x.status, message: x.message, at: x.at })))
+    expect(brief).toEqual([
+      [{ task: b1.uid, system: b.uid, status: 'ERROR', message: 'broken', at: 1234 }],
+      [{ task: a1.uid, system: a.uid, status: 'OK', message: null, at: 1234 }],
+      [{ task: a2.uid, system: a.uid, status: 'OK', message: null, at: 1234 }],
+      []
+    ])
+    expect((await taskState(stack, a1.uid))?.state).toBe('OK')
+    // Answered once: the same acks again close nothing.
+    expect(await repo.answerMany([{ systemUid: a.uid, acks: [{ taskUid: a1.uid, status: 'ERROR', message: null }] }], 5678)).toEqual([[]])
+  })
+})

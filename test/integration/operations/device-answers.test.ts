@@ -8,6 +8,7 @@ import type { Operation } from '../../../core/domain/operation.js'
 import type { DispatchRequest } from '../../../core/ports/devices.js'
 import type { OperationHandler } from '../../../core/operations/handler.js'
 import { createEngine } from '../../../core/operations/engine.js'
+import { FleetError } from '../../../core/errors.js'
 import { issueDeviceTask } from '../../../core/operations/device/issue.js'
 import { newUid } from '../../../core/security/secrets.js'
 import { createLocalQueue } from '../../../storage/queue/local-queue.js'
@@ -119,6 +120,37 @@ describe('device answers', () => {
       expect(state(b)).toMatchObject({ state: 'FAILURE', error: { code: 'operation.device.error', message: 'sensor offline' } })
       expect(state(c)).toMatchObject({ state: 'SUCCESS' })
       await until('the operation finishes', async () => (await stack.call(stack.adminToken, { method: 'GET', url: `/api/v1/operations/${uid}` })).json().state === 'FINISHED')
+    } finally { await close() }
+  })
+
+  it('answers of one batch run together; one a handler refuses leaves no write of its own, the others keep theirs', async () => {
+    // `answered` writes a marker device task, then refuses an ERROR answer: the marker of that one must not stay.
+    const failedSeen: string[] = []
+    const marking: OperationHandler = {
+      ...readRssi,
+      async answered ({ tx, task, answer }) {
+        await tx.deviceTasks.insert([{ uid: `mark-${task.uid}`, systemUid: task.systemUid, operationUid: null, operationTaskUid: null, protocol: 'MQTT', task: { uid: `mark-${task.uid}`, timestamp: 0, read: ['x'] }, createdAt: 0 }])
+        if (answer.status === 'ERROR') throw new FleetError('operation.device.error', [answer.message ?? ''])
+        return { state: 'SUCCESS' }
+      },
+      async failed ({ task }) { failedSeen.push(task.systemUid) }
+    }
+    const { engine, repos, close } = await engineWith([], marking)
+    try {
+      const systems = await createSystems(stack, 3, uniq('batch'))
+      const uid = await launch(engine, systems)
+      await until('every task is at its device', async () => (await allTasks(stack, uid, 'IN_PROGRESS')).length === 3)
+      const tasks = await allTasks(stack, uid)
+      const taskOf = (s: string): string => tasks.find((t) => t.system.uid === s)?.uid ?? ''
+      const [a = '', b = '', c = ''] = systems
+      const answers = await repos.deviceTasks.answerMany([a, b, c].map((s) => ({ systemUid: s, acks: [{ taskUid: taskOf(s), status: s === b ? 'ERROR' as const : 'OK' as const, message: s === b ? 'refused' : null }] })), Date.now())
+      await engine.deviceAnswered(answers.flat())
+      const done = await allTasks(stack, uid)
+      expect(systems.map((s) => done.find((t) => t.system.uid === s)?.state)).toEqual(['SUCCESS', 'FAILURE', 'SUCCESS'])
+      expect(done.find((t) => t.system.uid === b)?.error).toMatchObject({ code: 'operation.device.error', message: 'refused' })
+      expect(failedSeen).toEqual([b])
+      const marks = await repos.deviceTasks.states(systems.map((s) => `mark-${taskOf(s)}`))
+      expect([...marks.keys()].sort()).toEqual([`mark-${taskOf(a)}`, `mark-${taskOf(c)}`].sort())
     } finally { await close() }
   })
 
