@@ -79,7 +79,8 @@ export class BysantReader {
 /** Every top-level value of a whole stream; a stream that ends inside a value is `bysant.truncated`. */
 export function decodeAll (buf: Buffer, ctx: Ctx = Ctx.Global, classes: readonly ClassDef[] = [], opts: { maxDepth?: number } = {}):
 { ok: true, values: BysantValue[] } | { ok: false, reason: string } {
-  const limits = { maxDepth: opts.maxDepth ?? DEFAULT_LIMITS.maxDepth, maxBytes: buf.length }
+  // The whole stream is here: a length declared beyond its end is truncation, found without allocating anything.
+  const limits = { maxDepth: opts.maxDepth ?? DEFAULT_LIMITS.maxDepth, maxBytes: Number.MAX_SAFE_INTEGER }
   let known = classMap(classes)
   const values: BysantValue[] = []
   for (let at = 0; at < buf.length;) {
