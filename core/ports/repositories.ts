@@ -1,5 +1,5 @@
 // Repository ports: storage/repositories implements them over a Queryable (pool, transaction or PGlite).
-import type { Company, CompanyPatch, PictureSize } from '../domain/company.js'
+import type { Company, CompanyPatch, IpFilters, PictureSize } from '../domain/company.js'
 import type { Membership, Profile, UserFilter, UserRecord, UserSort } from '../domain/user.js'
 import type { Application, Gateway, Offer, Subscription, System, SystemOption, SystemSort } from '../domain/system.js'
 import type { CommunicationEntry, DataNode } from '../domain/application-model.js'
@@ -117,6 +117,16 @@ export type SystemRow = Omit<System, 'gateway' | 'subscription' | 'applications'
   offerUid: string | null
 }
 
+/** A device login's system: its communication secrets and its company's device IP filtering (fleet-api.md §Company). */
+export interface DeviceLogin {
+  identifier: string
+  systemUid: string
+  companyUid: string
+  communication: System['communication']
+  deviceIpFiltering: boolean
+  deviceIpFilters: IpFilters
+}
+
 export interface SystemsRepository {
   findByUid (companyUid: string, uid: string): Promise<System | undefined>
   /** The company's systems among these uids, in one statement (unknown uids are left out). */
@@ -155,6 +165,8 @@ export interface SystemsRepository {
   /** The system owning these identifiers, other than `except`, if any. */
   commIdentifierOwner (identifiers: string[], except: string | null): Promise<string | undefined>
   systemByCommIdentifier (identifier: string): Promise<{ systemUid: string, companyUid: string } | undefined>
+  /** What a device login checks, for many logins in one statement (identifiers not found are left out). */
+  deviceLogins (identifiers: readonly string[]): Promise<DeviceLogin[]>
   /**
    * Moves the system, its gateway and its subscription to another company (fleet-api.md §Transfer): sets the offer
    * and the subscription's operator account there, clears the gateway's transfer_to and drops the options only the

@@ -2,6 +2,7 @@ import type { Queryable } from '../../core/ports/store.js'
 import { FleetError } from '../../core/errors.js'
 import type { SystemsRepository } from '../../core/ports/repositories.js'
 import type { System, SystemSort, SystemOption } from '../../core/domain/system.js'
+import type { IpFilters } from '../../core/domain/company.js'
 import { criteriaConditions, criteriaJoins, joinsSql, Params, type CriteriaJoins } from './system-criteria.sql.js'
 import { toGateway, type GatewayRow } from './gateways.repository.js'
 import { toSubscription, type SubscriptionRow } from './subscriptions.repository.js'
@@ -321,6 +322,16 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
         `SELECT c.system_uid, s.company_uid FROM comm_identifiers c JOIN systems s ON s.uid = c.system_uid
          WHERE c.identifier = $1`, [identifier])
       return rows[0] === undefined ? undefined : { systemUid: rows[0].system_uid, companyUid: rows[0].company_uid }
+    },
+    async deviceLogins (identifiers) {
+      if (identifiers.length === 0) return []
+      const { rows } = await q.query<{ identifier: string, system_uid: string, company_uid: string, communication: System['communication'], device_ip_filtering: boolean, device_ip_filters: IpFilters }>(
+        `SELECT c.identifier, s.uid AS system_uid, s.company_uid, s.communication, co.device_ip_filtering, co.device_ip_filters
+         FROM comm_identifiers c JOIN systems s ON s.uid = c.system_uid JOIN companies co ON co.uid = s.company_uid
+         WHERE c.identifier = ANY($1::text[])`, [[...new Set(identifiers)]])
+      return rows.map((r) => ({
+        identifier: r.identifier, systemUid: r.system_uid, companyUid: r.company_uid, communication: r.communication, deviceIpFiltering: r.device_ip_filtering, deviceIpFilters: r.device_ip_filters
+      }))
     },
     async transfer (uid, to) {
       const { rows } = await q.query<{ gateway_uid: string | null, subscription_uid: string | null }>(

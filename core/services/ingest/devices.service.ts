@@ -1,6 +1,8 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../../ports/store.js'
-import type { Repositories } from '../../ports/repositories.js'
+import type { DeviceLogin, Repositories } from '../../ports/repositories.js'
+import { createGroupCommit } from './group-commit.js'
+import { isStoreUnavailable } from '../../store-errors.js'
 import { ipAllowed } from '../../domain/ip-filters.js'
 import type { Communication } from '../../domain/system.js'
 import { createM3daDevices } from './m3da-devices.js'
@@ -29,6 +31,9 @@ function sameSecret (a: string, b: string): boolean {
 const CACHE_MS = 5000
 const CACHE_MAX = 50_000
 
+/** One login on its way to the store, and what it found. */
+interface LoginItem { identifier: string, login: DeviceLogin | undefined }
+
 export interface DevicesServiceDeps { repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da'>, clock: Clock }
 
 /**
@@ -38,18 +43,32 @@ export interface DevicesServiceDeps { repos: Pick<Repositories, 'systems' | 'com
 export function createDevicesService ({ repos, clock }: DevicesServiceDeps) {
   const cache = new Map<string, { at: number, result: DeviceAuthResult }>()
 
+  // The logins of devices connecting together are looked up together (one statement for all that arrive while one
+  // is on its way): after a reboot of the fleet, thousands reconnect within a second (bench/reboot.ts).
+  const logins = createGroupCommit<LoginItem>({
+    write: async (items) => {
+      const found = new Map((await repos.systems.deviceLogins(items.map((i) => i.identifier))).map((l) => [l.identifier, l]))
+      for (const i of items) i.login = found.get(i.identifier)
+      return items.map(() => undefined)
+    },
+    maxBatch: 1000,
+    maxPending: 50_000,
+    parallel: 1,
+    failsWhole: isStoreUnavailable
+  })
+
   async function lookup (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
     // No identifier holds a NUL byte (PostgreSQL text cannot): such a login is unknown, never a failed statement
     // (which MQTT would answer "server unavailable", and the device would retry forever).
     if (username.includes('\u0000')) return { ok: false, reason: 'device.unknown' }
-    const owner = await repos.systems.systemByCommIdentifier(username)
-    const system = owner === undefined ? undefined : await repos.systems.findByUid(owner.companyUid, owner.systemUid)
-    if (owner === undefined || system === undefined) return { ok: false, reason: 'device.unknown' }
-    const expected = system.communication[protocol]?.password
+    const item: LoginItem = { identifier: username, login: undefined }
+    await logins.submit(item)
+    const login = item.login
+    if (login === undefined) return { ok: false, reason: 'device.unknown' }
+    const expected = login.communication[protocol]?.password
     if (expected == null || expected === '' || !sameSecret(password, expected)) return { ok: false, reason: 'device.bad.password' }
-    const company = await repos.companies.findByUid(owner.companyUid)
-    if (company?.deviceIpFiltering === true && !ipAllowed(company.deviceIpFilters, ip)) return { ok: false, reason: 'device.ip.forbidden' }
-    return { ok: true, session: { systemUid: owner.systemUid, companyUid: owner.companyUid, username } }
+    if (login.deviceIpFiltering && !ipAllowed(login.deviceIpFilters, ip)) return { ok: false, reason: 'device.ip.forbidden' }
+    return { ok: true, session: { systemUid: login.systemUid, companyUid: login.companyUid, username } }
   }
 
   /** Never throws on bad credentials: answers why the login is refused. */
