@@ -9,9 +9,9 @@ import { keysFromMasterKey, type SessionKeys } from './keys.js'
 import { newNonce } from './nonce.js'
 import type { AutoregCredentials } from './server-autoreg.js'
 
-export type DeviceAutoregState =
-  | { step: 'wait-salt', deviceSalt: Buffer }
-  | { step: 'wait-key', deviceSalt: Buffer, serverSalt: Buffer, keyPair: AutoregKeyPair }
+export interface DeviceWaitingSalt { step: 'wait-salt', deviceSalt: Buffer }
+export interface DeviceWaitingKey { step: 'wait-key', deviceSalt: Buffer, serverSalt: Buffer, keyPair: AutoregKeyPair }
+export type DeviceAutoregState = DeviceWaitingSalt | DeviceWaitingKey
 
 export type DeviceAutoregReason = AutoregOpenReason
   | 'autoreg.refused' // the server answered step 1 with a challenge: it will not provision this device
@@ -20,7 +20,7 @@ export type DeviceAutoregReason = AutoregOpenReason
 type Refused = { ok: false, reason: DeviceAutoregReason }
 
 /** Step 1: the unsigned `{id, autoreg_salt}`. */
-export function startDeviceAutoreg (deviceId: string): { bytes: Buffer, state: DeviceAutoregState } {
+export function startDeviceAutoreg (deviceId: string): { bytes: Buffer, state: DeviceWaitingSalt } {
   const deviceSalt = newNonce()
   return {
     bytes: encodeEnvelope({ header: { id: deviceId, autoreg_salt: deviceSalt }, payload: Buffer.alloc(0), footer: {} }),
@@ -29,8 +29,8 @@ export function startDeviceAutoreg (deviceId: string): { bytes: Buffer, state: D
 }
 
 /** Step 2 → 3: takes the server's salt, sends the device's public key signed with PROVIS_KD. */
-export function answerServerSalt (state: DeviceAutoregState & { step: 'wait-salt' }, outer: Envelope, creds: AutoregCredentials):
-{ ok: true, bytes: Buffer, state: DeviceAutoregState } | Refused {
+export function answerServerSalt (state: DeviceWaitingSalt, outer: Envelope, creds: AutoregCredentials):
+{ ok: true, bytes: Buffer, state: DeviceWaitingKey } | Refused {
   if (hasField(outer.header, 'challenge')) return { ok: false, reason: 'autoreg.refused' }
   const serverSalt = bytesField(outer.header, 'autoreg_salt')
   if (serverSalt === null || serverSalt.length === 0) return { ok: false, reason: 'autoreg.salt.missing' }
@@ -44,7 +44,7 @@ export function answerServerSalt (state: DeviceAutoregState & { step: 'wait-salt
  * Step 4 → 5: checks the server's signature, recovers K from the ciphered password, and acknowledges with a signed
  * `{status: 200}` that the server does not answer. The keys are those of the new password.
  */
-export function finishDeviceAutoreg (state: DeviceAutoregState & { step: 'wait-key' }, outer: Envelope, creds: AutoregCredentials):
+export function finishDeviceAutoreg (state: DeviceWaitingKey, outer: Envelope, creds: AutoregCredentials):
 { ok: true, bytes: Buffer, keys: SessionKeys } | Refused {
   const provis = provisioningKeys(creds.registrationPassword, creds.deviceId, creds.serverId)
   const opened = openAutoreg(outer, provis.ks, state.deviceSalt)

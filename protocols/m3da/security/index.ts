@@ -15,9 +15,9 @@ export {
 } from './device-session.js'
 export {
   isAutoregStart, startServerAutoreg, answerAutoregKey, finishServerAutoreg,
-  type AutoregCredentials, type ServerAutoregState, type ServerAutoregReason
+  type AutoregCredentials, type ServerAutoregState, type ServerWaitingKey, type ServerWaitingAck, type ServerAutoregReason
 } from './server-autoreg.js'
 export {
   startDeviceAutoreg, answerServerSalt, finishDeviceAutoreg,
-  type DeviceAutoregState, type DeviceAutoregReason
+  type DeviceAutoregState, type DeviceWaitingSalt, type DeviceWaitingKey, type DeviceAutoregReason
 } from './device-autoreg.js'

@@ -20,9 +20,9 @@ export interface AutoregCredentials {
   serverId: string
 }
 
-export type ServerAutoregState =
-  | { step: 'wait-pubkey', deviceSalt: Buffer, serverSalt: Buffer }
-  | { step: 'wait-ack', deviceSalt: Buffer, serverSalt: Buffer, newPassword: string }
+export interface ServerWaitingKey { step: 'wait-pubkey', deviceSalt: Buffer, serverSalt: Buffer }
+export interface ServerWaitingAck { step: 'wait-ack', deviceSalt: Buffer, serverSalt: Buffer, newPassword: string }
+export type ServerAutoregState = ServerWaitingKey | ServerWaitingAck
 
 export type ServerAutoregReason = AutoregOpenReason
   | 'autoreg.salt.missing' | 'autoreg.pubkey.missing' | 'autoreg.pubkey.invalid' | 'autoreg.status'
@@ -35,7 +35,7 @@ export function isAutoregStart (outer: Envelope): boolean {
 }
 
 /** Step 1 → 2: takes the device's salt, answers the server's. */
-export function startServerAutoreg (outer: Envelope): { ok: true, reply: Buffer, state: ServerAutoregState } | Refused {
+export function startServerAutoreg (outer: Envelope): { ok: true, reply: Buffer, state: ServerWaitingKey } | Refused {
   const deviceSalt = bytesField(outer.header, 'autoreg_salt')
   if (deviceSalt === null || deviceSalt.length === 0) return { ok: false, reason: 'autoreg.salt.missing' }
   const serverSalt = newNonce()
@@ -50,8 +50,8 @@ export function startServerAutoreg (outer: Envelope): { ok: true, reply: Buffer,
  * Step 3 → 4: checks the device's signed public key, generates the new password and sends it ciphered with the
  * ECDH secret. The password is not to be stored yet (finishServerAutoreg).
  */
-export function answerAutoregKey (state: ServerAutoregState & { step: 'wait-pubkey' }, outer: Envelope, creds: AutoregCredentials):
-{ ok: true, reply: Buffer, state: ServerAutoregState, newPassword: string } | Refused {
+export function answerAutoregKey (state: ServerWaitingKey, outer: Envelope, creds: AutoregCredentials):
+{ ok: true, reply: Buffer, state: ServerWaitingAck, newPassword: string } | Refused {
   const provis = provisioningKeys(creds.registrationPassword, creds.deviceId, creds.serverId)
   const opened = openAutoreg(outer, provis.kd, state.serverSalt)
   if (!opened.ok) return opened
@@ -67,7 +67,7 @@ export function answerAutoregKey (state: ServerAutoregState & { step: 'wait-pubk
 }
 
 /** Step 5: checks the device's signed `{status: 200}`; answers the password to store as the system's M3DA password. */
-export function finishServerAutoreg (state: ServerAutoregState & { step: 'wait-ack' }, outer: Envelope, creds: AutoregCredentials):
+export function finishServerAutoreg (state: ServerWaitingAck, outer: Envelope, creds: AutoregCredentials):
 { ok: true, newPassword: string } | Refused {
   const provis = provisioningKeys(creds.registrationPassword, creds.deviceId, creds.serverId)
   const opened = openAutoreg(outer, provis.kd, state.serverSalt)

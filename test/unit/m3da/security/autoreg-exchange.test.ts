@@ -34,7 +34,6 @@ function toStep4 (deviceCreds = creds) {
   const env1 = envelope(step1.bytes)
   expect(isAutoregStart(env1)).toBe(true)
   const s2 = ok(startServerAutoreg(env1))
-  if (step1.state.step !== 'wait-salt' || s2.state.step !== 'wait-pubkey') throw new Error('unexpected step')
   const s3 = ok(answerServerSalt(step1.state, envelope(s2.reply), deviceCreds))
   return { step1, s2, s3, serverState: s2.state }
 }
@@ -54,7 +53,6 @@ describe('auto-registration', () => {
     const provisKs = md5(creds.serverId, md5(creds.registrationPassword))
     expect(env4.footer.autoreg_mac).toEqual(autoregMac(provisKs, env4.payload, step1.state.deviceSalt))
 
-    if (s3.state.step !== 'wait-key' || s4.state.step !== 'wait-ack') throw new Error('unexpected step')
     const s5 = ok(finishDeviceAutoreg(s3.state, env4, creds))
     expect(s5.keys.k).toEqual(md5(s4.newPassword))
     expect(s5.keys.kd).toEqual(md5(creds.deviceId, md5(s4.newPassword)))
@@ -80,7 +78,6 @@ describe('auto-registration', () => {
   it('makes the device refuse a step 4 not signed with the registration password', () => {
     const { s3, serverState } = toStep4()
     const s4 = ok(answerAutoregKey(serverState, envelope(s3.bytes), creds))
-    if (s3.state.step !== 'wait-key') throw new Error('unexpected step')
     expect(finishDeviceAutoreg(s3.state, envelope(s4.reply), { ...creds, registrationPassword: 'other' }))
       .toEqual({ ok: false, reason: 'autoreg.mac.mismatch' })
   })
@@ -88,7 +85,6 @@ describe('auto-registration', () => {
   it('refuses a step 5 that is not a signed {status: 200}', () => {
     const { s3, serverState } = toStep4()
     const s4 = ok(answerAutoregKey(serverState, envelope(s3.bytes), creds))
-    if (s4.state.step !== 'wait-ack') throw new Error('unexpected step')
     const salt = s4.state.serverSalt
     const provisKd = md5(creds.deviceId, md5(creds.registrationPassword))
     const inner = encodeEnvelope({ header: { status: 500 }, payload: Buffer.alloc(0), footer: {} })
@@ -102,7 +98,7 @@ describe('auto-registration', () => {
     const step1 = startDeviceAutoreg(creds.deviceId)
     const answer = openDeviceEnvelope(envelope(step1.bytes), { deviceId: creds.deviceId, password: 'set', serverId: creds.serverId, nonce: null, cipher: null })
     expect(answer.kind).toBe('challenge')
-    if (answer.kind !== 'challenge' || step1.state.step !== 'wait-salt') return
+    if (answer.kind !== 'challenge') return
     expect(answerServerSalt(step1.state, envelope(answer.reply), creds)).toEqual({ ok: false, reason: 'autoreg.refused' })
   })
 

@@ -68,6 +68,15 @@ describe('keys (§2.8.1)', () => {
   })
 })
 
+describe('reference values (the Java reference server\'s codec tests)', () => {
+  it('gives the same key, master key and IV', () => {
+    // KX = MD5(id ‖ MD5(password)) for id "myUsername", password "myPassword".
+    expect(deriveKeys('myPassword', 'myUsername', 'AIRVANTAGE').kd.toString('hex')).toBe('4234f2270b88d6ed6a8aabd64fbdac6c')
+    expect(deriveKeys('password', 'd', 's').k.toString('hex')).toBe('5f4dcc3b5aa765d61d8327deb882cf99')
+    expect(cipherIv(Buffer.from('1234567890abcdef', 'hex')).toString('hex')).toBe('799d4f0bec27aff89de30b35e3ca4332')
+  })
+})
+
 describe('mac (§2.8.3)', () => {
   it('is RFC 2104 HMAC over X ‖ N, MD5 or SHA-1', () => {
     fc.assert(fc.property(fc.uint8Array({ maxLength: 300 }), fc.uint8Array({ minLength: 16, maxLength: 16 }), fc.uint8Array({ minLength: 16, maxLength: 16 }),
