@@ -45,6 +45,7 @@ export type UnsealReason =
   | 'mac.missing' // no `mac` in the outer footer
   | 'mac.mismatch' // wrong key (password), wrong nonce (replay, lost sync) or altered payload
   | 'payload.undecodable' // authentic, but no cipher turns it into one whole inner envelope
+  | 'payload.not.encrypted' // authentic and readable in clear, where a cipher is required (§2.4: status 450)
   | 'nonce.missing' // authentic, but the inner header announces no next nonce
 
 export type Unsealed =
@@ -73,6 +74,9 @@ export function unseal (outer: Envelope, p: UnsealParams): Unsealed {
     const nextNonce = bytesField(inner.header, 'nonce')
     if (nextNonce === null || nextNonce.length === 0) return { ok: false, reason: 'nonce.missing' }
     return { ok: true, inner, algorithm, cipher, nextNonce }
+  }
+  if (p.cipher !== null && p.cipher !== 'none' && openWith('none', outer.payload, p.k, p.nonce) !== null) {
+    return { ok: false, reason: 'payload.not.encrypted' }
   }
   return { ok: false, reason: 'payload.undecodable' }
 }

@@ -112,6 +112,19 @@ describe('auto-registration', () => {
     expect(answerAutoregKey(serverState, envelope(outer), creds)).toEqual({ ok: false, reason: 'autoreg.pubkey.invalid' })
   })
 
+  it('never throws on steps 1, 3 and 5 whatever the types of their fields', () => {
+    const { serverState, s3 } = toStep4()
+    const value = fc.oneof(fc.constant(null), fc.integer(), fc.boolean(), fc.uint8Array({ maxLength: 140 }).map((u) => Buffer.from(u)))
+    const fields = fc.record({ id: value, autoreg_salt: value, autoreg_mac: value, challenge: value, autoreg_pubkey: value, autoreg_ctext: value }, { requiredKeys: [] })
+    fc.assert(fc.property(fields, fields, fc.uint8Array({ maxLength: 80 }), (header, footer, payload) => {
+      const outer = { header, footer, payload: Buffer.from(payload) } as unknown as Envelope
+      startServerAutoreg(outer)
+      expect(answerAutoregKey(serverState, outer, creds).ok).toBe(false)
+      answerServerSalt(startDeviceAutoreg('d').state, outer, creds)
+      expect(finishDeviceAutoreg(s3.state, outer, creds).ok).toBe(false)
+    }))
+  })
+
   it('never throws on random steps 3 and 5', () => {
     const { serverState } = toStep4()
     const waitAck = { step: 'wait-ack' as const, deviceSalt: newNonce(), serverSalt: serverState.serverSalt, newPassword: 'p' }

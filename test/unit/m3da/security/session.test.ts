@@ -86,6 +86,13 @@ describe('device ↔ server round trips', () => {
     expect(got.kind === 'open' && got.inner.header.status).toBe(450)
   })
 
+  it('tells a payload in clear where the application names a cipher (450) from one that does not decode', () => {
+    const nonce = newNonce()
+    const { bytes } = sealDeviceEnvelope({ payload: Buffer.from('x') }, { deviceId: DEVICE, keys: deviceKeys, nonce, algorithm: 'hmac-md5', cipher: 'none' })
+    expect(openDeviceEnvelope(envelope(bytes), creds({ nonce, cipher: 'aes-cbc-128' }))).toEqual({ kind: 'refused', reason: 'payload.not.encrypted' })
+    expect(openDeviceEnvelope(envelope(bytes), creds({ nonce, cipher: null }))).toMatchObject({ kind: 'open', cipher: 'none' })
+  })
+
   it('refuses an authentic payload under a cipher other than the application names', () => {
     const nonce = newNonce()
     const { bytes } = sealDeviceEnvelope({ payload: Buffer.from('x') }, { deviceId: DEVICE, keys: deviceKeys, nonce, algorithm: 'hmac-md5', cipher: 'aes-ctr-256' })
@@ -195,6 +202,17 @@ describe('random input', () => {
       const outer: Envelope = { header: { id: Buffer.from(DEVICE) }, payload, footer: { mac: computeMac('hmac-md5', deviceKeys.kd, payload, nonce) } }
       const r = openDeviceEnvelope(outer, creds({ nonce, cipher }))
       expect(['open', 'refused']).toContain(r.kind)
+    }))
+  })
+
+  it('never throws whatever the types of the header and footer fields', () => {
+    const value = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.bigInt(), fc.double(), fc.string().map((t) => Buffer.from(t)),
+      fc.uint8Array({ maxLength: 24 }).map((u) => Buffer.from(u)), fc.array(fc.integer(), { maxLength: 3 }))
+    const fields = fc.record({ id: value, status: value, challenge: value, nonce: value, mac: value, autoreg_salt: value, autoreg_mac: value }, { requiredKeys: [] })
+    fc.assert(fc.property(fields, fields, fc.uint8Array({ maxLength: 60 }), fc.boolean(), (header, footer, payload, challenged) => {
+      const outer = { header, footer, payload: Buffer.from(payload) } as unknown as Envelope
+      openDeviceEnvelope(outer, creds({ nonce: newNonce(), challenged }))
+      openServerEnvelope(outer, { keys: deviceKeys, nonce: newNonce(), cipher: 'aes-ctr-128' })
     }))
   })
 
