@@ -1,13 +1,13 @@
 // M3DA envelopes (protocols.md §2.1, §2.2, §2.4): class 0 {header (ctx6 map), payload (UIS string), footer (ctx6 map)}.
 // Real agents write header and footer maps without declared length (ctx6 `C1`) and a null footer when unsigned;
 // both decode here, a null map as an empty record.
-import { BysantReader, bysantObject, encode, isBysantObject, TypedMap, type BysantValue, type Encodable } from '../bysant/index.js'
+import { BysantReader, bysantObject, encode, isBysantObject, TypedMap, type BysantValue, type Encodable, type MapKey } from '../bysant/index.js'
 import { ClassId, M3DA_CLASSES } from './classes.js'
 
 export interface Envelope { header: Record<string, BysantValue>, payload: Buffer, footer: Record<string, BysantValue> }
 
 /** Header or footer fields; a TypedMap (e.g. `unsizedMap`) picks the form, null writes a null map. */
-export type EnvelopeFields = Record<string, Encodable> | TypedMap | null
+export type EnvelopeFields = Record<string, Encodable> | Map<MapKey, Encodable> | TypedMap | null
 
 export interface EnvelopeToEncode { header?: EnvelopeFields, payload?: Buffer, footer?: EnvelopeFields }
 
