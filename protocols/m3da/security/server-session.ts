@@ -51,7 +51,7 @@ export function openDeviceEnvelope (outer: Envelope, creds: DeviceCredentials): 
   }
   const keys = deriveKeys(creds.password, creds.deviceId, creds.serverId)
   const opened = unseal(outer, { macKey: keys.kd, k: keys.k, nonce: creds.nonce, cipher: creds.cipher })
-  if (opened.ok) return { kind: 'open', ...opened }
+  if (opened.ok) return { kind: 'open', inner: opened.inner, algorithm: opened.algorithm, cipher: opened.cipher, nextNonce: opened.nextNonce }
   switch (opened.reason) {
     case 'mac.missing': {
       const status = intField(outer.header, 'status')
