@@ -3,5 +3,6 @@
 import type { TransportFactory } from '../ingest/transport.js'
 import { mqttTransport } from '../ingest/mqtt/mqtt.transport.js'
 import { restTransport } from '../ingest/rest/rest.transport.js'
+import { m3daTransport } from '../ingest/m3da/m3da.transport.js'
 
-export const transports: readonly TransportFactory[] = [mqttTransport, restTransport]
+export const transports: readonly TransportFactory[] = [mqttTransport, restTransport, m3daTransport]

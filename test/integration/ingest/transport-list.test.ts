@@ -100,9 +100,9 @@ describe('a transport added to the list', () => {
   afterAll(async () => { await stack.close() })
 
   it('listens on its own port, named in the bound ports beside the others', () => {
-    expect(Object.keys(stack.ports).sort()).toEqual(['mqtt', 'tiny'])
+    expect(Object.keys(stack.ports).sort()).toEqual(['m3da', 'mqtt', 'tiny'])
     expect(stack.ports.tiny).toBeGreaterThan(0)
-    expect(stack.service.transports.map((t) => t.name)).toEqual(['mqtt', 'rest', 'tiny'])
+    expect(stack.service.transports.map((t) => t.name)).toEqual(['mqtt', 'rest', 'm3da', 'tiny'])
   })
 
   it('is checked by readiness and its routes are served on the HTTP port', async () => {
@@ -155,7 +155,7 @@ describe('a transport whose port cannot be bound', () => {
     expect(failure).toBeInstanceOf(StartFailure)
     expect((failure as Error).message).toMatch(/^M3DA_PORT \d+ is already in use/)
     await eventually(async () => (await stack.api.inject({ method: 'GET', url: '/ready' })).statusCode === 503, 2000, 'not ready')
-    expect((await stack.api.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ failed: ['tiny'], checks: { mqtt: 'ok', tiny: 'failed' } })
+    expect((await stack.api.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ failed: ['m3da', 'tiny'], checks: { mqtt: 'ok', m3da: 'failed', tiny: 'failed' } })
   })
 
   it('is closed with the service', async () => {

@@ -1,0 +1,24 @@
+// M3DA devices (issue 10; conventions.md §Devices, M3DA; protocols.md §2) as one device transport
+// (ingest/transport.ts): TCP on M3DA_PORT and POST /device/com on the HTTP port, both answered by one session
+// handler. M3DA is device-initiated (§2.5: the server speaks only in replies), so nothing is pushed: tasks wait for
+// the device's next package, and a connection request (requestConnection, wake-up) goes by SMS.
+import type { DeviceTransport, TransportFactory } from '../transport.js'
+import { createPipeline } from '../pipeline.js'
+import { createSessionHandler } from './session.js'
+import { createM3daTcpServer } from './tcp.js'
+import m3daComRoutes from './com.routes.js'
+
+export const m3daTransport: TransportFactory = async (deps): Promise<DeviceTransport> => {
+  const pipeline = createPipeline({ ingest: deps.ingest, now: deps.now, protocol: 'M3DA' })
+  const handler = createSessionHandler({ devices: deps.devices, ingest: deps.ingest, pipeline, serverId: deps.config.M3DA_SERVER_ID, log: deps.log })
+  const tcp = createM3daTcpServer(handler, deps.log)
+  return {
+    name: 'm3da',
+    protocols: ['M3DA'],
+    http: async (app) => { await app.register(m3daComRoutes, { handler }) },
+    port: { variable: 'M3DA_PORT', listen: tcp.listen, listening: tcp.listening },
+    connected: (systemUid) => tcp.connected(systemUid),
+    connections: () => [{ kind: 'tcp', count: tcp.connections() }],
+    close: tcp.close
+  }
+}

@@ -1,0 +1,97 @@
+// M3DA over TCP (protocols.md §2.6): envelopes written back to back with no length prefix, read as they arrive (one
+// EnvelopeReader per connection), handled one package at a time (§2.5: one package outstanding between two peers),
+// the connection kept across packages. Bytes that are no envelope are answered 400 and end the connection (the
+// stream cannot be resynchronised); a socket error ends only that socket; nothing thrown escapes a handler.
+import { once } from 'node:events'
+import { createServer, type Server, type Socket } from 'node:net'
+import type { Logger } from '../../core/logger.js'
+import { EnvelopeReader } from '../../protocols/m3da/index.js'
+import { IDLE_MS, MAX_ENVELOPE_BYTES } from './limits.js'
+import type { Peer, SessionHandler } from './session.js'
+
+export interface M3daTcpServer {
+  listen (port: number, host: string): Promise<number>
+  listening (): boolean
+  /** Systems with an authentic package on an open connection here. */
+  connected (systemUid: string): boolean
+  /** Connections that carried an authentic package (the connected-devices gauge). */
+  connections (): number
+  close (): Promise<void>
+}
+
+export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3daTcpServer {
+  const open = new Set<Socket>()
+  const systems = new Map<string, number>()
+  let server: Server | undefined
+
+  function serve (socket: Socket): void {
+    open.add(socket)
+    const reader = new EnvelopeReader({ maxBytes: MAX_ENVELOPE_BYTES })
+    const peer: Peer = { ip: socket.remoteAddress ?? '', challenged: false, packages: 0 }
+    let running = false
+    let counted: string | undefined
+
+    const write = (reply: Buffer | null, close: boolean): void => {
+      if (socket.destroyed) return
+      if (reply !== null) socket.write(reply)
+      if (close) socket.end()
+    }
+
+    async function pump (): Promise<void> {
+      if (running) return
+      running = true
+      socket.pause()
+      try {
+        while (!socket.destroyed && !socket.writableEnded) {
+          if (reader.buffered > MAX_ENVELOPE_BYTES) { const a = handler.malformed('payload.too.large'); write(a.reply, a.close); break }
+          const r = reader.next()
+          if (r === 'more') break
+          const answer = r.ok ? await handler.handle(peer, r.envelope) : handler.malformed(r.reason)
+          if (counted === undefined && peer.systemUid !== undefined) {
+            counted = peer.systemUid
+            systems.set(counted, (systems.get(counted) ?? 0) + 1)
+          }
+          write(answer.reply, answer.close)
+          if (answer.close) break
+        }
+      } catch (err) {
+        log.error({ err }, 'M3DA connection failed')
+        socket.destroy()
+      } finally {
+        running = false
+        if (!socket.destroyed) socket.resume()
+      }
+    }
+
+    socket.setTimeout(IDLE_MS, () => { socket.destroy() })
+    socket.on('data', (chunk: Buffer) => { reader.push(chunk); pump().catch(() => {}) })
+    socket.on('error', () => { socket.destroy() })
+    socket.once('close', () => {
+      open.delete(socket)
+      if (counted === undefined) return
+      const n = (systems.get(counted) ?? 1) - 1
+      if (n <= 0) systems.delete(counted)
+      else systems.set(counted, n)
+    })
+  }
+
+  return {
+    async listen (port, host) {
+      const s = createServer(serve)
+      server = s
+      // once() rejects on 'error' (a busy port), which bin/serve.ts names with M3DA_PORT.
+      await once(s.listen(port, host), 'listening')
+      const address = s.address()
+      return typeof address === 'object' && address !== null ? address.port : port
+    },
+    listening: () => server?.listening === true,
+    connected: (systemUid) => systems.has(systemUid),
+    connections: () => { let n = 0; for (const c of systems.values()) n += c; return n },
+    async close () {
+      const s = server
+      const closed = s === undefined || !s.listening ? Promise.resolve() : new Promise<void>((resolve) => { s.close(() => { resolve() }) })
+      for (const socket of open) socket.destroy()
+      await closed
+    }
+  }
+}
