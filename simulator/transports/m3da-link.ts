@@ -15,6 +15,8 @@ export interface M3daLink {
    * agent's next request follows at once. TCP writes it on the connection; HTTP posts it and ignores the answer.
    */
   send (envelope: Buffer): Promise<void>
+  /** TCP: opens the connection now if it is not open (a device back from a reboot). HTTP: nothing. @throws TransportError */
+  connect (): Promise<void>
   /** Bytes of the last exchange, for the device's link counters. */
   readonly lastTraffic: { sent: number, received: number }
   /** TCP: closes the connection (the next exchange opens another). HTTP: nothing. */
@@ -96,6 +98,7 @@ function tcpLink (host: string, port: number): M3daLink {
         s.write(envelope)
       })
     },
+    async connect () { await open() },
     async send (envelope) {
       if (waiting !== undefined) throw new TransportError('M3DA: one package at a time (protocols.md §2.5)')
       const s = await open()
@@ -123,6 +126,7 @@ function httpLink (url: string): M3daLink {
     }
   }
   return {
+    async connect () {},
     async send (envelope) {
       const res = await post(envelope)
       await res.arrayBuffer()

@@ -3,7 +3,7 @@
 // (`timestamp` in POSIX seconds, with the milliseconds as a fraction so that two reports in one second keep their
 // order); the server's Messages become tasks (`@sys.commands.<Cmd>` the actions, ReadNode a read, any other path a
 // write of settings), their ticket the task uid; an acknowledgement becomes the Response of that ticket.
-import type { Ack, DataValue, Point, Task } from '../../protocols/airvantage/index.js'
+import type { Ack, DataValue, Point, Task, WriteTask } from '../../protocols/airvantage/index.js'
 import type { BysantValue, Encodable } from '../../protocols/bysant/index.js'
 import type { M3daMessage, M3daResponse } from '../../protocols/m3da/index.js'
 import { dataIdOfPath, dataIdsOfNode, m3daPathOf, normalise, splitLast } from '../devices/m3da-paths.js'
@@ -45,36 +45,49 @@ function valueOf (v: BysantValue): DataValue | undefined {
 const text = (v: BysantValue): string => Buffer.isBuffer(v) ? v.toString('utf8') : String(v)
 
 /** The task uid of a ticket; a Message without one gets a uid that no Response answers. */
-export const ticketUid = (ticketId: number): string => `m3da-ticket-${ticketId}`
+const TICKET = 'm3da-ticket-'
+export const ticketUid = (ticketId: number): string => TICKET + String(ticketId)
 let unticketed = 0
 
-/** The server's Messages as tasks of the simulator's loop (ticket 0 or null: nothing to answer). */
+/**
+ * The server's Messages as tasks of the simulator's loop (ticket 0 or null: nothing to answer). The writes of one
+ * ticket are one task, whatever the paths they are spread over: one Response answers them all.
+ */
 export function tasksOf (messages: readonly M3daMessage[], now: number): Task[] {
-  return messages.map((m) => {
-    const uid = m.ticketId !== null && m.ticketId > 0 ? ticketUid(m.ticketId) : `m3da-unticketed-${++unticketed}`
-    const path = normalise(String(m.path))
-    const entries = [...m.body]
-    // `@sys.commands.Reboot {…}` and `@sys.commands {Reboot: {…}}` reach the same handler (§2.7).
-    let command: string | undefined
-    let args: BysantValue | Map<string | number, BysantValue> = m.body
-    if (path.startsWith(COMMANDS_PATH + '.')) command = path.slice(COMMANDS_PATH.length + 1).split('.')[0]
-    else if (path === COMMANDS_PATH && entries[0] !== undefined) { command = String(entries[0][0]); args = entries[0][1] }
-    if (command === 'ReadNode') {
-      const nodes = args instanceof Map ? [...args.values()] : [args]
-      return { uid, timestamp: now, read: [...new Set(nodes.flatMap((n) => dataIdsOfNode(text(n))))] }
-    }
-    if (command !== undefined) return { uid, timestamp: now, command: { id: COMMANDS[command] ?? command, params: {} } }
-    // Any other path is a write of tree variables (§2.7): each body key under it is one setting.
-    const write = entries.map(([k, v]) => ({ [dataIdOfPath(`${path}.${String(k)}`)]: valueOf(v) ?? text(v) }))
-    return { uid, timestamp: now, write }
-  })
+  const tasks = messages.map((m) => taskOf(m, now))
+  const out: Task[] = []
+  const writes = new Map<string, WriteTask>()
+  for (const t of tasks) {
+    if (!('write' in t)) { out.push(t); continue }
+    const same = writes.get(t.uid)
+    if (same === undefined) { writes.set(t.uid, t); out.push(t) } else same.write.push(...t.write)
+  }
+  return out
+}
+
+function taskOf (m: M3daMessage, now: number): Task {
+  const uid = m.ticketId !== null && m.ticketId > 0 ? ticketUid(m.ticketId) : `m3da-unticketed-${++unticketed}`
+  const path = normalise(String(m.path))
+  const entries = [...m.body]
+  // `@sys.commands.Reboot {…}` and `@sys.commands {Reboot: {…}}` reach the same handler (§2.7).
+  let command: string | undefined
+  let args: BysantValue | Map<string | number, BysantValue> = m.body
+  if (path.startsWith(COMMANDS_PATH + '.')) command = path.slice(COMMANDS_PATH.length + 1).split('.')[0]
+  else if (path === COMMANDS_PATH && entries[0] !== undefined) { command = String(entries[0][0]); args = entries[0][1] }
+  if (command === 'ReadNode') {
+    const nodes = args instanceof Map ? [...args.values()] : [args]
+    return { uid, timestamp: now, read: [...new Set(nodes.flatMap((n) => dataIdsOfNode(text(n))))] }
+  }
+  if (command !== undefined) return { uid, timestamp: now, command: { id: COMMANDS[command] ?? command, params: {} } }
+  // Any other path is a write of tree variables (§2.7): each body key under it is one setting.
+  const write = entries.map(([k, v]) => ({ [dataIdOfPath(`${path}.${String(k)}`)]: valueOf(v) ?? text(v) }))
+  return { uid, timestamp: now, write }
 }
 
 /** The Response of each acknowledged ticketed task (status 0, or −1 with the ack's message). */
 export function responsesOf (acks: readonly Ack[]): M3daResponse[] {
   return acks.flatMap((a) => {
-    if (!a.uid.startsWith(ticketUid(0).slice(0, -1))) return []
-    const ticketId = Number(a.uid.slice(ticketUid(0).length - 1))
+    const ticketId = a.uid.startsWith(TICKET) ? Number(a.uid.slice(TICKET.length)) : Number.NaN
     if (!Number.isSafeInteger(ticketId) || ticketId <= 0) return []
     return [{ kind: 'response' as const, ticketId, status: a.status === 'OK' ? 0 : FAILED, data: a.status === 'OK' ? null : a.message }]
   })

@@ -26,6 +26,8 @@ export interface M3daSessionOptions {
 export interface M3daSession {
   /** Sends a payload (Messages and Responses, protocols.md §2.2) and answers the reply's payload. @throws TransportError */
   request (payload: Buffer): Promise<Buffer>
+  /** Auto-registers now when the agent has no key yet (otherwise its first request does). @throws TransportError */
+  register (): Promise<void>
   /** Whether the agent holds a key for the service: always with a password, after the exchange with autoreg. */
   readonly registered: boolean
   /** Challenges answered so far (the first signed request of a run is always challenged: no nonce yet). */
@@ -59,9 +61,9 @@ export function m3daSession (opts: M3daSessionOptions): M3daSession {
   async function autoregister (): Promise<SessionKeys> {
     const creds = { deviceId, registrationPassword: opts.password, serverId: opts.serverId }
     const start = startDeviceAutoreg(deviceId)
-    const salted = answerServerSalt(start.state as typeof start.state & { step: 'wait-salt' }, await link.exchange(start.bytes), creds)
+    const salted = answerServerSalt(start.state, await link.exchange(start.bytes), creds)
     if (!salted.ok) throw new TransportError(`M3DA auto-registration: ${salted.reason}`)
-    const finished = finishDeviceAutoreg(salted.state as typeof salted.state & { step: 'wait-key' }, await link.exchange(salted.bytes), creds)
+    const finished = finishDeviceAutoreg(salted.state, await link.exchange(salted.bytes), creds)
     if (!finished.ok) throw new TransportError(`M3DA auto-registration: ${finished.reason}`)
     await link.send(finished.bytes)
     return finished.keys
@@ -105,6 +107,7 @@ export function m3daSession (opts: M3daSessionOptions): M3daSession {
 
   return {
     request: signed,
+    async register () { if (security.mode === 'autoreg') keys ??= await autoregister() },
     get registered () { return keys !== undefined },
     get challenges () { return challenges },
     async close () { await link.disconnect() }

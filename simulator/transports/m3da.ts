@@ -31,8 +31,9 @@ export interface M3daDevice extends DeviceTransport {
 }
 
 /**
- * Opens the agent's link and makes a first exchange without data: it authenticates (after auto-registering when the
- * security says so) and takes what is queued. @throws TransportError when the service refuses the agent.
+ * Opens the agent's link; an auto-registering agent registers at once (@throws TransportError when the service
+ * refuses it). The others authenticate with their first request (its first signed envelope is challenged: the
+ * agent has no nonce from the service yet).
  */
 export async function connectM3daDevice (opts: M3daDeviceOptions): Promise<M3daDevice> {
   const link = m3daLink(opts.url)
@@ -63,7 +64,7 @@ export async function connectM3daDevice (opts: M3daDeviceOptions): Promise<M3daD
     await turn
   }
 
-  await exchange([])
+  await session.register()
 
   return {
     protocol: 'M3DA',
@@ -83,10 +84,11 @@ export async function connectM3daDevice (opts: M3daDeviceOptions): Promise<M3daD
       await queue
       await link.disconnect()
     },
-    // Back from a reboot the agent connects at once (Mihini's on-boot policy); the service may be briefly away too.
+    // Back from a reboot the agent connects at once (Mihini's on-boot policy) and reports; the service may be
+    // briefly away too.
     async reconnect () {
       for (let attempt = 1; ; attempt++) {
-        try { await exchange([]); return } catch (err) {
+        try { await link.connect(); return } catch (err) {
           if (attempt >= RECONNECT_ATTEMPTS || closed) throw err
           await sleep(RECONNECT_PERIOD_MS)
         }

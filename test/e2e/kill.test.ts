@@ -5,7 +5,8 @@
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { startFleet } from '../../simulator/fleet.js'
 import { connectApi } from '../../simulator/provision.js'
-import { cliService, until } from '../helpers/cli-service.js'
+import { expectAllStored, killAfterAcks, recordAckedSeqs } from '../helpers/acked-seqs.js'
+import { cliService } from '../helpers/cli-service.js'
 import { storeKinds } from '../helpers/cli-stores.js'
 
 const DEVICES = 20
@@ -24,8 +25,7 @@ describe.each(storeKinds())('SIGKILL of the service on %s', (_kind, makeStore) =
 
     const first = await serve()
     // sim.seq of each message whose PUBACK came, per system.
-    const acked = new Map<string, number[]>()
-    let total = 0
+    const acked = recordAckedSeqs()
     const fleet = startFleet({
       api: credentials,
       devices: DEVICES,
@@ -33,43 +33,14 @@ describe.each(storeKinds())('SIGKILL of the service on %s', (_kind, makeStore) =
       mqttUrl: `mqtt://127.0.0.1:${mqttPort}`,
       rate: 0, // as fast as the acknowledgements come
       reconnectPeriod: 0,
-      events: {
-        onData: (device, points) => {
-          const seq = points.find((p) => p.dataId === 'sim.seq')?.value as number
-          const list = acked.get(device.systemUid) ?? []
-          list.push(seq)
-          acked.set(device.systemUid, list)
-          total++
-        }
-      }
+      events: acked.events
     })
     onTestFinished(async () => { await fleet.stop() })
-    await fleet.ready
-    await until(`${ACKED_BEFORE_KILL} acknowledged messages`, () => total >= ACKED_BEFORE_KILL, 30_000)
-
-    first.signal('SIGKILL')
-    expect(await first.exited()).toMatchObject({ signal: 'SIGKILL' })
-    const ackedAtKill = total
-    await fleet.stop()
-    expect(total).toBe(ackedAtKill) // nothing acknowledged by a dead service
-    expect(acked.size).toBe(DEVICES)
+    await killAfterAcks(first, fleet, acked, ACKED_BEFORE_KILL, 30_000)
 
     const second = await serve()
     const api = await connectApi(credentials)
-    const uids = [...acked.keys()]
-    const stored = new Map<string, Set<number>>()
-    for (let i = 0; i < uids.length; i += 5) { // fleet-api.md §Raw data: up to 5 systems per request
-      const targets = uids.slice(i, i + 5)
-      const res = await api.request('GET', `/api/v1/systems/data/raw?targetIds=${targets.join(',')}&dataIds=sim.seq&from=0&size=500`)
-      expect(res.status).toBe(200)
-      const body = res.json as Record<string, Record<string, Array<{ ts: number, v: number }>>>
-      for (const uid of targets) stored.set(uid, new Set((body[uid]?.['sim.seq'] ?? []).map((p) => p.v)))
-    }
-    for (const [uid, seqs] of acked) {
-      expect(seqs.length).toBeLessThan(500) // all of them fit in one raw page
-      const missing = seqs.filter((s) => stored.get(uid)?.has(s) !== true)
-      expect(missing, `system ${uid}: acknowledged but not stored`).toEqual([])
-    }
+    await expectAllStored(api, acked)
 
     second.signal('SIGTERM')
     expect(await second.exited()).toEqual({ code: 0, signal: null })

@@ -56,6 +56,14 @@ describe('simulated M3DA agent payloads', () => {
     ])
   })
 
+  it('makes one write of the Messages of one ticket, whatever their paths (one Response answers them)', () => {
+    const tasks = tasksOf([message('@sys.config', { apn: 'a' }, 8), message('machine', { threshold: 71 }, 8), message('@sys.commands.Connect', { latency: 0 }, 9)], 1)
+    expect(tasks).toEqual([
+      { uid: ticketUid(8), timestamp: 1, write: [{ 'config.apn': 'a' }, { 'machine.threshold': 71 }] },
+      { uid: ticketUid(9), timestamp: 1, command: { id: ACTIONS.connect, params: {} } }
+    ])
+  })
+
   it('gives a Message without ticket a uid no Response answers', () => {
     const [task] = tasksOf([message('@sys.commands.Connect', { x: 1 }, 0)], 1)
     expect(task?.uid.startsWith('m3da-unticketed-')).toBe(true)
