@@ -17,6 +17,12 @@ class Refusal { constructor (readonly reason: string) {} }
 
 const END = Symbol('end') // the null that ends an unsized container
 
+// Bound once here: under tsx an imported binding is read through a getter, which the per-byte paths feel.
+const { Global, UIS, Int32, Float, Double } = Ctx
+const tables = opTables
+const makeObject = bysantObject
+const validCtx = isCtx
+
 export function parseValue (buf: Buffer, start: number, ctx: Ctx, classes: ReadonlyMap<number, ClassDef>, limits: Limits): ParseResult {
   const p = new Parser(buf, start, classes, limits)
   try {
@@ -68,11 +74,11 @@ class Parser {
   /** A value, or END where the null of `ctx` stands (the terminator of unsized lists, §1.7). */
   private valueOrEnd (ctx: Ctx): BysantValue | typeof END {
     switch (ctx) {
-      case Ctx.Int32:
-      case Ctx.Float:
-      case Ctx.Double: return this.fixed(ctx)
+      case Int32:
+      case Float:
+      case Double: return this.fixed(ctx)
     }
-    const table = opTables[ctx]
+    const table = tables[ctx]
     if (table === undefined) throw new Refusal('bysant.invalid.context')
     for (;;) {
       const entry = table[this.u8()]
@@ -115,15 +121,15 @@ class Parser {
   }
 
   /** §1.5: a fixed-width value; the all-ones (Int32: 80 00 00 00) pattern escapes null (00) or itself (01). */
-  private fixed (ctx: typeof Ctx.Int32 | typeof Ctx.Float | typeof Ctx.Double): number | typeof END {
-    const width = ctx === Ctx.Double ? 8 : 4
+  private fixed (ctx: typeof Int32 | typeof Float | typeof Double): number | typeof END {
+    const width = ctx === Double ? 8 : 4
     this.need(width)
     const hi = this.buf.readUInt32BE(this.pos)
-    const escape = ctx === Ctx.Int32
+    const escape = ctx === Int32
       ? hi === 0x80000000
       : hi === 0xFFFFFFFF && (width === 4 || this.buf.readUInt32BE(this.pos + 4) === 0xFFFFFFFF)
     if (!escape) {
-      const v = ctx === Ctx.Int32 ? hi | 0 : ctx === Ctx.Float ? this.buf.readFloatBE(this.pos) : this.buf.readDoubleBE(this.pos)
+      const v = ctx === Int32 ? hi | 0 : ctx === Float ? this.buf.readFloatBE(this.pos) : this.buf.readDoubleBE(this.pos)
       this.pos += width
       return v
     }
@@ -131,7 +137,7 @@ class Parser {
     const code = this.buf[this.pos + width]
     this.pos += width + 1
     if (code === 0) return END
-    if (code === 1) return ctx === Ctx.Int32 ? -0x80000000 : NaN
+    if (code === 1) return ctx === Int32 ? -0x80000000 : NaN
     throw new Refusal('bysant.invalid.escape')
   }
 
@@ -149,14 +155,14 @@ class Parser {
   }
 
   private uisNumber (): number {
-    const v = this.value(Ctx.UIS)
+    const v = this.value(UIS)
     if (typeof v !== 'number') throw new Refusal('bysant.invalid.number')
     return v
   }
 
   private ctxByte (): Ctx {
     const c = this.u8()
-    if (!isCtx(c)) throw new Refusal('bysant.invalid.context')
+    if (!validCtx(c)) throw new Refusal('bysant.invalid.context')
     return c
   }
 
@@ -172,7 +178,7 @@ class Parser {
     else if ('longOffset' in e) count = this.uisNumber() + e.longOffset
     if (count > this.limits.maxBytes) throw new Refusal('bysant.too.large') // each item takes a byte at least
     // Children of untyped containers are Global (§1.6), even in the Lists & Maps context.
-    const itemCtx = e.typed ? this.ctxByte() : Ctx.Global
+    const itemCtx = e.typed ? this.ctxByte() : Global
     const v = e.kind === 'list' ? this.list(count, itemCtx) : this.map(count, itemCtx)
     this.depth--
     return v
@@ -194,12 +200,12 @@ class Parser {
   private map (count: number, ctx: Ctx): Map<string | number, BysantValue> {
     const m = new Map<string | number, BysantValue>()
     for (let left = count; left !== 0; left--) { // count −1: unsized, until the null key
-      const k = this.value(Ctx.UIS) // §1.1: keys are read in UIS; the UIS null ends an unsized map
+      const k = this.value(UIS) // §1.1: keys are read in UIS; the UIS null ends an unsized map
       if (k === null) {
         if (count < 0) return m
         throw new Refusal('bysant.null.key')
       }
-      m.set(typeof k === 'number' ? k : (k as Buffer).toString('utf8'), this.value(ctx))
+      m.set(typeof k === 'number' ? k : text(k as Buffer), this.value(ctx))
     }
     return m
   }
@@ -210,7 +216,7 @@ class Parser {
     this.enter()
     const fields = def.fields.map(f => this.value(f.ctx))
     this.depth--
-    return bysantObject(classId, fields)
+    return makeObject(classId, fields)
   }
 
   /** `71`/`72` (§1.2); it applies to what follows, and to the caller once the value is whole. */
@@ -232,13 +238,25 @@ class Parser {
   }
 
   private uisText (): string {
-    const v = this.value(Ctx.UIS)
+    const v = this.value(UIS)
     if (!Buffer.isBuffer(v)) throw new Refusal('bysant.invalid.string')
-    return v.toString('utf8')
+    return text(v)
   }
 }
 
 /** int64 as a number when it is exactly one, else a bigint (§1.8). */
 function safe (n: bigint): number | bigint {
   return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n
+}
+
+/** Keys are short and mostly ASCII: building those in JS is quicker than a call into Buffer's UTF-8 decoder. */
+function text (b: Buffer): string {
+  if (b.length > 24) return b.toString('utf8')
+  let s = ''
+  for (let i = 0; i < b.length; i++) {
+    const c = b[i] as number
+    if (c >= 0x80) return b.toString('utf8')
+    s += String.fromCharCode(c)
+  }
+  return s
 }

@@ -66,14 +66,14 @@ export const unsizedList = (items: readonly Encodable[]): TypedList => new Typed
 /** An untyped map ended by the UIS null in key position (`4C` / ctx6 `C1`), the form real agents write. */
 export const unsizedMap = (entries: Entries): TypedMap => new TypedMap(null, entries, true)
 
-const objectBrand = Symbol('bysant.object')
+/** Objects are instances of this class, so that the encoder tells them from string-keyed maps at a glance. */
+class ObjectValue<F> {
+  constructor (public classId: number, public fields: F[]) {}
+}
 
 /** An object of class `classId`; fields in class-definition order. */
 export function bysantObject<F extends Encodable> (classId: number, fields: F[]): { classId: number, fields: F[] } {
-  const o = { classId, fields }
-  Object.defineProperty(o, objectBrand, { value: true, enumerable: false })
-  return o
+  return new ObjectValue(classId, fields)
 }
 
-export const isBysantObject = (v: unknown): v is EncodableObject =>
-  typeof v === 'object' && v !== null && (v as { [objectBrand]?: boolean })[objectBrand] === true
+export const isBysantObject = (v: unknown): v is EncodableObject => v instanceof ObjectValue

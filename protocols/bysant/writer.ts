@@ -15,6 +15,12 @@ export class Writer {
     this.buf = next
   }
 
+  /** Starts over; the working buffer is kept, shrunk back when a large value grew it. */
+  reset (): void {
+    this.len = 0
+    if (this.buf.length > 1 << 20) this.buf = Buffer.allocUnsafe(1024)
+  }
+
   byte (b: number): void {
     this.room(1)
     this.buf[this.len++] = b

@@ -14,23 +14,35 @@ export interface EnvelopeToEncode { header?: EnvelopeFields, payload?: Buffer, f
 export type EnvelopeResult = { ok: true, envelope: Envelope } | { ok: false, reason: string }
 
 const EMPTY = Buffer.alloc(0)
+// Bound once: under tsx an imported binding is read through a getter, felt on the per-envelope path.
+const encodeValue = encode
+const makeObject = bysantObject
+const isObject = isBysantObject
+const CLASSES = M3DA_CLASSES
+const ENVELOPE = ClassId.Envelope
 
 /** Empty header and footer are written `83`, the empty ctx6 map, as the §1.9 server reply does. */
 export function encodeEnvelope (e: EnvelopeToEncode): Buffer {
   const fields = [e.header === undefined ? {} : e.header, e.payload ?? EMPTY, e.footer === undefined ? {} : e.footer]
-  return encode(bysantObject(ClassId.Envelope, fields), undefined, M3DA_CLASSES)
+  return encodeValue(makeObject(ENVELOPE, fields), undefined, CLASSES)
 }
 
 function record (v: BysantValue | undefined): Record<string, BysantValue> | null {
   if (v === null) return {}
   if (!(v instanceof Map)) return null
-  // fromEntries defines own properties, so a key such as "__proto__" stays data.
-  return Object.fromEntries([...v].map(([k, x]) => [String(k), x]))
+  const out: Record<string, BysantValue> = {}
+  for (const [k, x] of v) {
+    const key = String(k)
+    // A key such as "__proto__" stays data: defined, not assigned.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: x, enumerable: true, writable: true, configurable: true })
+    else out[key] = x
+  }
+  return out
 }
 
 /** A decoded top-level value as an Envelope, or why it is not one. */
 export function toEnvelope (v: BysantValue): EnvelopeResult {
-  if (!isBysantObject(v) || v.classId !== ClassId.Envelope || v.fields.length !== 3) return { ok: false, reason: 'm3da.not.envelope' }
+  if (!isObject(v) || v.classId !== ENVELOPE || v.fields.length !== 3) return { ok: false, reason: 'm3da.not.envelope' }
   const [h, p, f] = v.fields as BysantValue[]
   const header = record(h)
   const footer = record(f)

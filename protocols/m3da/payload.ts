@@ -1,6 +1,6 @@
 // The objects of an envelope payload (protocols.md §2.2, §2.3): Messages and Responses back to back; vectors in
 // Message bodies come out expanded into number lists.
-import { bysantObject, Ctx, decodeAll, encode, isBysantObject, type BysantValue, type Encodable, type MapKey } from '../bysant/index.js'
+import { bysantObject, decodeAll, encode, isBysantObject, type BysantValue, type Encodable, type MapKey } from '../bysant/index.js'
 import { ClassId, M3DA_CLASSES } from './classes.js'
 import { normalisePath } from './path.js'
 import { expandDeltas, expandQuasiPeriodic, MAX_VECTOR_POINTS } from './vectors.js'
@@ -17,12 +17,19 @@ export interface MessageToEncode {
   body: Record<string, Encodable> | Map<MapKey, Encodable>
 }
 
+// Bound once: under tsx an imported binding is read through a getter, felt on the per-message path.
+const isObject = isBysantObject
+const makeObject = bysantObject
+const encodeValue = encode
+const CLASSES = M3DA_CLASSES
+const { Message: MESSAGE, Response: RESPONSE, DeltasVector: DELTAS, QuasiPeriodicVector: QUASI_PERIODIC } = ClassId
+
 export type PayloadResult = { ok: true, objects: M3daObject[] } | { ok: false, reason: string }
 
 /** The payload's objects; an empty payload and a lone `00` both mean none (§2.2: the Lua agent writes `00`). */
 export function decodePayload (payload: Buffer): PayloadResult {
   if (payload.length === 0) return { ok: true, objects: [] }
-  const all = decodeAll(payload, Ctx.Global, M3DA_CLASSES)
+  const all = decodeAll(payload, undefined, CLASSES)
   if (!all.ok) return all
   const objects: M3daObject[] = []
   const budget = { points: MAX_VECTOR_POINTS }
@@ -38,10 +45,10 @@ export function decodePayload (payload: Buffer): PayloadResult {
 type Refused = { reason: string }
 
 function toObject (v: BysantValue, budget: { points: number }): M3daObject | Refused {
-  if (!isBysantObject(v) || v.fields.length !== 3) return { reason: 'm3da.invalid.object' }
+  if (!isObject(v) || v.fields.length !== 3) return { reason: 'm3da.invalid.object' }
   const fields = v.fields as BysantValue[]
-  if (v.classId === ClassId.Message) return toMessage(fields, budget)
-  if (v.classId === ClassId.Response) return toResponse(fields)
+  if (v.classId === MESSAGE) return toMessage(fields, budget)
+  if (v.classId === RESPONSE) return toResponse(fields)
   return { reason: 'm3da.invalid.object' }
 }
 
@@ -63,45 +70,45 @@ function toResponse ([t, s, d]: BysantValue[]): M3daResponse | Refused {
   return { kind: 'response', ticketId: t, status, data: d === null ? null : d.toString('utf8') }
 }
 
-/** Vectors anywhere in a body become number lists; other values are kept. */
+/** Vectors anywhere in a body become number lists; other values are kept (and containers without one reused). */
 function expand<T extends BysantValue> (v: T, budget: { points: number }): T | Refused {
-  if (isBysantObject(v)) {
+  if (isObject(v)) {
     const fields = v.fields as BysantValue[]
-    const r = v.classId === ClassId.DeltasVector
+    const r = v.classId === DELTAS
       ? expandDeltas(fields, budget.points)
-      : v.classId === ClassId.QuasiPeriodicVector ? expandQuasiPeriodic(fields, budget.points) : null
+      : v.classId === QUASI_PERIODIC ? expandQuasiPeriodic(fields, budget.points) : null
     if (r === null) return v
     if (!r.ok) return { reason: r.reason }
     budget.points -= r.values.length
     return r.values as T
   }
   if (Array.isArray(v)) {
-    const out: BysantValue[] = []
-    for (const item of v) {
-      const x = expand(item, budget)
+    let out: BysantValue[] | null = null
+    for (let i = 0; i < v.length; i++) {
+      const x = expand(v[i] as BysantValue, budget)
       if (isRefused(x)) return x
-      out.push(x)
+      if (x !== v[i]) (out ??= v.slice())[i] = x
     }
-    return out as T
+    return (out ?? v) as T
   }
   if (v instanceof Map) {
-    const out = new Map<string | number, BysantValue>()
+    let out: Map<string | number, BysantValue> | null = null
     for (const [k, item] of v as Map<string | number, BysantValue>) {
       const x = expand(item, budget)
       if (isRefused(x)) return x
-      out.set(k, x)
+      if (x !== item) (out ??= new Map(v as Map<string | number, BysantValue>)).set(k, x)
     }
-    return out as T
+    return (out ?? v) as T
   }
   return v
 }
 
 const isRefused = (x: unknown): x is Refused =>
-  typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Map) && !Buffer.isBuffer(x) && !isBysantObject(x) && 'reason' in x
+  typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Map) && !Buffer.isBuffer(x) && !isObject(x) && 'reason' in x
 
 /** Messages and Responses back to back, as the payload of an envelope. */
 export function encodePayload (objects: ReadonlyArray<MessageToEncode | M3daResponse>): Buffer {
-  return Buffer.concat(objects.map(o => encode(o.kind === 'message'
-    ? bysantObject(ClassId.Message, [o.path, o.ticketId, o.body])
-    : bysantObject(ClassId.Response, [o.ticketId, o.status, o.data]), Ctx.Global, M3DA_CLASSES)))
+  return Buffer.concat(objects.map(o => encodeValue(o.kind === 'message'
+    ? makeObject(MESSAGE, [o.path, o.ticketId, o.body])
+    : makeObject(RESPONSE, [o.ticketId, o.status, o.data]), undefined, CLASSES)))
 }
