@@ -1,7 +1,7 @@
 // protocols/bysant: the worked byte examples of shared/spec/protocols.md §1.9, and each form of §1.2–§1.7.
 import { describe, expect, it } from 'vitest'
 import {
-  bysantObject, Ctx, decodeAll, encode, encodeClassDef, typedList, typedMap, unsizedList, unsizedMap,
+  BysantReader, bysantObject, Ctx, decodeAll, encode, encodeClassDef, typedList, typedMap, unsizedList, unsizedMap,
   type BysantValue, type ClassDef, type Encodable
 } from '../../../protocols/bysant/index.js'
 
@@ -281,5 +281,25 @@ describe('refusals', () => {
   it('a stream that ends inside a value is truncated', () => {
     expect(decodeAll(hex('2D A0 A1'))).toEqual({ ok: false, reason: 'bysant.truncated' })
     expect(decodeAll(hex('FC 00'))).toEqual({ ok: false, reason: 'bysant.truncated' })
+  })
+})
+
+describe('pitfalls (§1.10)', () => {
+  it('the Numbers large range starts at 528482 (the spec PDF says 528481, which the medium range already holds)', () => {
+    golden(528481, 'EB FF FF', Ctx.Numbers)
+    golden(528482, 'F4 00 00 00', Ctx.Numbers)
+    golden(-528482, 'F8 00 00 00', Ctx.Numbers)
+  })
+
+  it('the UIS long string form starts at 2096 bytes (the spec prose says 2095, the last of the medium form)', () => {
+    expect(encode(Buffer.alloc(2095), Ctx.UIS).subarray(0, 2).toString('hex')).toBe('38ff')
+    expect(encode(Buffer.alloc(2096), Ctx.UIS).subarray(0, 3).toString('hex')).toBe('390000')
+    expect(decodeAll(Buffer.concat([hex('39 00 00'), Buffer.alloc(2096, 1)]), Ctx.UIS)).toEqual({ ok: true, values: [Buffer.alloc(2096, 1)] })
+  })
+
+  it('a reader can read top-level values of another context', () => {
+    const reader = new BysantReader({ ctx: Ctx.Numbers })
+    reader.push(hex('F4 00 00 00 62'))
+    expect([reader.next(), reader.next(), reader.next()]).toMatchObject([{ ok: true, value: 528482 }, { ok: true, value: 0 }, 'more'])
   })
 })
