@@ -7,6 +7,10 @@
 // clients against a bare aedes broker (no hooks, memory persistence) on another port: the ratio is what storing
 // before acknowledging costs.
 //
+// With `--protocol m3da` (issue 10, "Speed"), the bare broker is left out and the same number of M3DA agents follow
+// over TCP in the same run (bench/lib/m3da-ingest.ts): unsecured, then hmac-sha1 + aes-cbc-128, each group's
+// committed messages and points per second beside the MQTT figure, and their ratio to it.
+//
 // Env: BENCH_SECONDS (60, measured seconds per target), BENCH_DEVICES (1000), BENCH_INFLIGHT (4 per connection),
 // DATABASE_URL (a PostgreSQL server).
 import { spawn } from 'node:child_process'
@@ -14,6 +18,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { parseArgs } from 'node:util'
 import { fileURLToPath } from 'node:url'
 import { Aedes } from 'aedes'
 import { pino } from 'pino'
@@ -22,6 +27,7 @@ import { openInfra } from '../bin/context.js'
 import { assembleService } from '../bin/serve.js'
 import type { DevicesInput, TargetResult } from './ingest-devices.js'
 import { benchConfig } from './lib/service.js'
+import { m3daGroups, runM3daGroup, seedM3da, storedOf } from './lib/m3da-ingest.js'
 import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
 import { row, seedSystems } from './lib/seed-systems.js'
 import { table } from './lib/table.js'
@@ -33,11 +39,18 @@ const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DAT
 const WARMUP = Math.min(5, Math.max(1, SECONDS / 6))
 const PASSWORD = 'bench-mqtt-password'
 const DEVICES_SCRIPT = fileURLToPath(new URL('./ingest-devices.ts', import.meta.url))
+// `npm run bench -- ingest --protocol m3da`, also written `ingest -- --protocol m3da`.
+const M3DA = parseArgs({ args: process.argv.slice(2).filter((a) => a !== '--'), options: { protocol: { type: 'string', default: 'mqtt' } } }).values.protocol === 'm3da'
+
+/** One M3DA group of the run: what its agents had acknowledged and what the store committed meanwhile. */
+interface M3daFigures { result: TargetResult, committedPerS: number, pointsPerS: number }
 
 interface Figures {
   store: string
   service: TargetResult
-  bare: TargetResult
+  /** Not run with --protocol m3da. */
+  bare: TargetResult | undefined
+  m3da: M3daFigures[]
   messages: number
   points: number
   /** Rows per second of publishing (warm-up included: every stored row counts). */
@@ -103,7 +116,8 @@ async function runDevices (targets: DevicesInput['targets'], onResult: (r: Targe
 
 async function checkThroughApi (origin: string, token: string, db: Db): Promise<void> {
   const headers = { authorization: `Bearer ${token}` }
-  const uids = (await db.query<{ uid: string }>('SELECT uid FROM systems ORDER BY uid LIMIT 5')).rows.map((r) => r.uid)
+  // Systems 1..5: MQTT devices in every run (with --protocol m3da, systems past DEVICES have M3DA data only).
+  const uids = (await db.query<{ uid: string }>("SELECT md5('s' || i) AS uid FROM generate_series(1, 5) AS i ORDER BY 1")).rows.map((r) => r.uid)
   const raw = await fetch(`${origin}/api/v1/systems/data/raw?targetIds=${uids.join(',')}&dataIds=sim.seq&size=1`, { headers })
   const body = await raw.json() as Record<string, Record<string, unknown[]>>
   if (raw.status !== 200 || uids.some((u) => body[u]?.['sim.seq']?.length !== 1)) throw new Error(`raw data not readable: ${raw.status} ${JSON.stringify(body)}`)
@@ -131,7 +145,8 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
       const qs = new URLSearchParams({ grant_type: 'password', username: config.FLEET_ADMIN_EMAIL, password: 'bench-password', client_id: config.FLEET_CLIENT_ID, client_secret: 'bench-secret' })
       const token = ((await (await fetch(`${origin}/api/oauth/token?${qs.toString()}`)).json()) as { access_token: string }).access_token
       const companyUid = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
-      await seedDevices(infra.db, companyUid, DEVICES)
+      await seedDevices(infra.db, companyUid, M3DA ? 2 * DEVICES : DEVICES)
+      if (M3DA) await seedM3da(infra.db, companyUid, DEVICES, Date.now())
 
       console.log(`   ${DEVICES} connections, ${INFLIGHT} in flight each, ${WARMUP} s warm-up + ${SECONDS} s per target`)
       const cpu0 = process.cpuUsage()
@@ -141,8 +156,9 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
         console.log(`   ${r.name}: ${(r.acked / r.seconds).toFixed(0)} msg/s acknowledged (${r.ackedTotal} in all, ${r.errors} unacknowledged)`)
         if (r.name === 'service') cpu = process.cpuUsage(cpu0) // the bare broker runs in this process too, after
       }
-      const [svc, bareResult] = await runDevices([{ name: 'service', url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }, { name: 'bare aedes', url: bare.url }], onResult)
-      if (svc === undefined || bareResult === undefined) throw new Error('the device process answered no result')
+      const targets = [{ name: 'service', url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }, ...(M3DA ? [] : [{ name: 'bare aedes', url: bare.url }])]
+      const [svc, bareResult] = await runDevices(targets, onResult)
+      if (svc === undefined || (!M3DA && bareResult === undefined)) throw new Error('the device process answered no result')
       const stats = service.ctx.services.ingest.stats()
 
       const counts = (await infra.db.query<{ m: number, p: number }>(
@@ -150,10 +166,21 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
       if (counts.m < svc.ackedTotal) throw new Error(`${svc.ackedTotal} messages acknowledged but only ${counts.m} stored`)
       await checkThroughApi(origin, token, infra.db)
       const publishing = SECONDS + WARMUP
+      const m3da: M3daFigures[] = []
+      for (const group of M3DA ? m3daGroups(DEVICES) : []) {
+        const before = await storedOf(infra.db, 'M3DA')
+        console.log(`   ${group.name}: ${DEVICES} agents over TCP, one envelope in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
+        const result = await runM3daGroup(group, { url: `tcp://127.0.0.1:${ports.m3da ?? 0}`, devices: DEVICES, seconds: SECONDS, warmupSeconds: WARMUP })
+        const after = await storedOf(infra.db, 'M3DA')
+        if (after.m - before.m < result.ackedTotal) throw new Error(`${group.name}: ${result.ackedTotal} envelopes answered but only ${after.m - before.m} messages stored`)
+        console.log(`   ${group.name}: ${(result.acked / result.seconds).toFixed(0)} msg/s answered (${result.ackedTotal} in all, ${result.errors} errors)`)
+        m3da.push({ result, committedPerS: (after.m - before.m) / publishing, pointsPerS: (after.p - before.p) / publishing })
+      }
       const f: Figures = {
         store,
         service: svc,
         bare: bareResult,
+        m3da,
         messages: counts.m,
         points: counts.p,
         committedPerS: counts.m / publishing,
@@ -175,14 +202,22 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
 
 function print (f: Figures): void {
   const rate = (r: TargetResult): number => r.acked / r.seconds
+  const line = (name: string, r: TargetResult): Array<string | number> => [name, r.connected, rate(r), r.latencies.p50, r.latencies.p99, r.latencies.max, r.errors]
   console.log()
   console.log(table(['target', 'conns', 'acked msg/s', 'ack p50 ms', 'ack p99 ms', 'ack max ms', 'unacked'], [
-    ['service', f.service.connected, rate(f.service), f.service.latencies.p50, f.service.latencies.p99, f.service.latencies.max, f.service.errors],
-    ['bare aedes', f.bare.connected, rate(f.bare), f.bare.latencies.p50, f.bare.latencies.p99, f.bare.latencies.max, f.bare.errors]
+    line('service', f.service),
+    ...(f.bare === undefined ? [] : [line('bare aedes', f.bare)]),
+    ...f.m3da.map((m) => line(m.result.name, m.result))
   ]))
   console.log(`\n   stored: ${f.messages} messages, ${f.points} points = ${f.committedPerS.toFixed(0)} msg/s, ${f.pointsPerS.toFixed(0)} points/s committed` +
     ` (mean batch ${f.batch.toFixed(0)} messages; readable through the API)`)
-  console.log(`   service ÷ bare aedes = ${(rate(f.service) / rate(f.bare)).toFixed(3)}; service process CPU ${f.serviceCpuS.toFixed(1)} s`)
+  if (f.bare !== undefined) console.log(`   service ÷ bare aedes = ${(rate(f.service) / rate(f.bare)).toFixed(3)}; service process CPU ${f.serviceCpuS.toFixed(1)} s`)
+  if (f.m3da.length > 0) {
+    console.log(table(['committed', 'msg/s', 'points/s', '÷ MQTT'], [
+      ['MQTT', f.committedPerS, f.pointsPerS, 1],
+      ...f.m3da.map((m) => [m.result.name, m.committedPerS, m.pointsPerS, m.committedPerS / f.committedPerS])
+    ]))
+  }
 }
 
 const results: Figures[] = []
@@ -191,6 +226,12 @@ if (SERVER_URL !== undefined) results.push(await benchOn('postgres'))
 else console.log('\n(DATABASE_URL not set: PostgreSQL skipped)')
 
 console.log('\n== summary')
-console.log(table(['store', 'committed msg/s', 'points/s', 'ack p50 ms', 'ack p99 ms', 'bare aedes msg/s', 'ratio'],
-  results.map((f) => [f.store, f.committedPerS, f.pointsPerS, f.service.latencies.p50, f.service.latencies.p99,
-    f.bare.acked / f.bare.seconds, (f.service.acked / f.service.seconds) / (f.bare.acked / f.bare.seconds)])))
+if (M3DA) {
+  console.log(table(['store', 'MQTT msg/s', 'M3DA msg/s', 'M3DA points/s', 'M3DA secured msg/s', 'secured points/s', 'secured ÷ MQTT'],
+    results.map((f) => [f.store, f.committedPerS, f.m3da[0]?.committedPerS ?? Number.NaN, f.m3da[0]?.pointsPerS ?? Number.NaN,
+      f.m3da[1]?.committedPerS ?? Number.NaN, f.m3da[1]?.pointsPerS ?? Number.NaN, (f.m3da[1]?.committedPerS ?? Number.NaN) / f.committedPerS])))
+} else {
+  console.log(table(['store', 'committed msg/s', 'points/s', 'ack p50 ms', 'ack p99 ms', 'bare aedes msg/s', 'ratio'],
+    results.map((f) => [f.store, f.committedPerS, f.pointsPerS, f.service.latencies.p50, f.service.latencies.p99,
+      (f.bare?.acked ?? Number.NaN) / (f.bare?.seconds ?? 1), (f.service.acked / f.service.seconds) / ((f.bare?.acked ?? Number.NaN) / (f.bare?.seconds ?? 1))])))
+}
