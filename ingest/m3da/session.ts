@@ -36,6 +36,12 @@ export interface Peer {
   packages: number
   /** The system once a package was authentic (TCP: the connected-devices count). */
   systemUid?: string
+  /**
+   * Our last reply carried a payload, so it was also a request (§2.5): the device's next envelope with a status and
+   * no payload is its reply, which ends the session and is not answered. Any other envelope is answered, a keep-alive
+   * included (the agent puts status 200 in every inner header).
+   */
+  awaitingReply?: boolean
 }
 
 /** The reply (null: answer nothing), its M3DA status, and whether the connection must end after it. */
@@ -106,10 +112,17 @@ export function createSessionHandler (deps: SessionDeps) {
     }
   }
 
+  /** The device's reply to our last reply (§2.5: a status and no payload): it ends the session, nothing to answer. */
+  function endsSession (peer: Peer, e: Envelope): boolean {
+    const awaited = peer.awaitingReply === true
+    peer.awaitingReply = false
+    return awaited && e.header.status !== undefined && isEmpty(e.payload)
+  }
+
   async function unsecured (peer: Peer, device: M3daDevice, outer: Envelope): Promise<Answer> {
-    // A reply-only envelope (status, no payload) ends the session (§2.5): nothing to answer.
-    if (outer.header.status !== undefined && isEmpty(outer.payload)) return { reply: null, status: 200, close: false }
+    if (endsSession(peer, outer)) return { reply: null, status: 200, close: false }
     const out = await handled(peer, device, outer.payload)
+    peer.awaitingReply = out.payload.length > 0
     return { reply: encodeEnvelope({ header: { status: out.status }, payload: out.payload, footer: {} }), status: out.status, close: false }
   }
 
@@ -139,9 +152,10 @@ export function createSessionHandler (deps: SessionDeps) {
       case 'open': {
         peer.challenged = false
         const inner = opened.inner
-        // A reply-only inner envelope ends the session (§2.5): nothing to answer, the nonce chain stays.
-        if (inner.header.status !== undefined && isEmpty(inner.payload)) return { reply: null, status: 200, close: false }
+        // The nonce the device announced is the one our next envelope is signed with: a reply now, or none.
+        if (endsSession(peer, inner)) return { reply: null, status: 200, close: false }
         const out = await handled(peer, device, inner.payload)
+        peer.awaitingReply = out.payload.length > 0
         const bytes = await sealed(device, id, { header: { status: out.status }, payload: out.payload }, opened.nextNonce, opened.algorithm, opened.cipher)
         return { reply: bytes, status: out.status, close: false }
       }
@@ -196,13 +210,9 @@ export function createSessionHandler (deps: SessionDeps) {
       }
       const device = found.device
       if (device.password !== null) return await secured(peer, device, id, outer)
-      if (device.registrationPassword !== null) {
-        if (isAutoregStart(outer) || autoregs.has(id)) return await autoreg(device, id, outer)
-        deps.pipeline.refuse('m3da.autoreg.required')
-        return plain(403, true)
-      }
+      if (device.registrationPassword !== null && (isAutoregStart(outer) || autoregs.has(id))) return await autoreg(device, id, outer)
       if (device.authentication === 'none') return await unsecured(peer, device, outer)
-      deps.pipeline.refuse('m3da.security.required')
+      deps.pipeline.refuse(device.registrationPassword !== null ? 'm3da.autoreg.required' : 'm3da.security.required')
       return plain(403, true)
     } catch (err) {
       deps.log.error({ err, id }, 'M3DA envelope not handled')

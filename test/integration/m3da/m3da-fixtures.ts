@@ -4,7 +4,7 @@ import { expect } from 'vitest'
 import { GENERIC_APPLICATION_TYPES, genericDataTree } from '../../../core/domain/generic-applications.js'
 import { uniq } from '../../helpers/factories.js'
 import { createSystem, validImei } from '../../helpers/systems.js'
-import type { Stack } from '../../helpers/stack.js'
+import { startStack, type Stack } from '../../helpers/stack.js'
 
 export interface M3daSystem { uid: string, serial: string, imei: string, password: string | null, registrationPassword: string | null }
 
@@ -55,4 +55,10 @@ export async function m3daSystem (stack: Stack, opts: { password?: string, regis
 export async function storedPassword (stack: Stack, systemUid: string): Promise<string | null> {
   const { rows } = await stack.db.query<{ p: string | null }>("SELECT communication->'m3da'->>'password' AS p FROM systems WHERE uid = $1", [systemUid])
   return rows[0]?.p ?? null
+}
+
+/** A listening stack and two firmwares: one admitting agents without security, the seeded generic M3DA one. */
+export async function startM3daStack (): Promise<{ stack: Stack, open: string, generic: string }> {
+  const stack = await startStack({ listen: true })
+  return { stack, open: await m3daApplication(stack, { authentication: 'none' }), generic: await m3daApplication(stack, null) }
 }

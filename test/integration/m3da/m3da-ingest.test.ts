@@ -5,20 +5,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ClassId, encodeEnvelope, encodePayload, EnvelopeReader, M3DA_CLASSES } from '../../../protocols/m3da/index.js'
 import { bysantObject, Ctx, encode, unsizedMap } from '../../../protocols/bysant/index.js'
-import { startStack, type Stack } from '../../helpers/stack.js'
+import type { Stack } from '../../helpers/stack.js'
 import { eventually, messagesOf, pointsOf, refusedCount, settle, telemetryCounts } from '../../helpers/devices.js'
 import { getSystem } from '../../helpers/systems.js'
 import { autoregister, httpLink, SecureDevice, sendUnsecured, tcpLink, type Link } from './m3da-device.js'
-import { m3daApplication, m3daSystem, storedPassword } from './m3da-fixtures.js'
+import { m3daApplication, m3daSystem, startM3daStack, storedPassword } from './m3da-fixtures.js'
 
 let stack: Stack
 let open: string
 let generic: string
-beforeAll(async () => {
-  stack = await startStack({ listen: true })
-  open = await m3daApplication(stack, { authentication: 'none' })
-  generic = await m3daApplication(stack, null)
-}, 120_000)
+beforeAll(async () => { ({ stack, open, generic } = await startM3daStack()) }, 120_000)
 afterAll(async () => { await stack?.close() })
 
 const links: Array<[string, () => Promise<Link>]> = [['TCP', async () => await tcpLink(stack)], ['HTTP', async () => httpLink(stack)]]
