@@ -3,7 +3,9 @@
 // with each MAC and cipher, the 401/407 challenges, a wrong password and a replayed envelope storing nothing,
 // auto-registration, the real agents' quirks, malformed bytes and the company's device address filtering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ClassId, encodeEnvelope, encodePayload, EnvelopeReader, M3DA_CLASSES } from '../../../protocols/m3da/index.js'
+import fc from 'fast-check'
+import { ClassId, decodePayload, encodeEnvelope, encodePayload, EnvelopeReader, M3DA_CLASSES } from '../../../protocols/m3da/index.js'
+import { encodeDeviceChallenge, openServerEnvelope } from '../../../protocols/m3da/security/index.js'
 import { bysantObject, Ctx, encode, unsizedMap } from '../../../protocols/bysant/index.js'
 import type { Stack } from '../../helpers/stack.js'
 import { eventually, messagesOf, pointsOf, refusedCount, settle, telemetryCounts } from '../../helpers/devices.js'
@@ -148,6 +150,53 @@ describe('signed agents', () => {
     const replayed = await link.exchange(captured.bytes)
     expect(replayed?.header).toMatchObject({ status: 401 })
     expect((await pointsOf(stack, s.uid)).map((p) => p.num)).toEqual([0, 1])
+    await link.close()
+  })
+})
+
+describe('what real agents also do', () => {
+  it('the device challenges a reply whose signature it does not trust: the same reply comes back signed with its nonce', async () => {
+    const password = 'm3da-secret-5'
+    const s = await m3daSystem(stack, { password, applications: [generic] })
+    const device = SecureDevice.withPassword(s.serial, password, { algorithm: 'hmac-md5', cipher: 'aes-cbc-256' })
+    const link = await tcpLink(stack)
+    await device.request(link, [{ kind: 'message', path: 'g', ticketId: 7, body: { x: 1 } }])
+    const challenge = encodeDeviceChallenge({ deviceId: s.serial, algorithm: 'hmac-md5' })
+    const resent = await link.exchange(challenge.bytes)
+    const opened = resent === null ? null : openServerEnvelope(resent, { keys: device.keys, nonce: challenge.nonce, cipher: 'aes-cbc-256' })
+    expect(opened?.kind).toBe('open')
+    if (opened?.kind !== 'open') return
+    expect(decodePayload(opened.inner.payload)).toEqual({ ok: true, objects: [{ kind: 'response', ticketId: 7, status: 0, data: null }] })
+    // The chain goes on from the nonce the re-sent reply announced.
+    device.nonce = opened.nextNonce
+    expect((await device.request(link, [{ kind: 'message', path: 'g', ticketId: null, body: { x: 2 } }])).status).toBe(200)
+    expect(device.challenges).toEqual([401])
+    expect((await messagesOf(stack, s.uid)).length).toBe(2)
+    await link.close()
+  })
+
+  it('an unsigned {id, status} after a failure on the device side is not answered; the next request is', async () => {
+    const password = 'm3da-secret-6'
+    const s = await m3daSystem(stack, { password, applications: [generic] })
+    const device = SecureDevice.withPassword(s.serial, password, { algorithm: 'hmac-sha1', cipher: 'none' })
+    const link = await tcpLink(stack)
+    await device.request(link, [{ kind: 'message', path: 'g', ticketId: null, body: { x: 1 } }])
+    await link.send(encodeEnvelope({ header: unsizedMap({ id: s.serial, status: 500 }), payload: Buffer.alloc(0), footer: null }))
+    // Were the error answered, that answer would come first and the request below would not open.
+    expect((await device.request(link, [{ kind: 'message', path: 'g', ticketId: null, body: { x: 2 } }])).status).toBe(200)
+    expect((await messagesOf(stack, s.uid)).length).toBe(2)
+    await link.close()
+  })
+
+  it('random bytes never stop the service: each connection is answered or closed, the next device is served', async () => {
+    const s = await m3daSystem(stack, { applications: [open] })
+    await fc.assert(fc.asyncProperty(fc.uint8Array({ minLength: 1, maxLength: 300 }), async (bytes) => {
+      const link = await tcpLink(stack)
+      await link.send(Buffer.from(bytes))
+      await link.close()
+    }), { numRuns: 100 })
+    const link = await tcpLink(stack)
+    expect((await sendUnsecured(link, s.serial, [{ kind: 'message', path: 'a', ticketId: null, body: { b: 1 } }])).status).toBe(200)
     await link.close()
   })
 })
