@@ -157,7 +157,8 @@ export function createEngine (deps: EngineDeps) {
   /** The task's new state, and the delivery its device tasks wait for. */
   function succeeded (task: Task, o: TaskOutcome, deliveries: DispatchRequest[]): TaskResult {
     if (o.state === 'IN_PROGRESS' && o.deliver !== undefined) deliveries.push(o.deliver)
-    return { uid: task.uid, state: o.state, params: o.params ?? null }
+    const system = o.state === 'SUCCESS' && o.system !== undefined ? { systemUid: o.system.uid, systemName: o.system.name } : {}
+    return { uid: task.uid, state: o.state, params: o.params ?? null, ...system }
   }
 
   async function runTask (tx: Repositories, op: Operation, task: Task, handler: OperationHandler, now: number, deliveries: DispatchRequest[]): Promise<TaskResult> {
@@ -211,6 +212,17 @@ export function createEngine (deps: EngineDeps) {
    * the budget frees; an abort threshold is judged after each chunk, before the chunk's device tasks leave.
    */
   async function run (operationUid: string): Promise<void> {
+    // A chunk's device tasks leave while the next chunk is written (one delivery at a time, in chunk order): a
+    // delivery is a statement and a write to each device, and waiting for it held the next chunk back.
+    const delivering = { last: Promise.resolve() }
+    try {
+      await runChunks(operationUid, delivering)
+    } finally {
+      await delivering.last
+    }
+  }
+
+  async function runChunks (operationUid: string, delivering: { last: Promise<void> }): Promise<void> {
     const until = clock.now() + sliceMs
     const op = await repos.operations.find(operationUid)
     if (op === undefined || op.state !== 'IN_PROGRESS') return
@@ -242,7 +254,8 @@ export function createEngine (deps: EngineDeps) {
       }
       countTasks(op.type, results)
       if (abort !== undefined && results.length > 0) await abortIfFailing(op.uid, abort)
-      await deliver(deliveries)
+      const chunkDeliveries = deliveries
+      delivering.last = delivering.last.then(async () => { await deliver(chunkDeliveries) })
       if (results.length < limit) { await finishIfDone(op.uid); return }
       if (clock.now() >= until) break
     }
