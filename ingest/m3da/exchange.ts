@@ -5,7 +5,7 @@
 // queued tasks, each with its ticket. The reply is built only after the commit.
 import type { DeviceSession } from '../../core/services/ingest/devices.service.js'
 import type { M3daDevice, M3daDevices } from '../../core/services/ingest/m3da-devices.js'
-import type { IngestService } from '../../core/services/ingest/ingest.service.js'
+import type { DeviceTask } from '../../core/domain/device-task.js'
 import { decodePayload, encodePayload, type M3daMessage, type M3daResponse } from '../../protocols/m3da/index.js'
 import type { DecodedAck, Pipeline } from '../pipeline.js'
 import { pointsOf } from './points.js'
@@ -13,8 +13,9 @@ import { taskMessages, type ActionKind } from './tasks.js'
 
 export interface ExchangeDeps {
   m3da: Pick<M3daDevices, 'tickets' | 'tasksOf' | 'release'>
-  ingest: Pick<IngestService, 'takeTasks'>
   pipeline: Pipeline
+  /** The system's tasks to send in this reply, marked SENT (session.ts: taken from the store or pushed here). */
+  tasks: () => Promise<readonly DeviceTask[]>
 }
 
 /** What to answer: the reply's status and payload (status 200 carries the payload). */
@@ -41,23 +42,22 @@ async function acksOf (deps: ExchangeDeps, systemUid: string, responses: readonl
 }
 
 /** The reply payload: Responses to the device's ticketed Messages, then the system's tasks with their tickets. */
-async function replyPayload (deps: ExchangeDeps, device: M3daDevice, messages: readonly M3daMessage[], again: boolean): Promise<Buffer> {
+async function replyPayload (deps: ExchangeDeps, device: M3daDevice, messages: readonly M3daMessage[]): Promise<Buffer> {
   const session = device.session
   const responses: M3daResponse[] = messages
     .filter((m) => m.ticketId !== null && m.ticketId > 0)
     .map((m) => ({ kind: 'response', ticketId: m.ticketId as number, status: 0, data: null }))
-  const tasks = await deps.ingest.takeTasks(session.systemUid, 'M3DA', { again })
+  const tasks = await deps.tasks()
   const tickets = await deps.m3da.tickets(session.systemUid, tasks.map((t) => t.uid))
   const out = tasks.flatMap((t) => taskMessages(t, tickets.get(t.uid) ?? 0, actionKind(device)))
   return responses.length === 0 && out.length === 0 ? EMPTY : encodePayload([...responses, ...out])
 }
 
 /**
- * Handles the payload of an authentic request. `again`: the tasks sent before and not answered go out again (the
- * first package of a connection, every HTTP request; the device ignores a ticket it already ran).
+ * Handles the payload of an authentic request.
  * @throws when the store did not take the data or the acks (answer 503: the device sends again)
  */
-export async function exchange (deps: ExchangeDeps, device: M3daDevice, payload: Buffer, again: boolean): Promise<ExchangeOutcome> {
+export async function exchange (deps: ExchangeDeps, device: M3daDevice, payload: Buffer): Promise<ExchangeOutcome> {
   const decoded = decodePayload(payload)
   if (!decoded.ok) {
     deps.pipeline.refuse(decoded.reason)
@@ -75,5 +75,5 @@ export async function exchange (deps: ExchangeDeps, device: M3daDevice, payload:
     await deps.pipeline.acks(session, payload, () => ({ ok: true, acks }))
     await deps.m3da.release(session.systemUid, tickets)
   }
-  return { status: 200, payload: await replyPayload(deps, device, messages, again) }
+  return { status: 200, payload: await replyPayload(deps, device, messages) }
 }

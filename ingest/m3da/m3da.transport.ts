@@ -1,7 +1,8 @@
 // M3DA devices (issue 10; conventions.md §Devices, M3DA; protocols.md §2) as one device transport
 // (ingest/transport.ts): TCP on M3DA_PORT and POST /device/com on the HTTP port, both answered by one session
-// handler. M3DA is device-initiated (§2.5: the server speaks only in replies), so nothing is pushed: tasks wait for
-// the device's next package, and a connection request (requestConnection, wake-up) goes by SMS.
+// handler. M3DA is device-initiated (§2.5: the server speaks only in replies): a task "pushed" to a device in session
+// on a TCP connection here goes in the reply to its next envelope; others wait for the device's next session (a
+// connection request, requestConnection or wake-up, goes by SMS).
 import type { DeviceTransport, TransportFactory } from '../transport.js'
 import { createPipeline } from '../pipeline.js'
 import { createSessionHandler } from './session.js'
@@ -18,6 +19,7 @@ export const m3daTransport: TransportFactory = async (deps): Promise<DeviceTrans
     http: async (app) => { await app.register(m3daComRoutes, { handler }) },
     port: { variable: 'M3DA_PORT', listen: tcp.listen, listening: tcp.listening },
     connected: (systemUid) => tcp.connected(systemUid),
+    push: async (systemUid, tasks) => tcp.push(systemUid, tasks),
     connections: () => [{ kind: 'tcp', count: tcp.connections() }],
     close: tcp.close
   }

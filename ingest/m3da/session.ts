@@ -11,6 +11,7 @@ import type { Logger } from '../../core/logger.js'
 import type { DevicesService } from '../../core/services/ingest/devices.service.js'
 import type { M3daDevice } from '../../core/services/ingest/m3da-devices.js'
 import type { IngestService } from '../../core/services/ingest/ingest.service.js'
+import type { DeviceTask } from '../../core/domain/device-task.js'
 import { encodeEnvelope, type Envelope } from '../../protocols/m3da/index.js'
 import {
   answerAutoregKey, finishServerAutoreg, isAutoregStart, isCipherName, isMacAlgorithm, openDeviceEnvelope, sealServerEnvelope, startServerAutoreg,
@@ -18,6 +19,7 @@ import {
 } from '../../protocols/m3da/security/index.js'
 import type { Pipeline } from '../pipeline.js'
 import { exchange } from './exchange.js'
+import { SESSION_MS } from './limits.js'
 
 export interface SessionDeps {
   devices: DevicesService
@@ -34,6 +36,14 @@ export interface Peer {
   challenged: boolean
   /** Authentic packages handled: the first one gets the tasks sent before and not answered again. */
   packages: number
+  /** TCP: tasks the dispatch handed to this connection (push), for the next reply. */
+  outbox?: DeviceTask[]
+  /** When the store was last asked for the system's tasks on this peer (ms). */
+  polledAt?: number
+  /** When its last authentic package came (ms): in session for SESSION_MS after it. */
+  lastAt?: number
+  /** TCP: the nonce last stored for the system, so that a chatty device costs no read per package. */
+  nonce?: { systemUid: string, value: Buffer | null }
   /** The system once a package was authentic (TCP: the connected-devices count). */
   systemUid?: string
   /**
@@ -86,25 +96,55 @@ export function createSessionHandler (deps: SessionDeps) {
     lastReplies.set(systemUid, last)
   }
 
+  /** The stored nonce of the system: read once per connection, then kept as this connection stores it. */
+  async function nonceOf (peer: Peer, systemUid: string, fresh = false): Promise<Buffer | null> {
+    if (!fresh && peer.nonce?.systemUid === systemUid) return peer.nonce.value
+    const value = await m3da.nonce(systemUid)
+    peer.nonce = { systemUid, value }
+    return value
+  }
+
+  async function storeNonce (peer: Peer, systemUid: string, value: Buffer): Promise<void> {
+    peer.nonce = { systemUid, value }
+    await m3da.setNonce(systemUid, value)
+  }
+
   /** Seals the reply with the nonce the device announced, stores the nonce the reply announces (§2.8.3). */
-  async function sealed (device: M3daDevice, id: string, inner: InnerContent, nonce: Buffer, algorithm: MacAlgorithm, cipher: SecurityCipher): Promise<Buffer> {
+  async function sealed (peer: Peer, device: M3daDevice, id: string, inner: InnerContent, nonce: Buffer, algorithm: MacAlgorithm, cipher: SecurityCipher): Promise<Buffer> {
     const password = device.password ?? ''
     const { bytes, nextNonce } = sealServerEnvelope(inner, { deviceId: id, password, serverId: deps.serverId, nonce, algorithm, cipher })
     // Not stored (the store is down): the reply still goes, and the device's next envelope is challenged (401).
-    await m3da.setNonce(device.session.systemUid, nextNonce).catch((err: unknown) => {
+    await storeNonce(peer, device.session.systemUid, nextNonce).catch((err: unknown) => {
       deps.log.warn({ err, systemUid: device.session.systemUid }, 'M3DA nonce not stored; the next envelope will be challenged')
     })
     remember(device.session.systemUid, { inner, algorithm, cipher, password, deviceId: id })
     return bytes
   }
 
+  /**
+   * The tasks for this reply: those pushed to the connection and, at its first package (with those sent before and
+   * not answered: a new session may have lost them) or once SESSION_MS passed, those waiting in the store.
+   */
+  function tasksFor (peer: Peer, systemUid: string, first: boolean) {
+    return async (): Promise<DeviceTask[]> => {
+      const pushed = peer.outbox?.splice(0) ?? []
+      const now = Date.now()
+      if (!first && now - (peer.polledAt ?? 0) < SESSION_MS) return pushed
+      peer.polledAt = now
+      const taken = await deps.ingest.takeTasks(systemUid, 'M3DA', { again: first })
+      const seen = new Set(pushed.map((t) => t.uid))
+      return [...pushed, ...taken.filter((t) => !seen.has(t.uid))]
+    }
+  }
+
   /** The package of an authentic device: store, answer. */
   async function handled (peer: Peer, device: M3daDevice, payload: Buffer): Promise<{ status: number, payload: Buffer }> {
-    const again = peer.packages === 0
+    const first = peer.packages === 0
     peer.packages++
+    peer.lastAt = Date.now()
     peer.systemUid = device.session.systemUid
     try {
-      const out = await exchange({ m3da, ingest: deps.ingest, pipeline: deps.pipeline }, device, payload, again)
+      const out = await exchange({ m3da, pipeline: deps.pipeline, tasks: tasksFor(peer, device.session.systemUid, first) }, device, payload)
       return { status: out.status, payload: out.payload }
     } catch (err) {
       deps.log.warn({ err, systemUid: device.session.systemUid }, 'M3DA package not stored; answered 503, the device sends again')
@@ -130,12 +170,15 @@ export function createSessionHandler (deps: SessionDeps) {
     const systemUid = device.session.systemUid
     const algorithm = isMacAlgorithm(device.authentication) ? device.authentication : undefined
     const cipher: SecurityCipher | null = device.encryption === 'none' ? 'none' : isCipherName(device.encryption) ? device.encryption : null
-    const opened = openDeviceEnvelope(outer, {
-      deviceId: id, password: device.password ?? '', serverId: deps.serverId, nonce: await m3da.nonce(systemUid), cipher, algorithm, challenged: peer.challenged
-    })
+    const open = (nonce: Buffer | null): ReturnType<typeof openDeviceEnvelope> =>
+      openDeviceEnvelope(outer, { deviceId: id, password: device.password ?? '', serverId: deps.serverId, nonce, cipher, algorithm, challenged: peer.challenged })
+    const cached = peer.nonce?.systemUid === systemUid
+    let opened = open(await nonceOf(peer, systemUid))
+    // Another connection of the device may have moved the chain on: the store is asked before a 401.
+    if (cached && opened.kind === 'challenge' && opened.status === 401) opened = open(await nonceOf(peer, systemUid, true))
     switch (opened.kind) {
       case 'challenge':
-        await m3da.setNonce(systemUid, opened.nonce)
+        await storeNonce(peer, systemUid, opened.nonce)
         peer.challenged = true
         return { reply: opened.reply, status: opened.status, close: false }
       case 'peer-error':
@@ -144,7 +187,7 @@ export function createSessionHandler (deps: SessionDeps) {
       case 'peer-challenge': {
         const last = lastReplies.get(systemUid)
         if (last === undefined || last.deviceId !== id) return { reply: null, status: 401, close: true }
-        return { reply: await sealed(device, id, last.inner, opened.nonce, opened.algorithm ?? last.algorithm, last.cipher), status: 200, close: false }
+        return { reply: await sealed(peer, device, id, last.inner, opened.nonce, opened.algorithm ?? last.algorithm, last.cipher), status: 200, close: false }
       }
       case 'refused':
         deps.pipeline.refuse(opened.reason)
@@ -156,7 +199,7 @@ export function createSessionHandler (deps: SessionDeps) {
         if (endsSession(peer, inner)) return { reply: null, status: 200, close: false }
         const out = await handled(peer, device, inner.payload)
         peer.awaitingReply = out.payload.length > 0
-        const bytes = await sealed(device, id, { header: { status: out.status }, payload: out.payload }, opened.nextNonce, opened.algorithm, opened.cipher)
+        const bytes = await sealed(peer, device, id, { header: { status: out.status }, payload: out.payload }, opened.nextNonce, opened.algorithm, opened.cipher)
         return { reply: bytes, status: out.status, close: false }
       }
     }

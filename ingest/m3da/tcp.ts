@@ -6,14 +6,17 @@ import { once } from 'node:events'
 import { createServer, type Server, type Socket } from 'node:net'
 import type { Logger } from '../../core/logger.js'
 import { EnvelopeReader } from '../../protocols/m3da/index.js'
-import { IDLE_MS, MAX_ENVELOPE_BYTES } from './limits.js'
+import type { DeviceTask } from '../../core/domain/device-task.js'
+import { IDLE_MS, MAX_ENVELOPE_BYTES, SESSION_MS } from './limits.js'
 import type { Peer, SessionHandler } from './session.js'
 
 export interface M3daTcpServer {
   listen (port: number, host: string): Promise<number>
   listening (): boolean
-  /** Systems with an authentic package on an open connection here. */
+  /** Systems in session on a connection here (an authentic package within SESSION_MS). */
   connected (systemUid: string): boolean
+  /** Hands tasks to the system's connection in session, for its next reply; false when it has none. */
+  push (systemUid: string, tasks: readonly DeviceTask[]): boolean
   /** Connections that carried an authentic package (the connected-devices gauge). */
   connections (): number
   close (): Promise<void>
@@ -21,8 +24,15 @@ export interface M3daTcpServer {
 
 export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3daTcpServer {
   const open = new Set<Socket>()
-  const systems = new Map<string, number>()
+  const systems = new Map<string, Set<Peer>>()
   let server: Server | undefined
+
+  /** The system's connection with the latest authentic package, if it is in session. */
+  function inSession (systemUid: string): Peer | undefined {
+    let latest: Peer | undefined
+    for (const p of systems.get(systemUid) ?? []) if ((p.lastAt ?? 0) > (latest?.lastAt ?? 0)) latest = p
+    return latest !== undefined && Date.now() - (latest.lastAt ?? 0) < SESSION_MS ? latest : undefined
+  }
 
   function serve (socket: Socket): void {
     open.add(socket)
@@ -49,7 +59,7 @@ export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3da
           const answer = r.ok ? await handler.handle(peer, r.envelope) : handler.malformed(r.reason)
           if (counted === undefined && peer.systemUid !== undefined) {
             counted = peer.systemUid
-            systems.set(counted, (systems.get(counted) ?? 0) + 1)
+            systems.set(counted, (systems.get(counted) ?? new Set()).add(peer))
           }
           write(answer.reply, answer.close)
           if (answer.close) break
@@ -69,9 +79,9 @@ export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3da
     socket.once('close', () => {
       open.delete(socket)
       if (counted === undefined) return
-      const n = (systems.get(counted) ?? 1) - 1
-      if (n <= 0) systems.delete(counted)
-      else systems.set(counted, n)
+      const peers = systems.get(counted)
+      peers?.delete(peer)
+      if (peers?.size === 0) systems.delete(counted)
     })
   }
 
@@ -85,8 +95,14 @@ export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3da
       return typeof address === 'object' && address !== null ? address.port : port
     },
     listening: () => server?.listening === true,
-    connected: (systemUid) => systems.has(systemUid),
-    connections: () => { let n = 0; for (const c of systems.values()) n += c; return n },
+    connected: (systemUid) => inSession(systemUid) !== undefined,
+    push (systemUid, tasks) {
+      const peer = inSession(systemUid)
+      if (peer === undefined) return false
+      peer.outbox = [...(peer.outbox ?? []), ...tasks]
+      return true
+    },
+    connections: () => { let n = 0; for (const c of systems.values()) n += c.size; return n },
     async close () {
       const s = server
       const closed = s === undefined || !s.listening ? Promise.resolve() : new Promise<void>((resolve) => { s.close(() => { resolve() }) })
