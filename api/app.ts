@@ -24,6 +24,7 @@ import operationsRoutes from './routes/operations.routes.js'
 import partsRoutes from './routes/parts.routes.js'
 import dataRoutes from './routes/data.routes.js'
 import messagesRoutes from './routes/messages.routes.js'
+import usageRoutes from './routes/usage.routes.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.routes.js'
 import metricsRoutes from './routes/metrics.routes.js'
 import corsPlugin from './plugins/cors.js'
@@ -93,6 +94,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     await v1.register(systemsRoutes, { systems: ctx.services.systems })
     await v1.register(dataRoutes, { data: ctx.services.data })
     await v1.register(messagesRoutes, { messages: ctx.services.data.messages })
+    await v1.register(usageRoutes, { usage: ctx.services.usage })
     await v1.register(applicationsRoutes, { applications: ctx.services.applications })
     await v1.register(templatesRoutes, { templates: ctx.services.templates })
     await v1.register(operationsRoutes, { operations: ctx.services.operations })

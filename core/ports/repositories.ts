@@ -10,6 +10,7 @@ import type { OperationsRepository } from './operations.js'
 import type { DataQueriesRepository } from './data-queries.js'
 import type { DeviceTasksRepository } from './devices.js'
 import type { M3daRepository } from './m3da.js'
+import type { UsageRepository } from './usage.js'
 
 import type { Found, Page, Sort } from '../paging.js'
 export type { Found, Page, Sort } from '../paging.js'
@@ -269,4 +270,5 @@ export interface Repositories {
   savepoint: Savepoints
   dataQueries: DataQueriesRepository
   m3da: M3daRepository
+  usage: UsageRepository
 }

@@ -23,6 +23,7 @@ import type { CallbackGuard } from '../operations/callback-guard.js'
 import type { TaskDispatch } from '../ports/devices.js'
 import { createOperationsService } from '../operations/service.js'
 import { createDataServices } from './data/index.js'
+import { createUsageService } from './usage/usage.service.js'
 
 export interface ServicesDeps {
   config: Readonly<Config>
@@ -79,6 +80,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     /** commStatus WARNING / ERROR for systems that missed their period (conventions.md §Data). */
     sweepCommStatus: async () => await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000),
     data: createDataServices({ repos, clock }),
+    usage: createUsageService({ repos, clock }),
     /** Outgoing device tasks: what the operations engine asks once its device tasks are committed. */
     dispatch: dispatch ?? { dispatch: async () => {} },
     /** Read by the company-context check of every API call. */

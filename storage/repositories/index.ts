@@ -16,6 +16,7 @@ import { createOperationsRepository } from './operations.repository.js'
 import { createDataQueriesRepository } from './data-queries.repository.js'
 import { createDeviceTasksRepository } from './device-tasks.repository.js'
 import { createM3daRepository } from './m3da.repository.js'
+import { createUsageRepository } from './usage.repository.js'
 
 /** Every repository, bound to one Queryable: the pool, or one transaction. */
 export function createRepositories (q: Queryable): Repositories {
@@ -48,6 +49,7 @@ export function createRepositories (q: Queryable): Repositories {
       }
     },
     dataQueries: createDataQueriesRepository(q),
-    m3da: createM3daRepository(q)
+    m3da: createM3daRepository(q),
+    usage: createUsageRepository(q)
   }
 }
