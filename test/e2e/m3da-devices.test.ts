@@ -121,3 +121,20 @@ describe.each(cases)('a simulated M3DA device over %s', { timeout: 90_000 }, (_n
     expect(tasks.every((t) => t.protocol === 'M3DA' && t.state === 'OK')).toBe(true)
   })
 })
+
+describe('a simulated M3DA device with nothing to send', { timeout: 60_000 }, () => {
+  it('asks for what is queued with an envelope without payload, and a wake-up reaches it (TCP, hmac-sha1)', async () => {
+    const link: LinkOptions = { protocol: 'm3da', m3daUrl: `tcp://127.0.0.1:${stack.ports.m3da ?? 0}`, m3daSecurity: { mode: 'password', mac: 'hmac-sha1', cipher: 'none' } }
+    const device = await addDevice(api, deviceIdentity(run, ++n), link, { labels: [`sim-${run}`], applicationUid: await fleetApplication(api, link) })
+    devices.push(device)
+    const wakeup = await started(stack.call(stack.adminToken, { method: 'POST', url: '/api/v1/operations/systems/wakeup', payload: { systems: { uids: [device.systemUid] } } }))
+    await until(`operation ${wakeup} FINISHED`, async () => {
+      await device.poll()
+      await device.idle()
+      return (await getOperation(stack, wakeup)).state === 'FINISHED'
+    }, 30_000)
+    expect(countersOf(await getOperation(stack, wakeup))).toEqual({ SUCCESS: 1 })
+    // Nothing was sent as data: the polls stored no device message.
+    expect((await get(`/api/v1/systems/${device.systemUid}/messages?size=10`)).messages).toEqual([])
+  })
+})
