@@ -3,6 +3,7 @@ import type { OperationsService } from '../../core/operations/service.js'
 import { CompanyQuery, errors, Page, uidParams } from '../schemas/common.schema.js'
 import { FileResponse, OperationListQuery, OperationRef, OperationView, TaskListQuery, TaskView } from '../schemas/operations.schema.js'
 import { OPERATION_RIGHTS } from '../../core/operations/rights.js'
+import csvOperationsRoutes from './csv-operations.routes.js'
 
 export interface OperationsRoutesOptions { operations: OperationsService }
 
@@ -16,6 +17,7 @@ const ASYNC = 'Answers the uid of the created operation at once; follow it with 
 const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions> = async (app, { operations }) => {
   // One route per operation type (core/operations/kinds/index.ts), with the right of its fleet-api.md row.
   for (const kind of operations.kinds) {
+    if (kind.route.upload !== undefined) continue // read from a file: ./csv-operations.routes.ts
     const onSystem = kind.route.path.includes(':uid')
     app.post(kind.route.path, {
       config: { right: OPERATION_RIGHTS[kind.type] },
@@ -33,6 +35,8 @@ const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions> = asy
       return await operations.create(kind, req.access, req.actor, req.body, systemUid)
     })
   }
+
+  await app.register(csvOperationsRoutes, { operations })
 
   app.get('/operations', {
     config: { right: VIEW },

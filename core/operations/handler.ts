@@ -12,13 +12,16 @@ export interface TaskContext {
   now: number
 }
 
+/** The system a task made or found while running (a CSV row's task has none before: core/operations/csv/). */
+export interface TaskSystem { uid: string, name: string | null }
+
 /**
  * What running a task did: done (SUCCESS), or started on a device and waiting for its acknowledgement. A task that
  * wrote device tasks (tx.deviceTasks) names in `deliver` where they go: the engine hands it to the task dispatch once
  * the chunk is committed (core/ports/devices.ts), so that no device ever gets a task whose transaction rolled back.
  */
 export type TaskOutcome =
-  | { state: 'SUCCESS', params?: Record<string, unknown> }
+  | { state: 'SUCCESS', params?: Record<string, unknown>, system?: TaskSystem }
   | { state: 'IN_PROGRESS', params?: Record<string, unknown>, deliver?: DispatchRequest }
 
 /** A device answered one of the device tasks this operation task wrote (conventions.md §Device tasks). */

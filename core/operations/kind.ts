@@ -12,6 +12,11 @@ export interface OperationRoute<S extends TSchema> {
   summary: string
   description: string
   body: S
+  /**
+   * A CSV operation (core/operations/csv/): the request is read as multipart (and, for `multipart-or-raw`, as a raw
+   * CSV body too) into a CsvUpload, not validated against `body`, which only documents it.
+   */
+  upload?: 'multipart' | 'multipart-or-raw'
 }
 
 export interface OperationKind<S extends TSchema = TSchema> {

@@ -13,7 +13,16 @@ export interface OperationFilter {
   createdBefore?: number | undefined
 }
 
-export interface TaskResult { uid: string, state: 'SUCCESS' | 'FAILURE' | 'IN_PROGRESS', errorCode?: string | null, errorMessage?: string | null, params?: Record<string, unknown> | null }
+export interface TaskResult {
+  uid: string
+  state: 'SUCCESS' | 'FAILURE' | 'IN_PROGRESS'
+  errorCode?: string | null
+  errorMessage?: string | null
+  params?: Record<string, unknown> | null
+  /** The system the task made or found (a CSV row's task); absent: unchanged. */
+  systemUid?: string
+  systemName?: string | null
+}
 
 export interface OperationsRepository {
   insert (op: Operation): Promise<void>

@@ -226,7 +226,24 @@ export interface OperatorAccount { uid: string, companyUid: string, name: string
 export interface SettingTemplate { uid: string, companyUid: string, name: string, settings: Array<{ key: string, value: unknown }> }
 export interface OptionRecord extends SystemOption { companyUid: string | null }
 
+/**
+ * A gateway of a company's inventory (issue 11: registration codes; migration 0017): what its manufacturer shipped,
+ * and whether its product needs the registration code to be registered (fleet-api.md §Register).
+ */
+export interface InventoryGateway {
+  companyUid: string
+  serialNumber: string
+  imei: string | null
+  type: string
+  registrationCode: string | null
+  needsRegistrationCode: boolean
+}
+
 export interface CatalogueRepository {
+  /** Marks a gateway product (a gateway type) as needing a registration code, or not. */
+  putGatewayProduct (p: { type: string, registrationCode: boolean }): Promise<void>
+  putInventoryGateway (g: Omit<InventoryGateway, 'needsRegistrationCode'>): Promise<void>
+  inventoryGateway (companyUid: string, serialNumber: string): Promise<InventoryGateway | undefined>
   offer (companyUid: string, uid: string): Promise<Offer | undefined>
   offerByName (companyUid: string, name: string): Promise<Offer | undefined>
   putOffer (o: Offer): Promise<void>

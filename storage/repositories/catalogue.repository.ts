@@ -23,6 +23,21 @@ export function createCatalogueRepository (q: Queryable): CatalogueRepository {
     return rows[0] === undefined ? undefined : map(rows[0])
   }
   return {
+    async putGatewayProduct (p) {
+      await q.query(`INSERT INTO gateway_products (type, registration_code) VALUES ($1, $2)
+        ON CONFLICT (type) DO UPDATE SET registration_code = EXCLUDED.registration_code`, [p.type, p.registrationCode])
+    },
+    async putInventoryGateway (g) {
+      await q.query(`INSERT INTO gateway_inventory (company_uid, serial_number, imei, type, registration_code) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (company_uid, serial_number) DO UPDATE SET imei = EXCLUDED.imei, type = EXCLUDED.type, registration_code = EXCLUDED.registration_code`,
+      [g.companyUid, g.serialNumber, g.imei, g.type, g.registrationCode])
+    },
+    inventoryGateway: async (companyUid, serialNumber) => await one(
+      `SELECT i.*, coalesce(p.registration_code, false) AS needs FROM gateway_inventory i LEFT JOIN gateway_products p ON p.type = i.type
+       WHERE i.company_uid = $1 AND i.serial_number = $2`, [companyUid, serialNumber],
+      (r: { company_uid: string, serial_number: string, imei: string | null, type: string, registration_code: string | null, needs: boolean }) => ({
+        companyUid: r.company_uid, serialNumber: r.serial_number, imei: r.imei, type: r.type, registrationCode: r.registration_code, needsRegistrationCode: r.needs
+      })),
     offer: async (companyUid, uid) => await one('SELECT * FROM offers WHERE company_uid = $1 AND uid = $2', [companyUid, uid], toOffer),
     offerByName: async (companyUid, name) => await one('SELECT * FROM offers WHERE company_uid = $1 AND name = $2', [companyUid, name], toOffer),
     async putOffer (o) {

@@ -189,10 +189,13 @@ export function createOperationsRepository (q: Queryable): OperationsRepository 
       await q.query(
         `UPDATE operation_tasks t SET state = v.state, error_code = v.code, error_message = v.message,
            start_date = coalesce(t.start_date, $1), end_date = CASE WHEN v.state IN ('SUCCESS', 'FAILURE') THEN $1 ELSE NULL END,
-           params = coalesce(v.params, t.params)
-         FROM jsonb_to_recordset($2::jsonb) AS v(uid text, state text, code text, message text, params jsonb)
+           params = coalesce(v.params, t.params), system_uid = coalesce(v.system_uid, t.system_uid),
+           system_name = CASE WHEN v.system_uid IS NULL THEN t.system_name ELSE v.system_name END
+         FROM jsonb_to_recordset($2::jsonb) AS v(uid text, state text, code text, message text, params jsonb, system_uid text, system_name text)
          WHERE t.uid = v.uid`,
-        [now, JSON.stringify(results.map((r) => ({ uid: r.uid, state: r.state, code: r.errorCode ?? null, message: r.errorMessage ?? null, params: r.params ?? null })))])
+        [now, JSON.stringify(results.map((r) => ({
+          uid: r.uid, state: r.state, code: r.errorCode ?? null, message: r.errorMessage ?? null, params: r.params ?? null, system_uid: r.systemUid ?? null, system_name: r.systemName ?? null
+        })))])
     },
     async hasOpenTasks (operationUid) {
       // Asked after every device answer: counting the open tasks would read all of them each time (10,000 answers of

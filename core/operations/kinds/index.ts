@@ -10,6 +10,9 @@ import { applySettingsKind } from './apply-settings.js'
 import { rebootKind } from './reboot.js'
 import { resetKind } from './reset.js'
 import { wakeupKind } from './wakeup.js'
+import { registerKind } from './register.js'
+import { importKind } from './import.js'
+import { bulkEditKind } from './bulk-edit.js'
 
 export const OPERATION_KINDS: readonly OperationKind[] = [
   labelKind,
@@ -21,5 +24,8 @@ export const OPERATION_KINDS: readonly OperationKind[] = [
   applySettingsKind,
   rebootKind,
   resetKind,
-  wakeupKind
+  wakeupKind,
+  registerKind,
+  importKind,
+  bulkEditKind
 ]

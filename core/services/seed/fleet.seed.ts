@@ -61,6 +61,21 @@ export const SeedDataset = Type.Object({
   data: Type.Array(Type.String({ minLength: 1 }))
 }, { additionalProperties: false })
 
+// Registration codes (issue 11; fleet-api.md §Register): the gateway products that need one, and a company's
+// gateway inventory with serial numbers and codes, matched by serial number within its company.
+export const SeedGatewayProduct = Type.Object({
+  type: Type.String({ minLength: 1 }),
+  registrationCode: Type.Boolean()
+}, { additionalProperties: false })
+
+export const SeedInventoryGateway = Type.Object({
+  company: Type.String(),
+  serialNumber: Type.String({ minLength: 1 }),
+  imei: Type.Optional(Type.String()),
+  type: Type.String({ minLength: 1 }),
+  registrationCode: Type.Optional(Type.String())
+}, { additionalProperties: false })
+
 const AppRef = Type.Object({ type: Type.String(), revision: Type.String() })
 
 export const SeedSystem = Type.Object({
@@ -95,7 +110,9 @@ export const FleetSeedSections = {
   templates: Type.Optional(Type.Array(SeedTemplate)),
   options: Type.Optional(Type.Array(SeedOption)),
   systems: Type.Optional(Type.Array(SeedSystem)),
-  datasets: Type.Optional(Type.Array(SeedDataset))
+  datasets: Type.Optional(Type.Array(SeedDataset)),
+  gatewayProducts: Type.Optional(Type.Array(SeedGatewayProduct)),
+  gatewayInventory: Type.Optional(Type.Array(SeedInventoryGateway))
 }
 
 export interface FleetSeed {
@@ -106,6 +123,8 @@ export interface FleetSeed {
   options?: Array<Static<typeof SeedOption>>
   systems?: Array<Static<typeof SeedSystem>>
   datasets?: Array<Static<typeof SeedDataset>>
+  gatewayProducts?: Array<Static<typeof SeedGatewayProduct>>
+  gatewayInventory?: Array<Static<typeof SeedInventoryGateway>>
 }
 
 type CompanyOf = (name: string) => Promise<string>
@@ -160,6 +179,11 @@ export async function seedFleet (repos: Repositories, doc: FleetSeed, companyOf:
     const companyUid = await company(o.company)
     const found = await repos.catalogue.optionByName(companyUid, o.type, o.name)
     await repos.catalogue.putOption({ uid: found?.uid ?? newUid(), companyUid, type: o.type, name: o.name, ...(o.config == null ? {} : { config: o.config }) })
+  }
+  for (const p of doc.gatewayProducts ?? []) await repos.catalogue.putGatewayProduct(p)
+  for (const g of doc.gatewayInventory ?? []) {
+    const companyUid = await companyOf(g.company)
+    await repos.catalogue.putInventoryGateway({ companyUid, serialNumber: g.serialNumber, imei: g.imei ?? null, type: g.type, registrationCode: g.registrationCode ?? null })
   }
   for (const s of doc.systems ?? []) {
     try {

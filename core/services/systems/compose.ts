@@ -42,7 +42,7 @@ type Tx = Pick<Repositories, 'gateways' | 'subscriptions' | 'applications' | 'sy
 const blank = (v: string | null | undefined): v is null | undefined => v === undefined || v === null || v.trim() === ''
 
 /** Set G: identifier formats. */
-function checkIdentifiers (g: GatewayInput): void {
+export function checkIdentifiers (g: GatewayInput): void {
   if (!blank(g.imei) && !validImei(g.imei)) throw new FleetError('gateway.invalid.imei', [g.imei])
   if (!blank(g.esn) && !validEsn(g.esn)) throw new FleetError('gateway.invalid.esn', [g.esn])
   if (!blank(g.meid) && !validMeid(g.meid)) throw new FleetError('gateway.invalid.meid', [g.meid])
