@@ -13,6 +13,7 @@ import { wakeupKind } from './wakeup.js'
 import { registerKind } from './register.js'
 import { importKind } from './import.js'
 import { bulkEditKind } from './bulk-edit.js'
+import { usageImportKind } from './usage-import.js'
 
 export const OPERATION_KINDS: readonly OperationKind[] = [
   labelKind,
@@ -27,5 +28,6 @@ export const OPERATION_KINDS: readonly OperationKind[] = [
   wakeupKind,
   registerKind,
   importKind,
-  bulkEditKind
+  bulkEditKind,
+  usageImportKind
 ]
