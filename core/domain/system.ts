@@ -197,7 +197,8 @@ export function systemView (s: System, now: number): Record<string, unknown> {
     dataUsage: {
       bytesTotal,
       timestamp: bytesTotal > 0 && s.monthBytesTime !== null ? s.monthBytesTime : monthStart,
-      status: s.usageStatus,
+      // A status computed in a month that is over no longer holds (storage/repositories/data-usage.sql.ts).
+      status: s.monthBytesTime !== null && s.monthBytesTime < monthStart ? 'WITHIN_PLAN' : s.usageStatus,
       pricePlan: s.offer?.name ?? null,
       limit: s.offer?.limit ?? null
     }

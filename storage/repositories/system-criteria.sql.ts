@@ -1,5 +1,6 @@
 import type { SystemCriteria, DateBound } from '../../core/domain/system-criteria.js'
 import { containsPattern } from './users.repository.js'
+import { USAGE_STATUS_SQL } from './data-usage.sql.js'
 
 /** Collects $n parameters while a WHERE clause is built. */
 export class Params {
@@ -103,7 +104,7 @@ export function criteriaConditions (c: SystemCriteria, p: Params): string[] {
   for (const [key, value] of Object.entries(c.data ?? {})) {
     if (value !== undefined) w.push(`s.data ->> ${p.add(key)} = ${p.add(value)}`)
   }
-  if (c.usageStatus !== undefined) w.push(`s.usage_status = ${p.add(c.usageStatus)}`)
+  if (c.usageStatus !== undefined) w.push(`${USAGE_STATUS_SQL} = ${p.add(c.usageStatus)}`)
   if (c.offer !== undefined) w.push(`s.offer_uid = ${p.add(c.offer)}`)
   if (c.notOffer !== undefined) w.push(`s.offer_uid IS DISTINCT FROM ${p.add(c.notOffer)}`)
   if (c.options !== undefined) {

@@ -6,6 +6,7 @@ import type { IpFilters } from '../../core/domain/company.js'
 import { criteriaConditions, criteriaJoins, joinsSql, Params, type CriteriaJoins } from './system-criteria.sql.js'
 import { toGateway, type GatewayRow } from './gateways.repository.js'
 import { toSubscription, type SubscriptionRow } from './subscriptions.repository.js'
+import { MONTH_BYTES_SQL, USAGE_STATUS_SQL } from './data-usage.sql.js'
 
 interface Row {
   uid: string
@@ -109,8 +110,8 @@ const SORT_SQL: Record<SystemSort, SortColumn> = {
   'data.bytesSent': { sql: "(s.data ->> 'bytesSent')::float8", nullable: true },
   'data.bytesReceived': { sql: "(s.data ->> 'bytesReceived')::float8", nullable: true },
   'data.monthBytesTotal': { sql: 's.month_bytes_total', nullable: false },
-  'dataUsage.bytesTotal': { sql: 's.month_bytes_total', nullable: false },
-  'dataUsage.status': { sql: 's.usage_status', nullable: false }
+  'dataUsage.bytesTotal': { sql: MONTH_BYTES_SQL, nullable: false },
+  'dataUsage.status': { sql: USAGE_STATUS_SQL, nullable: false }
 }
 
 /** ORDER BY of a find. The default is the creation date (fleet-api.md §Find systems), newest first; the uid breaks
