@@ -57,13 +57,21 @@ export async function readCsv (source: AsyncIterable<Buffer | Uint8Array | strin
   let headBytes = 0
   let size = 0
   let delimiter: CsvDelimiter = ','
+  let quotedCrlf = 0
   let decoded = true
   const utf8 = new TextDecoder('utf-8', { fatal: true })
 
   const start = (first: Buffer): Parser => {
     delimiter = detectDelimiter(first)
     const p = parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, info: true })
-    p.on('data', (r: { record: string[], info: { lines: number } }) => { records.push({ line: r.info.lines, cells: r.record }) })
+    p.on('data', (r: { record: string[], info: { lines: number } }) => {
+      // conventions.md §Operations: a task's `line` is where its row starts. csv-parse answers the line a record ends
+      // on, and counts a CRLF inside a quoted cell as two lines (csv-parse 7): both are undone here.
+      const crlf = r.record.reduce((n, c) => n + (c.match(/\r\n/g)?.length ?? 0), 0)
+      const breaks = r.record.reduce((n, c) => n + (c.match(/\r\n|\r|\n/g)?.length ?? 0), 0)
+      quotedCrlf += crlf
+      records.push({ line: r.info.lines - quotedCrlf - breaks, cells: r.record })
+    })
     p.on('error', (err: Error) => { failure ??= err.message })
     return p
   }
