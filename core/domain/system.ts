@@ -110,7 +110,16 @@ export interface Communication {
   mqtt?: { password?: string | null } | null
 }
 
-export interface Offer { uid: string, companyUid: string, name: string, limit: number | null, types: string[] }
+export interface Offer {
+  uid: string
+  companyUid: string
+  name: string
+  limit: number | null
+  types: string[]
+  /** Billing increments of its usage records (core/domain/usage-billing.ts); null or absent: the defaults. */
+  dataIncrementBytes?: number | null
+  voiceIncrementSeconds?: number | null
+}
 export interface SystemOption { type: string, uid: string, name: string, config?: string }
 
 /** A system row with its parts resolved: what the repository answers. */

@@ -41,9 +41,11 @@ export function createCatalogueRepository (q: Queryable): CatalogueRepository {
     offer: async (companyUid, uid) => await one('SELECT * FROM offers WHERE company_uid = $1 AND uid = $2', [companyUid, uid], toOffer),
     offerByName: async (companyUid, name) => await one('SELECT * FROM offers WHERE company_uid = $1 AND name = $2', [companyUid, name], toOffer),
     async putOffer (o) {
-      await q.query(`INSERT INTO offers (uid, company_uid, name, limit_bytes, types) VALUES ($1, $2, $3, $4, $5)
-        ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name, limit_bytes = EXCLUDED.limit_bytes, types = EXCLUDED.types`,
-      [o.uid, o.companyUid, o.name, o.limit, o.types])
+      await q.query(`INSERT INTO offers (uid, company_uid, name, limit_bytes, types, data_increment_bytes, voice_increment_seconds)
+        VALUES ($1, $2, $3, $4, $5, $6, $7)
+        ON CONFLICT (uid) DO UPDATE SET name = EXCLUDED.name, limit_bytes = EXCLUDED.limit_bytes, types = EXCLUDED.types,
+          data_increment_bytes = EXCLUDED.data_increment_bytes, voice_increment_seconds = EXCLUDED.voice_increment_seconds`,
+      [o.uid, o.companyUid, o.name, o.limit, o.types, o.dataIncrementBytes ?? null, o.voiceIncrementSeconds ?? null])
     },
     operatorAccount: async (companyUid, uid) => await one('SELECT * FROM operator_accounts WHERE company_uid = $1 AND uid = $2', [companyUid, uid], toAccount),
     operatorAccountByName: async (companyUid, name) => await one('SELECT * FROM operator_accounts WHERE company_uid = $1 AND name = $2', [companyUid, name], toAccount),

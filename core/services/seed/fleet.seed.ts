@@ -37,7 +37,10 @@ export const SeedOffer = Type.Object({
   company: Type.String(),
   name: Type.String({ minLength: 1 }),
   limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
-  types: Type.Optional(Type.Array(Type.String()))
+  types: Type.Optional(Type.Array(Type.String())),
+  // Billing increments of usage records (README.md §Usage records); absent: the service's defaults.
+  dataIncrementBytes: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+  voiceIncrementSeconds: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]))
 }, { additionalProperties: false })
 
 export const SeedTemplate = Type.Object({
@@ -168,7 +171,8 @@ export async function seedFleet (repos: Repositories, doc: FleetSeed, companyOf:
   for (const o of doc.offers ?? []) {
     const companyUid = await companyOf(o.company)
     const found = await repos.catalogue.offerByName(companyUid, o.name)
-    await repos.catalogue.putOffer({ uid: found?.uid ?? newUid(), companyUid, name: o.name, limit: o.limit ?? null, types: o.types ?? [] })
+    await repos.catalogue.putOffer({ uid: found?.uid ?? newUid(), companyUid, name: o.name, limit: o.limit ?? null, types: o.types ?? [],
+      dataIncrementBytes: o.dataIncrementBytes ?? null, voiceIncrementSeconds: o.voiceIncrementSeconds ?? null })
   }
   for (const t of doc.templates ?? []) {
     const companyUid = await companyOf(t.company)

@@ -2,8 +2,8 @@
 // and the dataUsage.bytesTotal / dataUsage.status sorts), and the usage data ids over imported records (§System usage
 // data ids: invoiced values rounded to the offer's billing increment). README.md §Usage records gives the threshold.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startStack, type Stack } from '../../helpers/stack.js'
-import { uniq } from '../../helpers/factories.js'
+import { COMPANY_NAME, startStack, type Stack } from '../../helpers/stack.js'
+import { seed, uniq } from '../../helpers/factories.js'
 import { createSystem, getSystem, type Json } from '../../helpers/systems.js'
 import { csvOf, getJson, importUsage } from './usage-helpers.js'
 
@@ -29,9 +29,10 @@ const find = async (q: string): Promise<string[]> => (await getJson(stack, `/api
 
 beforeAll(async () => {
   stack = await startStack()
-  const { rows: [offer] } = await stack.db.query<{ uid: string }>(
-    `INSERT INTO offers (uid, company_uid, name, limit_bytes, types, data_increment_bytes) VALUES ($1, $2, $3, $4, '{DATA}', 1000)
-     RETURNING uid`, [uniq('offer'), stack.companyUid, uniq('plan'), LIMIT])
+  // The seed file's offers carry the billing increments (README.md §Usage records).
+  const name = uniq('plan')
+  await seed(stack, { offers: [{ company: COMPANY_NAME, name, limit: LIMIT, types: ['DATA'], dataIncrementBytes: 1000 }] })
+  const { rows: [offer] } = await stack.db.query<{ uid: string }>('SELECT uid FROM offers WHERE name = $1', [name])
   offerUid = offer?.uid ?? ''
 })
 afterAll(async () => { await stack?.close() })
