@@ -171,8 +171,8 @@ export async function seedFleet (repos: Repositories, doc: FleetSeed, companyOf:
   for (const o of doc.offers ?? []) {
     const companyUid = await companyOf(o.company)
     const found = await repos.catalogue.offerByName(companyUid, o.name)
-    await repos.catalogue.putOffer({ uid: found?.uid ?? newUid(), companyUid, name: o.name, limit: o.limit ?? null, types: o.types ?? [],
-      dataIncrementBytes: o.dataIncrementBytes ?? null, voiceIncrementSeconds: o.voiceIncrementSeconds ?? null })
+    const increments = { dataIncrementBytes: o.dataIncrementBytes ?? null, voiceIncrementSeconds: o.voiceIncrementSeconds ?? null }
+    await repos.catalogue.putOffer({ uid: found?.uid ?? newUid(), companyUid, name: o.name, limit: o.limit ?? null, types: o.types ?? [], ...increments })
   }
   for (const t of doc.templates ?? []) {
     const companyUid = await companyOf(t.company)
