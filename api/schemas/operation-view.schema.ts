@@ -86,10 +86,10 @@ export const OperationView = Type.Unsafe<View>(Type.Object({
 export const TaskView = Type.Unsafe<View>(Type.Object({
   uid: Type.String({ description: 'uid of the task' }),
   operation: Type.String({ description: 'uid of its operation' }),
-  system: Type.Object({
+  system: Type.Union([Type.Object({
     uid: Type.String({ description: 'uid of the system' }),
     name: Type.Union([Type.String(), Null], { description: 'Name of the system' })
-  }),
+  }), Null], { description: 'The system; null for a CSV row that made none (yet, or because it failed)' }),
   state: Type.String({ enum: [...TASK_STATES], description: 'Task state' }),
   createdAt: Type.Integer({ description: 'Creation date (epoch ms)' }),
   startDate: time('Start'),

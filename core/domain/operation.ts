@@ -110,7 +110,8 @@ export function taskView (t: Task): Record<string, unknown> {
   return {
     uid: t.uid,
     operation: t.operationUid,
-    system: { uid: t.systemUid, name: t.systemName },
+    // A CSV row's task names its system once its row made one (core/operations/csv/): null before, or when it failed.
+    system: t.systemUid === '' ? null : { uid: t.systemUid, name: t.systemName },
     state: t.state,
     createdAt: t.createdAt,
     startDate: t.startDate,

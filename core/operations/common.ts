@@ -74,6 +74,8 @@ export async function newOperation (deps: OperationDeps, caller: Caller, type: O
 
 /** Writes the operation and its tasks in one transaction, then schedules it; answers `{operation}`. */
 export async function launch (deps: OperationDeps, op: Operation, tasks: NewTask[]): Promise<{ operation: string }> {
-  const target = tasks.length === 1 ? tasks[0]?.systemUid ?? null : null
+  // A CSV row's task has no system before it runs (core/operations/csv/): no target then.
+  const only = tasks.length === 1 ? tasks[0]?.systemUid : undefined
+  const target = only === undefined || only === '' ? null : only
   return { operation: await deps.engine.create({ ...op, target }, tasks) }
 }

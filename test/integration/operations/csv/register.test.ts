@@ -140,8 +140,9 @@ describe('register: rows that fail, with their code', () => {
 
   it('a row that fails leaves nothing behind: no gateway, no subscription, no system', async () => {
     const g = { sn: sn(), imei: imei(), iccid: iccid() }
-    const { tasks } = await runCsv(stack, REGISTER, `NAME,GATEWAY[SERIAL NUMBER],GATEWAY[IMEI],SUBSCRIPTION[IDENTIFIER],SUBSCRIPTION[OPERATOR],M3DA[password]\nhalf,${g.sn},${g.imei},${g.iccid},ORANGE,bad pass\n`)
-    expect(tasks[0]).toMatchObject({ state: 'FAILURE', error: { code: 'system.invalid.m3da.password' }, line: 2 })
+    const { op, tasks } = await runCsv(stack, REGISTER, `NAME,GATEWAY[SERIAL NUMBER],GATEWAY[IMEI],SUBSCRIPTION[IDENTIFIER],SUBSCRIPTION[OPERATOR],M3DA[password]\nhalf,${g.sn},${g.imei},${g.iccid},ORANGE,bad pass\n`)
+    expect(tasks[0]).toMatchObject({ state: 'FAILURE', error: { code: 'system.invalid.m3da.password' }, line: 2, system: null })
+    expect(op.target).toBeNull()
     expect(await exists('gateways', 'serial_number', g.sn)).toBe(false)
     expect(await exists('subscriptions', 'identifier', g.iccid)).toBe(false)
     expect(await exists('systems', 'name', 'half')).toBe(false)
