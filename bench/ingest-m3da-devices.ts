@@ -65,14 +65,19 @@ async function runTarget (input: M3daDevicesInput): Promise<TargetResult> {
   const windowStart = start + input.warmupSeconds * 1000
   const end = windowStart + input.seconds * 1000
 
+  let lastFailure: string | undefined
   async function drive (d: Device): Promise<void> {
     while (performance.now() < end) {
       const at = performance.now()
       try {
         await d.session.request(payload(d, Date.now()))
-      } catch {
+      } catch (err) {
+        // Refused (a 503 when the store is behind) or cut off: the agent sends again a moment later, as the service
+        // asks (a lost connection is opened again by the next envelope); the errors column counts them.
         errors++
-        return // a device refused or cut off stops: the errors column shows it
+        lastFailure = (err as Error).message
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        continue
       }
       const now = performance.now()
       ackedTotal++
@@ -80,6 +85,7 @@ async function runTarget (input: M3daDevicesInput): Promise<TargetResult> {
     }
   }
   await Promise.all(devices.map(drive))
+  if (lastFailure !== undefined) process.stderr.write(`   ${input.target.name}: ${errors} envelopes not answered 200 (last: ${lastFailure})\n`)
   await Promise.all(devices.map(async (d) => { await d.session.close() }))
   latencies.sort((a, b) => a - b)
   return {

@@ -43,6 +43,8 @@ export async function connectM3daDevice (opts: M3daDeviceOptions): Promise<M3daD
   let closed = false
   // One package at a time (§2.5): every exchange waits for the one before it.
   let queue: Promise<unknown> = Promise.resolve()
+  // The last reply carried Messages: it was also a request (§2.5), and the agent's next envelope is its answer.
+  let answerOwed = false
 
   function deliver (messages: readonly M3daMessage[]): void {
     if (messages.length === 0) return
@@ -54,11 +56,16 @@ export async function connectM3daDevice (opts: M3daDeviceOptions): Promise<M3daD
   async function exchange (objects: OutgoingObject[]): Promise<void> {
     const turn = queue.then(async () => {
       if (closed) throw new TransportError('device closed')
+      // An envelope without payload right after a reply that carried Messages would read as the agent's reply-only
+      // answer to it (§2.5), which gets no reply: that poll is left out, the Responses to those Messages come next.
+      if (objects.length === 0 && answerOwed) { answerOwed = false; return }
       const reply = await session.request(encodePayload(objects))
       const decoded = decodePayload(reply)
       if (!decoded.ok) throw new TransportError(`M3DA reply payload unreadable: ${decoded.reason}`)
       // Responses to the agent's own tickets need nothing more: it sends none (its data is acknowledged by the reply).
-      deliver(decoded.objects.filter((o): o is M3daMessage => o.kind === 'message'))
+      const messages = decoded.objects.filter((o): o is M3daMessage => o.kind === 'message')
+      answerOwed = messages.length > 0
+      deliver(messages)
     })
     queue = turn.catch(() => {})
     await turn
@@ -82,6 +89,7 @@ export async function connectM3daDevice (opts: M3daDeviceOptions): Promise<M3daD
     // A reboot closes the connection once the package in flight is answered; the next exchange opens another.
     async disconnect () {
       await queue
+      answerOwed = false // a new connection is a new peer
       await link.disconnect()
     },
     // Back from a reboot the agent connects at once (Mihini's on-boot policy) and reports; the service may be
