@@ -184,6 +184,8 @@ export interface GatewaysRepository {
   findByIdentifiers (companyUid: string, ids: { imei?: string | null, serialNumber?: string | null, macAddress?: string | null }): Promise<Gateway[]>
   insert (g: Gateway): Promise<void>
   update (uid: string, patch: Partial<Omit<Gateway, 'uid' | 'companyUid' | 'creationDate'>>): Promise<void>
+  /** Adds labels to the gateway (an import's system labels: fleet-api.md §Import). */
+  addLabels (uid: string, labels: readonly string[]): Promise<void>
   delete (uid: string): Promise<void>
   /** Marks the gateways of the company's systems as moving to `destination` (gateway.being.transferred). */
   markTransfer (companyUid: string, systemUids: string[], destination: string): Promise<void>
@@ -198,6 +200,8 @@ export interface SubscriptionsRepository {
   find (companyUid: string, filter: SubscriptionFilter, sort: Array<Sort<SubscriptionSort>>, page: Page): Promise<Found<Subscription>>
   insert (s: Subscription): Promise<void>
   update (uid: string, patch: Partial<Omit<Subscription, 'uid' | 'companyUid' | 'creationDate'>>): Promise<void>
+  /** Adds labels to the subscription (an import's system labels: fleet-api.md §Import). */
+  addLabels (uid: string, labels: readonly string[]): Promise<void>
   delete (uid: string): Promise<void>
 }
 

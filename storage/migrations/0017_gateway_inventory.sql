@@ -16,3 +16,7 @@ CREATE TABLE gateway_inventory (
   registration_code text,
   PRIMARY KEY (company_uid, serial_number)
 );
+
+-- fleet-api.md §Import: "System labels are inherited by the new gateway and subscription".
+ALTER TABLE gateways ADD COLUMN labels text[] NOT NULL DEFAULT '{}';
+ALTER TABLE subscriptions ADD COLUMN labels text[] NOT NULL DEFAULT '{}';

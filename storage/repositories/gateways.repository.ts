@@ -73,6 +73,10 @@ export function createGatewaysRepository (q: Queryable): GatewaysRepository {
       }
       if (sets.length > 0) await q.query(`UPDATE gateways SET ${sets.join(', ')} WHERE uid = $1`, params)
     },
+    async addLabels (uid, labels) {
+      if (labels.length === 0) return
+      await q.query(`UPDATE gateways SET labels = ARRAY(SELECT DISTINCT unnest(labels || $2::text[]) ORDER BY 1) WHERE uid = $1`, [uid, [...labels]])
+    },
     async delete (uid) {
       await q.query('DELETE FROM gateways WHERE uid = $1', [uid])
     },

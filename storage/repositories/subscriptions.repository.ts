@@ -111,6 +111,10 @@ export function createSubscriptionsRepository (q: Queryable): SubscriptionsRepos
       }
       if (sets.length > 0) await q.query(`UPDATE subscriptions SET ${sets.join(', ')} WHERE uid = $1`, params)
     },
+    async addLabels (uid, labels) {
+      if (labels.length === 0) return
+      await q.query(`UPDATE subscriptions SET labels = ARRAY(SELECT DISTINCT unnest(labels || $2::text[]) ORDER BY 1) WHERE uid = $1`, [uid, [...labels]])
+    },
     async delete (uid) {
       await q.query('DELETE FROM subscriptions WHERE uid = $1', [uid])
     }

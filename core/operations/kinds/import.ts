@@ -62,8 +62,13 @@ export const importHandler: OperationHandler = {
   async run ({ tx, op, task, now }) {
     const { values, defaults } = rowOf(op, task, IMPORT_COLUMNS)
     return await withAssignedCodes(async () => {
-      const uid = await insertSystem(tx, await companyOf(tx, op.companyUid), importInput(values, defaults), now)
+      const input = importInput(values, defaults)
+      const uid = await insertSystem(tx, await companyOf(tx, op.companyUid), input, now)
       const made = await tx.systems.findByUid(op.companyUid, uid)
+      // fleet-api.md §Import: the system's labels are inherited by its gateway and subscription.
+      const labels = input.labels ?? []
+      if (made?.gateway != null) await tx.gateways.addLabels(made.gateway.uid, labels)
+      if (made?.subscription != null) await tx.subscriptions.addLabels(made.subscription.uid, labels)
       return { state: 'SUCCESS' as const, system: { uid, name: made?.name ?? null } }
     })
   },

@@ -42,6 +42,11 @@ describe('import', () => {
     })
     expect([...s.labels].sort()).toEqual(['a', 'b'])
     expect(s.applications.map((a: { uid: string }) => a.uid)).toEqual([fw])
+    // The system's labels are inherited by the new gateway and subscription (fleet-api.md §Import).
+    const gw = await stack.db.query<{ labels: string[] }>('SELECT labels FROM gateways WHERE uid = $1', [s.gateway.uid])
+    const sim = await stack.db.query<{ labels: string[] }>('SELECT labels FROM subscriptions WHERE uid = $1', [s.subscription.uid])
+    expect(gw.rows[0]?.labels).toEqual(['a', 'b'])
+    expect(sim.rows[0]?.labels).toEqual(['a', 'b'])
   })
 
   it('TYPE column wins over defaultType; GATEWAY_REF and SUBSCRIPTION_REF link existing parts; the parameters part name is read', async () => {
