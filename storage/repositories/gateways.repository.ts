@@ -75,7 +75,7 @@ export function createGatewaysRepository (q: Queryable): GatewaysRepository {
     },
     async addLabels (uid, labels) {
       if (labels.length === 0) return
-      await q.query(`UPDATE gateways SET labels = ARRAY(SELECT DISTINCT unnest(labels || $2::text[]) ORDER BY 1) WHERE uid = $1`, [uid, [...labels]])
+      await q.query('UPDATE gateways SET labels = ARRAY(SELECT DISTINCT unnest(labels || $2::text[]) ORDER BY 1) WHERE uid = $1', [uid, [...labels]])
     },
     async delete (uid) {
       await q.query('DELETE FROM gateways WHERE uid = $1', [uid])

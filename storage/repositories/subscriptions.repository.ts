@@ -113,7 +113,7 @@ export function createSubscriptionsRepository (q: Queryable): SubscriptionsRepos
     },
     async addLabels (uid, labels) {
       if (labels.length === 0) return
-      await q.query(`UPDATE subscriptions SET labels = ARRAY(SELECT DISTINCT unnest(labels || $2::text[]) ORDER BY 1) WHERE uid = $1`, [uid, [...labels]])
+      await q.query('UPDATE subscriptions SET labels = ARRAY(SELECT DISTINCT unnest(labels || $2::text[]) ORDER BY 1) WHERE uid = $1', [uid, [...labels]])
     },
     async delete (uid) {
       await q.query('DELETE FROM subscriptions WHERE uid = $1', [uid])
