@@ -5,8 +5,8 @@
 export interface M3daRepository {
   /** The nonce the device's next authenticated envelope must be signed with; null when none was ever agreed. */
   nonce (systemUid: string): Promise<Buffer | null>
-  /** Records the nonce the service announced (called only after a successful authentication, §2.8.3). */
-  setNonce (systemUid: string, nonce: Buffer, now: number): Promise<void>
+  /** Records the nonces the service announced, one per system (only after a successful authentication, §2.8.3). */
+  setNonces (nonces: ReadonlyArray<{ systemUid: string, nonce: Buffer }>, now: number): Promise<void>
   /**
    * The ticket of each task, given out once per task and kept when the task is sent again (the device ignores a
    * ticket it already ran). Tickets are positive int32, counted per system.

@@ -21,6 +21,9 @@ export const m3daTransport: TransportFactory = async (deps): Promise<DeviceTrans
     connected: (systemUid) => tcp.connected(systemUid),
     push: async (systemUid, tasks) => tcp.push(systemUid, tasks),
     connections: () => [{ kind: 'tcp', count: tcp.connections() }],
-    close: tcp.close
+    async close () {
+      await tcp.close()
+      await deps.devices.m3da.flush()
+    }
   }
 }

@@ -58,8 +58,8 @@ export interface Peer {
 export interface Answer { reply: Buffer | null, status: number, close: boolean }
 
 // A device lookup is kept this long on a connection, so that a chatty device costs no lookup per package; a password
-// or filter change takes effect within it.
-const LOOKUP_MS = 5000
+// or filter change takes effect within it (an MQTT device is checked once per connection).
+const LOOKUP_MS = SESSION_MS
 // An auto-registration left half-way is forgotten after this (the agent waits 60 s for a reply, §2.4).
 const AUTOREG_MS = 120_000
 // The last reply of each system, kept to re-seal it when the device challenges it (§2.8.4); bounded.
@@ -104,19 +104,16 @@ export function createSessionHandler (deps: SessionDeps) {
     return value
   }
 
-  async function storeNonce (peer: Peer, systemUid: string, value: Buffer): Promise<void> {
+  function storeNonce (peer: Peer, systemUid: string, value: Buffer): void {
     peer.nonce = { systemUid, value }
-    await m3da.setNonce(systemUid, value)
+    m3da.setNonce(systemUid, value)
   }
 
   /** Seals the reply with the nonce the device announced, stores the nonce the reply announces (§2.8.3). */
   async function sealed (peer: Peer, device: M3daDevice, id: string, inner: InnerContent, nonce: Buffer, algorithm: MacAlgorithm, cipher: SecurityCipher): Promise<Buffer> {
     const password = device.password ?? ''
     const { bytes, nextNonce } = sealServerEnvelope(inner, { deviceId: id, password, serverId: deps.serverId, nonce, algorithm, cipher })
-    // Not stored (the store is down): the reply still goes, and the device's next envelope is challenged (401).
-    await storeNonce(peer, device.session.systemUid, nextNonce).catch((err: unknown) => {
-      deps.log.warn({ err, systemUid: device.session.systemUid }, 'M3DA nonce not stored; the next envelope will be challenged')
-    })
+    storeNonce(peer, device.session.systemUid, nextNonce)
     remember(device.session.systemUid, { inner, algorithm, cipher, password, deviceId: id })
     return bytes
   }
@@ -178,7 +175,7 @@ export function createSessionHandler (deps: SessionDeps) {
     if (cached && opened.kind === 'challenge' && opened.status === 401) opened = open(await nonceOf(peer, systemUid, true))
     switch (opened.kind) {
       case 'challenge':
-        await storeNonce(peer, systemUid, opened.nonce)
+        storeNonce(peer, systemUid, opened.nonce)
         peer.challenged = true
         return { reply: opened.reply, status: opened.status, close: false }
       case 'peer-error':

@@ -9,6 +9,7 @@ import { EnvelopeReader } from '../../protocols/m3da/index.js'
 import type { DeviceTask } from '../../core/domain/device-task.js'
 import { IDLE_MS, MAX_ENVELOPE_BYTES, SESSION_MS } from './limits.js'
 import type { Peer, SessionHandler } from './session.js'
+import { createTurnGate } from './turn-gate.js'
 
 export interface M3daTcpServer {
   listen (port: number, host: string): Promise<number>
@@ -25,6 +26,7 @@ export interface M3daTcpServer {
 export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3daTcpServer {
   const open = new Set<Socket>()
   const systems = new Map<string, Set<Peer>>()
+  const turn = createTurnGate()
   let server: Server | undefined
 
   /** The system's connection with the latest authentic package, if it is in session. */
@@ -56,6 +58,7 @@ export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3da
           if (reader.buffered > MAX_ENVELOPE_BYTES) { const a = handler.malformed('payload.too.large'); write(a.reply, a.close); break }
           const r = reader.next()
           if (r === 'more') break
+          await turn() // with the other connections' envelopes of this turn (turn-gate.ts)
           const answer = r.ok ? await handler.handle(peer, r.envelope) : handler.malformed(r.reason)
           if (counted === undefined && peer.systemUid !== undefined) {
             counted = peer.systemUid

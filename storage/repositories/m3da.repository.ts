@@ -11,10 +11,15 @@ export function createM3daRepository (q: Queryable): M3daRepository {
       const n = rows[0]?.nonce
       return n == null ? null : Buffer.from(n)
     },
-    async setNonce (systemUid, nonce, now) {
+    async setNonces (nonces, now) {
+      if (nonces.length === 0) return
+      // One statement for many devices; nonces travel as hex (a bytea[] parameter is not portable across drivers).
+      // A system deleted meanwhile is skipped (the join), never a foreign-key failure for the others.
       await q.query(
-        `INSERT INTO m3da_devices (system_uid, nonce, updated_at) VALUES ($1, $2, $3)
-         ON CONFLICT (system_uid) DO UPDATE SET nonce = EXCLUDED.nonce, updated_at = EXCLUDED.updated_at`, [systemUid, nonce, now])
+        `INSERT INTO m3da_devices (system_uid, nonce, updated_at)
+         SELECT v.u, decode(v.n, 'hex'), $3 FROM unnest($1::text[], $2::text[]) AS v(u, n) JOIN systems s ON s.uid = v.u
+         ON CONFLICT (system_uid) DO UPDATE SET nonce = EXCLUDED.nonce, updated_at = EXCLUDED.updated_at`,
+        [nonces.map((n) => n.systemUid), nonces.map((n) => n.nonce.toString('hex')), now])
     },
     async tickets (systemUid, taskUids, now) {
       const out = new Map<string, number>()

@@ -51,7 +51,52 @@ function actionsOf (applications: readonly Application[]): Map<string, ActionTyp
   return out
 }
 
+// Nonces are written behind, coalesced per device (one statement for every device of a turn): a secured agent
+// changes its nonce at every package, and one write each was what made secured M3DA slow (bench ingest --protocol
+// m3da). A nonce lost in a crash within this delay costs the device one 401 challenge, after which the chain
+// goes on (§2.8.4): nothing it sent is lost.
+const NONCE_FLUSH_MS = 50
+
+function createNonceWriter (repos: Pick<Repositories, 'm3da'>, clock: Clock) {
+  let pending = new Map<string, Buffer>()
+  let writing = new Map<string, Buffer>()
+  let timer: NodeJS.Timeout | undefined
+  let flushing: Promise<void> | undefined
+
+  async function flush (): Promise<void> {
+    timer = undefined
+    if (flushing !== undefined) { await flushing; return }
+    if (pending.size === 0) return
+    writing = pending
+    pending = new Map()
+    flushing = repos.m3da.setNonces([...writing].map(([systemUid, nonce]) => ({ systemUid, nonce })), clock.now())
+      .catch(() => { for (const [u, n] of writing) if (!pending.has(u)) pending.set(u, n) }) // written again later
+      .finally(() => { writing = new Map(); flushing = undefined; if (pending.size > 0) schedule() })
+    await flushing
+  }
+
+  function schedule (): void {
+    if (timer !== undefined) return
+    timer = setTimeout(() => { flush().catch(() => {}) }, NONCE_FLUSH_MS)
+    timer.unref()
+  }
+
+  return {
+    note (systemUid: string, nonce: Buffer): void { pending.set(systemUid, nonce); schedule() },
+    async read (systemUid: string): Promise<Buffer | null> {
+      return pending.get(systemUid) ?? writing.get(systemUid) ?? await repos.m3da.nonce(systemUid)
+    },
+    /** Writes what is pending now (the transport's close). */
+    async flushAll (): Promise<void> {
+      if (timer !== undefined) clearTimeout(timer)
+      while (pending.size > 0 || flushing !== undefined) await flush()
+    }
+  }
+}
+
 export function createM3daDevices ({ repos, clock }: M3daDevicesDeps) {
+  const nonces = createNonceWriter(repos, clock)
+
   /** The device named by an envelope's `id`; never throws on an unknown or filtered device, answers why. */
   async function lookup (identifier: string, ip: string): Promise<M3daLookup> {
     // No identifier holds a NUL byte (PostgreSQL text cannot): unknown, never a failed statement.
@@ -79,9 +124,11 @@ export function createM3daDevices ({ repos, clock }: M3daDevicesDeps) {
 
   return {
     lookup,
-    nonce: async (systemUid: string) => await repos.m3da.nonce(systemUid),
-    /** Only after a successful authentication (protocols.md §2.8.3). */
-    setNonce: async (systemUid: string, nonce: Buffer) => { await repos.m3da.setNonce(systemUid, nonce, clock.now()) },
+    nonce: nonces.read,
+    /** Only after a successful authentication or a challenge (protocols.md §2.8.3); written behind (above). */
+    setNonce: (systemUid: string, nonce: Buffer): void => { nonces.note(systemUid, nonce) },
+    /** Writes the nonces not written yet. */
+    flush: nonces.flushAll,
     tickets: async (systemUid: string, taskUids: readonly string[]) => await repos.m3da.tickets(systemUid, taskUids, clock.now()),
     tasksOf: async (systemUid: string, tickets: readonly number[]) => await repos.m3da.tasksOf(systemUid, tickets),
     release: async (systemUid: string, tickets: readonly number[]) => { await repos.m3da.release(systemUid, tickets) },

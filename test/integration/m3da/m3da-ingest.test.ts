@@ -93,6 +93,10 @@ describe('signed agents', () => {
         expect(device.challenges).toEqual([401])
         expect((await pointsOf(stack, s.uid)).map((p) => p.num)).toEqual([20, 21])
         await link.close()
+        // The nonce the device must sign with next is in the store (it survives a restart).
+        await stack.ctx.services.devices.m3da.flush()
+        const { rows } = await stack.db.query<{ nonce: Uint8Array }>('SELECT nonce FROM m3da_devices WHERE system_uid = $1', [s.uid])
+        expect(Buffer.from(rows[0]?.nonce ?? []).equals(device.nonce ?? Buffer.alloc(0))).toBe(true)
         // A new connection (a new session) starts with the stored nonce: no challenge.
         const again = await tcpLink(stack)
         expect((await device.request(again, [{ kind: 'message', path: 'greenhouse', ticketId: null, body: { temperature: 22 } }])).status).toBe(200)

@@ -1,0 +1,19 @@
+// Envelopes that arrive in one turn of the event loop are handled together (issue 10, "Speed"). Each connection's
+// data is a callback of its own, and the microtasks of one callback run to the end before the next: with an embedded
+// store (PGlite) that writes within those microtasks, every package was stored and answered alone, one connection
+// after the other (no group commit). Released together from one callback, the packages of a turn interleave and
+// reach the ingest group commit as one batch.
+
+/** Resolves in the next turn, together with every other wait of this turn. */
+export function createTurnGate (): () => Promise<void> {
+  let waiting: Array<() => void> = []
+  const release = (): void => {
+    const now = waiting
+    waiting = []
+    for (const resume of now) resume()
+  }
+  return async () => await new Promise<void>((resolve) => {
+    waiting.push(resolve)
+    if (waiting.length === 1) setImmediate(release)
+  })
+}
