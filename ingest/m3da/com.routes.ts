@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance } from 'fastify'
 import { decodeEnvelope } from '../../protocols/m3da/index.js'
 import { MAX_ENVELOPE_BYTES } from './limits.js'
 import type { Answer, SessionHandler } from './session.js'
+import { createTurnGate } from './turn-gate.js'
 
 const envelopeBody = {
   description: 'One M3DA envelope (Bysant, protocols of the M3DA device agent); secured or not as the system requires',
@@ -27,6 +28,7 @@ const comSchema = {
 }
 
 export default async function m3daComRoutes (app: FastifyInstance, opts: { handler: SessionHandler }): Promise<void> {
+  const turn = createTurnGate()
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_ENVELOPE_BYTES }, (_req, body, done) => { done(null, body) })
   app.setErrorHandler(async (err: FastifyError, _req, reply) => {
@@ -44,6 +46,7 @@ export default async function m3daComRoutes (app: FastifyInstance, opts: { handl
   }, async (req, reply) => {
     const bytes = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0)
     const decoded = decodeEnvelope(bytes, { maxBytes: MAX_ENVELOPE_BYTES })
+    if (decoded.ok) await turn() // with the other requests of this turn (turn-gate.ts)
     const answer = decoded.ok
       ? await opts.handler.handle({ ip: req.ip, challenged: false, packages: 0 }, decoded.envelope)
       : opts.handler.malformed(decoded.reason)
