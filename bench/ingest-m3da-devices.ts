@@ -85,6 +85,9 @@ async function runTarget (input: M3daDevicesInput): Promise<TargetResult> {
     }
   }
   await Promise.all(devices.map(drive))
+  // The agents' own CPU (sealing, encoding): the service is measured only while this stays well under a core.
+  const cpu = process.cpuUsage()
+  process.stderr.write(`   ${input.target.name}: agents' process CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s\n`)
   if (lastFailure !== undefined) process.stderr.write(`   ${input.target.name}: ${errors} envelopes not answered 200 (last: ${lastFailure})\n`)
   await Promise.all(devices.map(async (d) => { await d.session.close() }))
   latencies.sort((a, b) => a - b)
