@@ -71,22 +71,20 @@ export function createUsageRepository (q: Queryable): UsageRepository {
     },
 
     async insert (records) {
-      if (records.length === 0) return 0
+      if (records.length === 0) return []
       const col = <T>(f: (r: NewUsageRecord) => T): T[] => records.map(f)
       // One statement for the whole batch; the unique key (0005: system, uid, type, start, end) keeps a repeated
       // record once, also when the same batch holds it twice.
-      const { rows } = await q.query<{ n: number }>(
-        `WITH ins AS (
-           INSERT INTO usage_records (${COLUMNS})
-           SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::bool[], $8::int8[],
-             $9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::jsonb[])
-           ON CONFLICT DO NOTHING RETURNING 1)
-         SELECT count(*)::int AS n FROM ins`,
+      const { rows } = await q.query<{ system_uid: string, type: UsageRecordType, start_ts: number | string, bytes_total: number | string | null }>(
+        `INSERT INTO usage_records (${COLUMNS})
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::bool[], $8::int8[],
+           $9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::jsonb[])
+         ON CONFLICT DO NOTHING RETURNING system_uid, type, start_ts, bytes_total`,
         [col((r) => r.systemUid), col((r) => r.uid), col((r) => r.type), col((r) => r.start), col((r) => r.end),
           col((r) => r.processedAt), col((r) => r.partial), col((r) => r.bytesSent), col((r) => r.bytesReceived),
           col((r) => r.bytesTotal), col((r) => r.roundedBytesTotal), col((r) => r.roundedDuration),
           col((r) => JSON.stringify(r.text))])
-      return rows[0]?.n ?? 0
+      return rows.map((r) => ({ systemUid: r.system_uid, type: r.type, start: Number(r.start_ts), bytesTotal: num(r.bytes_total) }))
     },
 
     async list (systemUid, range, size) {
@@ -117,23 +115,24 @@ export function createUsageRepository (q: Queryable): UsageRepository {
       return rows[0] === undefined ? undefined : toRecord(rows[0])
     },
 
-    async monthBytes (systemUids, month) {
-      const out = new Map<string, number>()
-      if (systemUids.length === 0) return out
-      const { rows } = await q.query<{ uid: string, total: number | string }>(
-        `SELECT s.uid, coalesce((SELECT sum(r.bytes_total) FROM usage_records r
-           WHERE r.system_uid = s.uid AND r.type = 'DATA' AND r.start_ts >= $2 AND r.start_ts < $3), 0) AS total
-         FROM unnest($1::text[]) AS s (uid)`, [[...new Set(systemUids)], month.start, month.end])
-      for (const r of rows) out.set(r.uid, Number(r.total))
-      return out
+    async addMonthBytes (added, monthStart, now) {
+      if (added.size === 0) return []
+      // Locked in uid order first (as ingest locks systems): two imports adding to the same systems never deadlock.
+      await q.query('SELECT uid FROM systems WHERE uid = ANY($1::text[]) ORDER BY uid FOR UPDATE', [[...added.keys()]])
+      const { rows } = await q.query<{ uid: string, total: number | string, limit_bytes: number | string | null }>(
+        `UPDATE systems s SET month_bytes_time = $4,
+           month_bytes_total = (CASE WHEN s.month_bytes_time >= $3 THEN s.month_bytes_total ELSE 0 END) + a.bytes
+         FROM unnest($1::text[], $2::int8[]) AS a (uid, bytes) WHERE s.uid = a.uid
+         RETURNING s.uid, s.month_bytes_total AS total, (SELECT o.limit_bytes FROM offers o WHERE o.uid = s.offer_uid) AS limit_bytes`,
+        [[...added.keys()], [...added.values()], monthStart, now])
+      return rows.map((r) => ({ systemUid: r.uid, bytesTotal: Number(r.total), limit: num(r.limit_bytes) }))
     },
 
-    async setMonthUsage (rows: readonly MonthUsage[], now) {
+    async setUsageStatus (rows: readonly MonthUsage[]) {
       if (rows.length === 0) return
       await q.query(
-        `UPDATE systems s SET month_bytes_total = u.total, month_bytes_time = $4, usage_status = u.status
-         FROM unnest($1::text[], $2::int8[], $3::text[]) AS u (uid, total, status) WHERE s.uid = u.uid`,
-        [rows.map((r) => r.systemUid), rows.map((r) => r.bytesTotal), rows.map((r) => r.status), now])
+        'UPDATE systems s SET usage_status = u.status FROM unnest($1::text[], $2::text[]) AS u (uid, status) WHERE s.uid = u.uid',
+        [rows.map((r) => r.systemUid), rows.map((r) => r.status)])
     }
   }
 }

@@ -10,7 +10,7 @@
 //   value, what it takes).
 // - Records are processed when their row runs: that time is their end processing date (INVOICED_ counters), and
 //   roundedBytesTotal / roundedDuration, when the file leaves them out, are rounded with the system's offer.
-// - dataUsage of the systems of a chunk is recomputed in the chunk's transaction.
+// - dataUsage of the systems of a chunk is brought up to date in the chunk's transaction (core/services/usage/month-usage.ts).
 // - When the operation finishes, its failed rows are its file (GET /api/v1/operations/{uid}/file), as for the other
 //   CSV operations.
 import { FleetError, isFleetError } from '../../errors.js'
@@ -26,7 +26,7 @@ import { parseDefaults } from '../csv/defaults.js'
 import { writeFailedRows, type CsvFileParams } from '../csv/failed-rows.js'
 import { usageColumns, usageRow } from '../../services/usage/usage-csv.js'
 import { usageRecordOf } from '../../services/usage/usage-row.js'
-import { refreshMonthUsage } from '../../services/usage/month-usage.js'
+import { addToMonthUsage } from '../../services/usage/month-usage.js'
 
 /**
  * Checks the file, finds each row's system and creates the operation with one task per row.
@@ -67,8 +67,7 @@ async function importRows (tx: Repositories, op: Operation, tasks: Task[], now: 
     records.push({ ...record, systemUid: t.systemUid })
     return { state: 'SUCCESS', params: { record: record.uid } }
   })
-  await tx.usage.insert(records)
-  await refreshMonthUsage(tx, op.companyUid, records.map((r) => r.systemUid), now)
+  await addToMonthUsage(tx, await tx.usage.insert(records), now)
   return outcomes
 }
 
@@ -79,7 +78,7 @@ export const usageImportHandler: OperationHandler = {
     if (isFleetError(outcome)) throw outcome
     return outcome
   },
-  // A chunk's rows in a few statements: the records in one INSERT, dataUsage of its systems in one UPDATE.
+  // A chunk's rows in a few statements: the records in one INSERT, dataUsage of its systems in two UPDATEs.
   async runChunk ({ tx, op, tasks, now }) {
     return await importRows(tx, op, tasks, now)
   },

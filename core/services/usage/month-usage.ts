@@ -1,20 +1,19 @@
 // dataUsage of systems (fleet-api.md §System): the bytes of the current calendar month (UTC) and the status against
 // the offer's limit, kept on the system row as records arrive (not recomputed per request), so that the usageStatus
-// filter and the dataUsage sorts read a column.
+// filter and the dataUsage sorts read a column. Each new DATA record of the month adds its bytes: the cost of an
+// import does not grow with the records already stored.
 import type { Repositories } from '../../ports/repositories.js'
-import type { MonthUsage } from '../../ports/usage.js'
+import type { NewUsageRecord } from '../../ports/usage.js'
 import { monthOf, usageStatus } from '../../domain/usage-billing.js'
 
-/** Recomputes dataUsage of these systems of the company from their DATA records of the month holding `now`. */
-export async function refreshMonthUsage (tx: Pick<Repositories, 'usage'>, companyUid: string, systemUids: readonly string[], now: number): Promise<void> {
-  const uids = [...new Set(systemUids)]
-  if (uids.length === 0) return
-  const bytes = await tx.usage.monthBytes(uids, monthOf(now))
-  const billing = await tx.usage.billing(companyUid, uids)
-  const rows: MonthUsage[] = []
-  for (const [systemUid, b] of billing) {
-    const bytesTotal = bytes.get(systemUid) ?? 0
-    rows.push({ systemUid, bytesTotal, status: usageStatus(bytesTotal, b.limit) })
+/** Adds the records just stored (new ones only: a repeated record was not stored again) to their systems' dataUsage. */
+export async function addToMonthUsage (tx: Pick<Repositories, 'usage'>, stored: ReadonlyArray<Pick<NewUsageRecord, 'systemUid' | 'type' | 'start' | 'bytesTotal'>>, now: number): Promise<void> {
+  const month = monthOf(now)
+  const added = new Map<string, number>()
+  for (const r of stored) {
+    if (r.type !== 'DATA' || r.start < month.start || r.start >= month.end) continue
+    added.set(r.systemUid, (added.get(r.systemUid) ?? 0) + (r.bytesTotal ?? 0))
   }
-  await tx.usage.setMonthUsage(rows, now)
+  const totals = await tx.usage.addMonthBytes(added, month.start, now)
+  await tx.usage.setUsageStatus(totals.map((t) => ({ systemUid: t.systemUid, status: usageStatus(t.bytesTotal, t.limit) })))
 }

@@ -1,0 +1,176 @@
+// Usage records: import 1,000,000 records through the usage import, then the multi-system list and a monthly
+// DATA_BYTES_TOTAL aggregation over 50 systems; rows/s and p50/p99.
+//
+// The service runs in this process as bin/serve.ts assembles it (engine workers included; PGlite in a temporary
+// DATA_DIR; with DATABASE_URL also PostgreSQL, on a database of its own that is dropped after). BENCH_SYSTEMS systems
+// are seeded by SQL (bench/lib/seed-systems.ts); the records, spread over the last 3 months, are sent through HTTP as
+// CSV files of BENCH_ROWS_PER_FILE rows (under the 10 MB limit), one import operation each, all posted before the
+// first finishes. The import is timed from the first request to the last operation FINISHED. Then a worker thread
+// asks each query kind for BENCH_SECONDS seconds over BENCH_CONCURRENCY keep-alive connections.
+//
+// The mix of records per system: 70 % DATA sessions (a third of them with an interim record first), 15 % SMS_SENT,
+// 5 % SMS_RECEIVED, 5 % VOICE_OUT, 3 % VOICE_IN, 2 % MSU.
+//
+// Env: BENCH_RECORDS (1000000), BENCH_SYSTEMS (50), BENCH_ROWS_PER_FILE (100000), BENCH_SECONDS (10 per kind),
+// BENCH_CONCURRENCY (2), WORKER_CONCURRENCY (16), DATABASE_URL (a PostgreSQL server).
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { pino } from 'pino'
+import { openInfra } from '../bin/context.js'
+import { assembleService } from '../bin/serve.js'
+import { minusMonths } from '../core/domain/aggregation.js'
+import { benchConfig } from './lib/service.js'
+import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
+import { seedSystems } from './lib/seed-systems.js'
+import { runLoadInWorker } from './lib/load.js'
+import { summarize, type Summary } from './lib/stats.js'
+import { table, type Cell } from './lib/table.js'
+
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000)
+const SYSTEMS = Number(process.env.BENCH_SYSTEMS ?? 50)
+const ROWS_PER_FILE = Number(process.env.BENCH_ROWS_PER_FILE ?? 100_000)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2)
+const WORKERS = process.env.WORKER_CONCURRENCY ?? '16'
+const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
+const POLL_MS = 200
+
+interface Figures {
+  store: string
+  records: number
+  files: number
+  /** Request sent → answered, the slowest file (read, checked, operation and its tasks written). */
+  requestMaxMs: number
+  /** First request sent → last operation FINISHED. */
+  importS: number
+  failures: number
+  stored: number
+  kinds: Array<{ name: string } & Summary>
+}
+
+/** A deterministic generator (the same files on both stores). */
+function lcg (seed: number): () => number {
+  let s = seed >>> 0
+  return () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32 }
+}
+
+/** The CSV files: RECORDS rows in all, round robin over the systems, dates spread over [from, to). */
+function files (uids: string[], from: number, to: number): string[] {
+  const rnd = lcg(42)
+  const header = 'system,uid,type,start,end,partial,bytesSent,bytesReceived,phoneNumber\n'
+  const out: string[] = []
+  let rows: string[] = []
+  const push = (line: string): void => {
+    rows.push(line)
+    if (rows.length === ROWS_PER_FILE) { out.push(header + rows.join('')); rows = [] }
+  }
+  let n = 0
+  while (n < RECORDS) {
+    const system = uids[n % uids.length] ?? ''
+    const start = from + Math.floor(rnd() * (to - from - 3_600_000))
+    const kind = rnd() * 100
+    const id = `r${n}`
+    if (kind < 70) {
+      const sent = Math.floor(rnd() * 50_000)
+      const received = Math.floor(rnd() * 200_000)
+      if (rnd() < 1 / 3 && n + 1 < RECORDS) {
+        push(`${system},${id},DATA,${start},,true,${Math.floor(sent / 2)},${Math.floor(received / 2)},\n`)
+        n++
+      }
+      push(`${system},${id},DATA,${start},${start + Math.floor(rnd() * 3_600_000)},false,${sent},${received},\n`)
+    } else if (kind < 85) push(`${system},${id},SMS_SENT,${start},,,,,+336${String(n).padStart(8, '0')}\n`)
+    else if (kind < 90) push(`${system},${id},SMS_RECEIVED,${start},,,,,+336${String(n).padStart(8, '0')}\n`)
+    else if (kind < 95) push(`${system},${id},VOICE_OUT,${start},${start + Math.floor(rnd() * 600_000)},,,,+336${String(n).padStart(8, '0')}\n`)
+    else if (kind < 98) push(`${system},${id},VOICE_IN,${start},${start + Math.floor(rnd() * 600_000)},,,,+336${String(n).padStart(8, '0')}\n`)
+    else push(`${system},${id},MSU,${start},,,,,\n`)
+    n++
+  }
+  if (rows.length > 0) out.push(header + rows.join(''))
+  return out
+}
+
+interface Op { state: string, total: number, counters: Array<{ state: string, count: number }> }
+
+async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
+  let scratch: ScratchDatabase | undefined
+  if (store === 'postgres' && SERVER_URL !== undefined) scratch = await createScratchDatabase(SERVER_URL, 'fleet_bench_usage')
+  const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-usage-'))
+  try {
+    console.log(`\n== ${store}: ${SYSTEMS} systems, ${RECORDS} usage records in files of ${ROWS_PER_FILE} rows`)
+    const config = benchConfig(dataDir, scratch?.url, { WORKER_CONCURRENCY: WORKERS, FLEET_ADMIN_PASSWORD: 'bench-password', FLEET_CLIENT_SECRET: 'bench-secret' })
+    const infra = await openInfra(config)
+    const service = await assembleService(config, pino({ level: 'silent' }), infra)
+    try {
+      const { httpPort } = await service.listen({ anyPort: true, host: '127.0.0.1' })
+      const origin = `http://127.0.0.1:${httpPort}`
+      const companyUid = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
+      const now = Date.now()
+      await seedSystems(infra.db, companyUid, SYSTEMS, now)
+      const uids = (await infra.db.query<{ uid: string }>(`SELECT md5('s' || i) AS uid FROM generate_series(1, ${SYSTEMS}) AS i`)).rows.map((r) => r.uid)
+      const qs = new URLSearchParams({ grant_type: 'password', username: config.FLEET_ADMIN_EMAIL, password: 'bench-password', client_id: config.FLEET_CLIENT_ID, client_secret: 'bench-secret' })
+      const token = ((await (await fetch(`${origin}/api/oauth/token?${qs.toString()}`)).json()) as { access_token: string }).access_token
+      const auth = { authorization: `Bearer ${token}` }
+      const from = minusMonths(now, 3)
+      const csvs = files(uids, from, now)
+
+      const t0 = performance.now()
+      let requestMaxMs = 0
+      const ops: string[] = []
+      for (const csv of csvs) {
+        const t = performance.now()
+        const res = await fetch(`${origin}/api/v1/operations/systems/usages/import`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: csv })
+        if (res.status !== 200) throw new Error(`import: ${res.status} ${await res.text()}`)
+        requestMaxMs = Math.max(requestMaxMs, performance.now() - t)
+        ops.push(((await res.json()) as { operation: string }).operation)
+      }
+      let failures = 0
+      for (const uid of ops) {
+        for (;;) {
+          const op = await (await fetch(`${origin}/api/v1/operations/${uid}`, { headers: auth })).json() as Op
+          if (op.state === 'FINISHED') { failures += op.total - (op.counters.find((c) => c.state === 'SUCCESS')?.count ?? 0); break }
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS))
+        }
+      }
+      const importS = (performance.now() - t0) / 1000
+      const stored = Number((await infra.db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM usage_records')).rows[0]?.n ?? 0)
+      console.log(`   imported ${RECORDS} rows in ${importS.toFixed(1)} s (${(RECORDS / importS).toFixed(0)} rows/s), ${stored} records stored, ${failures} rows failed`)
+      await infra.db.exec('VACUUM ANALYZE usage_records')
+
+      const targets = uids.slice(0, 50).join(',')
+      const paths = (make: (i: number) => string): string[] => Array.from({ length: 50 }, (_, i) => make(i))
+      const mix = [
+        { name: `usage list, ${Math.min(50, SYSTEMS)} systems, 3 months, size 100`, paths: paths(() => `/api/v1/systems/usages/records?targetIds=${targets}`) },
+        { name: 'usage list, 1 system, 3 months, size 500', paths: paths((i) => `/api/v1/systems/${uids[i % uids.length] ?? ''}/usages/records?size=500`) },
+        { name: `DATA_BYTES_TOTAL 1month sum, ${Math.min(50, SYSTEMS)} systems, 3 months`, paths: paths(() => `/api/v1/systems/data/aggregated?targetIds=${targets}&dataIds=DATA_BYTES_TOTAL&interval=1month&fn=sum&from=${from}`) }
+      ]
+      const figures: Figures = { store, records: RECORDS, files: csvs.length, requestMaxMs, importS, failures, stored, kinds: [] }
+      const load = { origin, headers: auth, concurrency: CONCURRENCY }
+      for (const kind of mix) {
+        await runLoadInWorker({ ...load, concurrency: 1, kinds: [{ name: kind.name, paths: kind.paths.slice(0, 2) }], durationMs: 1 }) // warm up
+        const result = await runLoadInWorker({ ...load, kinds: [kind], durationMs: SECONDS * 1000 })
+        for (const k of result.kinds) {
+          if (k.errors > 0) console.error(`  ${k.name}: ${k.errors} errors, first: ${k.firstError ?? ''}`)
+          figures.kinds.push({ name: k.name, ...summarize(k.latencies, k.errors, result.seconds) })
+        }
+      }
+      return figures
+    } finally {
+      await service.close()
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true })
+    await scratch?.drop()
+  }
+}
+
+const results: Figures[] = [await benchOn('pglite')]
+if (SERVER_URL !== undefined) results.push(await benchOn('postgres'))
+else console.log('\n(DATABASE_URL not set: PostgreSQL skipped)')
+
+console.log(`\nUsage import: ${RECORDS} records, ${SYSTEMS} systems (WORKER_CONCURRENCY ${WORKERS})\n`)
+console.log(table(['store', 'files', 'slowest request ms', 'request → all FINISHED s', 'rows/s', 'stored', 'failed rows'],
+  results.map((f): Cell[] => [f.store, f.files, f.requestMaxMs, f.importS, f.records / f.importS, f.stored, f.failures])))
+console.log('\nQueries (p50 / p99 ms)\n')
+console.log(table(['store', 'query', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors'],
+  results.flatMap((f) => f.kinds.map((k): Cell[] => [f.store, k.name, k.requests, k.rps, k.p50, k.p99, k.max, k.errors]))))
