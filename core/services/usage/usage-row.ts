@@ -24,6 +24,8 @@ const TYPE_TEXT: Record<UsageRecordType, readonly UsageTextField[]> = {
   MSU: []
 }
 
+const MAX_TIME = Date.UTC(9999, 11, 31, 23, 59, 59, 999)
+
 const invalid = (column: string, value: string, expected: string): FleetError => new FleetError('request.invalid', [column, value, expected])
 
 /**
@@ -31,9 +33,11 @@ const invalid = (column: string, value: string, expected: string): FleetError =>
  * ISO 8601 date with its offset, which a spreadsheet may write instead.
  */
 function time (column: string, v: string): number | FleetError {
-  if (/^-?\d+$/.test(v)) return toMillis(Number(v))
-  const ms = /^\d{4}-\d\d-\d\dT/.test(v) && /(Z|[+-]\d\d:?\d\d)$/.test(v) ? Date.parse(v) : NaN
-  return Number.isFinite(ms) ? ms : invalid(column, v, 'epoch milliseconds, or an ISO 8601 date with its offset (2026-01-31T10:00:00Z)')
+  const ms = /^\d{1,16}$/.test(v)
+    ? toMillis(Number(v))
+    : /^\d{4}-\d\d-\d\dT/.test(v) && /(Z|[+-]\d\d:?\d\d)$/.test(v) ? Date.parse(v) : NaN
+  // From 1970 to the end of year 9999: what a date of the store and of JavaScript both hold.
+  return Number.isSafeInteger(ms) && ms >= 0 && ms <= MAX_TIME ? ms : invalid(column, v, 'epoch milliseconds, or an ISO 8601 date with its offset (2026-01-31T10:00:00Z)')
 }
 
 /** A counter cell: empty (null) or a whole number, not negative. */
