@@ -92,6 +92,12 @@ export function rowOf (op: Operation, task: Task, set: ColumnSet): CsvRowContext
   return { values: rowValues(columns, (task.params?.cells as string[] | undefined) ?? []), defaults: (op.parameters.defaultValues ?? {}) as CsvDefaults, columns }
 }
 
+/** What a row's task records of the system it made or changed: its uid and name (a light lookup). */
+export async function taskSystem (tx: Repositories, companyUid: string, uid: string): Promise<{ uid: string, name: string | null }> {
+  const [ref] = await tx.systems.refs(companyUid, { uids: [uid] }, 1)
+  return { uid, name: ref?.name ?? null }
+}
+
 /** The company as insertSystem needs it (its system limit). */
 export async function companyOf (tx: Repositories, companyUid: string): Promise<Pick<Company, 'uid' | 'systemLimit'>> {
   const company = await tx.companies.findByUid(companyUid)

@@ -12,7 +12,7 @@ import { updateSystem } from '../../services/systems/write.js'
 import type { OperationHandler } from '../handler.js'
 import { operationKind } from '../kind.js'
 import { communicationOf, givenFields, labelsOf, type GatewayField, type SubscriptionField, type RowValues } from '../csv/columns.js'
-import { createCsvOperation, CsvBody, rowOf, withAssignedCodes, type CsvKindSpec } from '../csv/operation.js'
+import { createCsvOperation, CsvBody, rowOf, taskSystem, withAssignedCodes, type CsvKindSpec } from '../csv/operation.js'
 import type { CsvDefaults } from '../csv/defaults.js'
 import { writeFailedRows } from '../csv/failed-rows.js'
 import { IMPORT_COLUMNS, metadataOf, typeOf } from './import.js'
@@ -114,8 +114,7 @@ export const bulkEditHandler: OperationHandler = {
         if (fields !== undefined) input.subscription = fields satisfies SubscriptionInput
       }
       await updateSystem(tx, companyUid, uid, input, now)
-      const edited = await tx.systems.findByUid(companyUid, uid)
-      return { state: 'SUCCESS' as const, system: { uid, name: edited?.name ?? null } }
+      return { state: 'SUCCESS' as const, system: await taskSystem(tx, companyUid, uid) }
     })
   },
   finished: async (tx, op) => { await writeFailedRows(tx, op) }

@@ -7,7 +7,7 @@ import { insertSystem } from '../../services/systems/write.js'
 import type { OperationHandler } from '../handler.js'
 import { operationKind } from '../kind.js'
 import { communicationOf, GATEWAY_FIELDS, givenFields, labelsOf, SUBSCRIPTION_FIELDS, type ColumnSet, type RowValues } from '../csv/columns.js'
-import { companyOf, createCsvOperation, CsvBody, rowOf, withAssignedCodes, type CsvKindSpec } from '../csv/operation.js'
+import { companyOf, createCsvOperation, CsvBody, rowOf, taskSystem, withAssignedCodes, type CsvKindSpec } from '../csv/operation.js'
 import type { CsvDefaults } from '../csv/defaults.js'
 import { writeFailedRows } from '../csv/failed-rows.js'
 import { repeatedIdentifiers } from './register.js'
@@ -64,12 +64,12 @@ export const importHandler: OperationHandler = {
     return await withAssignedCodes(async () => {
       const input = importInput(values, defaults)
       const uid = await insertSystem(tx, await companyOf(tx, op.companyUid), input, now)
-      const made = await tx.systems.findByUid(op.companyUid, uid)
       // fleet-api.md §Import: the system's labels are inherited by its gateway and subscription.
       const labels = input.labels ?? []
+      const made = labels.length === 0 ? undefined : await tx.systems.findByUid(op.companyUid, uid)
       if (made?.gateway != null) await tx.gateways.addLabels(made.gateway.uid, labels)
       if (made?.subscription != null) await tx.subscriptions.addLabels(made.subscription.uid, labels)
-      return { state: 'SUCCESS' as const, system: { uid, name: made?.name ?? null } }
+      return { state: 'SUCCESS' as const, system: await taskSystem(tx, op.companyUid, uid) }
     })
   },
   finished: async (tx, op) => { await writeFailedRows(tx, op) }

@@ -11,7 +11,7 @@ import { insertSystem, updateSystem } from '../../services/systems/write.js'
 import type { OperationHandler } from '../handler.js'
 import { operationKind } from '../kind.js'
 import { communicationOf, labelsOf, type ColumnSet, type RowValues } from '../csv/columns.js'
-import { companyOf, createCsvOperation, rowOf, withAssignedCodes, type CsvKindSpec, type RowTask, CsvBody } from '../csv/operation.js'
+import { companyOf, createCsvOperation, rowOf, taskSystem, withAssignedCodes, type CsvKindSpec, type RowTask, CsvBody } from '../csv/operation.js'
 import { writeFailedRows } from '../csv/failed-rows.js'
 import type { CsvDefaults } from '../csv/defaults.js'
 
@@ -113,8 +113,7 @@ export const registerHandler: OperationHandler = {
         uid = await insertSystem(tx, await companyOf(tx, companyUid), { ...fields, gateway: gateway ?? null, subscription }, now)
       }
       if (defaults.offerId !== undefined) await tx.systems.update(uid, { offerUid: defaults.offerId })
-      const made = await tx.systems.findByUid(companyUid, uid)
-      return { state: 'SUCCESS' as const, system: { uid, name: made?.name ?? null } }
+      return { state: 'SUCCESS' as const, system: await taskSystem(tx, companyUid, uid) }
     })
   },
   finished: async (tx, op) => { await writeFailedRows(tx, op) }
