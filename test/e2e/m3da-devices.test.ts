@@ -1,8 +1,9 @@
 // M3DA end to end (issue 10, "Done means"): simulated M3DA agents register through the API the way the simulator
 // does (their system's M3DA secret, the application of their security), talk to the service over TCP (M3DA_PORT)
 // and over HTTP (POST /device/com), one with its password (hmac-sha1 + aes-cbc-128), one auto-registering with a
-// registration password (hmac-md5 + aes-ctr-256); what they send is read back through the API, and a reboot and a
-// settings write created through the REST API reach them in reply envelopes and finish SUCCESS on their Responses.
+// registration password (hmac-md5 + aes-ctr-256); what they send is read back through the API, and a reboot, a
+// settings write and a retrieve created through the REST API reach them in reply envelopes and finish SUCCESS on
+// their Responses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GENERIC_SETTINGS } from '../../core/domain/generic-applications.js'
 import type { Point } from '../../protocols/airvantage/index.js'
@@ -65,7 +66,7 @@ const cases: Array<[string, 'tcp' | 'http', M3daSecurity]> = [
 ]
 
 describe.each(cases)('a simulated M3DA device over %s', { timeout: 90_000 }, (_name, kind, security) => {
-  it('sends data that the API reads back, and carries out a reboot and a settings write created through the REST API', async () => {
+  it('sends data that the API reads back, and carries out a reboot, a settings write and a retrieve created through the REST API', async () => {
     const link: LinkOptions = {
       protocol: 'm3da',
       m3daUrl: kind === 'tcp' ? `tcp://127.0.0.1:${stack.ports.m3da ?? 0}` : `${stack.httpUrl}/device/com`,
@@ -115,9 +116,18 @@ describe.each(cases)('a simulated M3DA device over %s', { timeout: 90_000 }, (_n
     expect((await history(uid, GENERIC_SETTINGS.reportPeriodS)).at(-1)).toBe(300)
     expect(device.model.numberOfResets).toBe(1)
 
+    // A retrieve: ReadNode of the tree paths, the values sent back as Messages, then the Response.
+    const retrieve = await started(stack.call(stack.adminToken, {
+      method: 'POST',
+      url: '/api/v1/operations/systems/data/retrieve',
+      payload: { systems: { uids: [uid] }, data: [GENERIC_SETTINGS.apn, '_NUMBER_OF_RESETS'] }
+    }))
+    expect(countersOf(await serve(device, retrieve))).toEqual({ SUCCESS: 1 })
+    expect((await history(uid, GENERIC_SETTINGS.apn)).at(-1)).toBe('iot.m3da')
+
     // The device tasks went out over M3DA and were answered by Responses.
     const { rows: tasks } = await stack.db.query<{ protocol: string, state: string }>('SELECT protocol, state FROM device_tasks WHERE system_uid = $1', [uid])
-    expect(tasks.length).toBeGreaterThanOrEqual(2)
+    expect(tasks.length).toBeGreaterThanOrEqual(3)
     expect(tasks.every((t) => t.protocol === 'M3DA' && t.state === 'OK')).toBe(true)
   })
 })
