@@ -164,6 +164,14 @@ describe('register: refused before anything is made (400, no operation)', () => 
     await refusedCsv(stack, async () => await postCsv(stack, REGISTER, csv, { defaults: '{not json' }), 'request.invalid')
   })
 
+  it('notify and callback of the JSON part are the operation\'s (a callback to a private address is refused as for any operation)', async () => {
+    const csv = `GATEWAY[SERIAL NUMBER],GATEWAY[IMEI]\n${sn()},${imei()}\n`
+    await refusedCsv(stack, async () => await postCsv(stack, REGISTER, csv, { defaults: { callback: 'http://127.0.0.1:9/hook' } }), 'callback.forbidden')
+    await refusedCsv(stack, async () => await postCsv(stack, REGISTER, csv, { defaults: { notify: 'yes' } }), 'request.invalid')
+    const { op } = await runCsv(stack, REGISTER, csv, { defaults: { notify: true } })
+    expect(op).toMatchObject({ notify: true, callback: null, parameters: { defaultValues: {} } })
+  })
+
   it('a column of import (METADATA) is unknown to register', async () => {
     await refusedCsv(stack, async () => await postCsv(stack, REGISTER, `GATEWAY[SERIAL NUMBER],METADATA[color]\n${sn()},red\n`), 'csv.header.unknown.column')
   })
