@@ -2,8 +2,8 @@
 // does (their system's M3DA secret, the application of their security), talk to the service over TCP (M3DA_PORT)
 // and over HTTP (POST /device/com), one with its password (hmac-sha1 + aes-cbc-128), one auto-registering with a
 // registration password (hmac-md5 + aes-ctr-256); what they send is read back through the API, and a reboot, a
-// settings write and a retrieve created through the REST API reach them in reply envelopes and finish SUCCESS on
-// their Responses.
+// settings write, a retrieve and a reset created through the REST API reach them in reply envelopes and finish
+// SUCCESS on their Responses.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GENERIC_SETTINGS } from '../../core/domain/generic-applications.js'
 import type { Point } from '../../protocols/airvantage/index.js'
@@ -66,7 +66,7 @@ const cases: Array<[string, 'tcp' | 'http', M3daSecurity]> = [
 ]
 
 describe.each(cases)('a simulated M3DA device over %s', { timeout: 90_000 }, (_name, kind, security) => {
-  it('sends data that the API reads back, and carries out a reboot, a settings write and a retrieve created through the REST API', async () => {
+  it('sends data that the API reads back, and carries out a reboot, a settings write, a retrieve and a reset created through the REST API', async () => {
     const link: LinkOptions = {
       protocol: 'm3da',
       m3daUrl: kind === 'tcp' ? `tcp://127.0.0.1:${stack.ports.m3da ?? 0}` : `${stack.httpUrl}/device/com`,
@@ -125,9 +125,16 @@ describe.each(cases)('a simulated M3DA device over %s', { timeout: 90_000 }, (_n
     expect(countersOf(await serve(device, retrieve))).toEqual({ SUCCESS: 1 })
     expect((await history(uid, GENERIC_SETTINGS.apn)).at(-1)).toBe('iot.m3da')
 
+    // A reset to factory defaults: the settings come back to their factory values, reported in the next data.
+    const reset = await started(stack.call(stack.adminToken, { method: 'POST', url: '/api/v1/operations/systems/reset', payload: { systems: { uids: [uid] } } }))
+    expect(countersOf(await serve(device, reset))).toEqual({ SUCCESS: 1 })
+    expect(device.model.read([GENERIC_SETTINGS.apn], Date.now())[0]?.value).toBe('internet')
+    await device.publish()
+    expect((await history(uid, GENERIC_SETTINGS.apn)).at(-1)).toBe('internet')
+
     // The device tasks went out over M3DA and were answered by Responses.
     const { rows: tasks } = await stack.db.query<{ protocol: string, state: string }>('SELECT protocol, state FROM device_tasks WHERE system_uid = $1', [uid])
-    expect(tasks.length).toBeGreaterThanOrEqual(3)
+    expect(tasks.length).toBeGreaterThanOrEqual(4)
     expect(tasks.every((t) => t.protocol === 'M3DA' && t.state === 'OK')).toBe(true)
   })
 })
