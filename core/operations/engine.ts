@@ -230,6 +230,8 @@ export function createEngine (deps: EngineDeps) {
     if (handler === undefined) throw new FleetError('internal.error', [`no handler for ${op.type}`])
     const rollout = rolloutOf(op)
     const abort = abortOf(op)
+    // Heavy tasks (a CSV row makes a system in ~18 statements) in smaller chunks: on PGlite the API waits for a chunk.
+    const chunkTasks = Math.max(1, Math.floor(chunkSize / (handler.taskWeight ?? 1)))
     for (;;) {
       await yieldToIo()
       const now = clock.now()
@@ -237,8 +239,8 @@ export function createEngine (deps: EngineDeps) {
       let deliveries: DispatchRequest[] = []
       const { results, limit, nextAt } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
         deliveries = []
-        const budget = rollout === undefined ? { left: chunkSize } : await releaseBudget(tx, op.uid, rollout, now)
-        const limit = Math.min(chunkSize, budget.left)
+        const budget = rollout === undefined ? { left: chunkTasks } : await releaseBudget(tx, op.uid, rollout, now)
+        const limit = Math.min(chunkTasks, budget.left)
         if (limit <= 0) return { results: [], limit, nextAt: budget.nextAt }
         const tasks = await tx.operations.claimPending(op.uid, limit)
         const chunk = await runTasks(tx, op, tasks, handler, now, deliveries)

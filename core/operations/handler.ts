@@ -40,6 +40,11 @@ export interface ChunkContext {
  * undoes the task's changes; any other error undoes the whole chunk, which is run again (shared/style.md §2.7).
  */
 export interface OperationHandler {
+  /**
+   * Optional: what one task costs against the engine's chunk size (default 1): a chunk takes chunkSize / taskWeight
+   * tasks, so that a chunk of heavy tasks holds the store (and, on PGlite, the API) no longer than a light one.
+   */
+  taskWeight?: number
   run (ctx: TaskContext): Promise<TaskOutcome>
   /**
    * Optional: the same as run() for every task of a chunk at once, in a few statements (a statement costs about

@@ -98,6 +98,12 @@ export async function taskSystem (tx: Repositories, companyUid: string, uid: str
   return { uid, name: ref?.name ?? null }
 }
 
+/**
+ * The taskWeight of a CSV row's handler (core/operations/handler.ts): a row costs about 18 statements (bench register),
+ * a label task a fraction of one; PGlite then answers the API between chunks of 10 rows rather than 100.
+ */
+export const CSV_ROW_WEIGHT = 10
+
 /** The company as insertSystem needs it (its system limit). */
 export async function companyOf (tx: Repositories, companyUid: string): Promise<Pick<Company, 'uid' | 'systemLimit'>> {
   const company = await tx.companies.findByUid(companyUid)

@@ -12,7 +12,7 @@ import { updateSystem } from '../../services/systems/write.js'
 import type { OperationHandler } from '../handler.js'
 import { operationKind } from '../kind.js'
 import { communicationOf, givenFields, labelsOf, type GatewayField, type SubscriptionField, type RowValues } from '../csv/columns.js'
-import { createCsvOperation, CsvBody, rowOf, taskSystem, withAssignedCodes, type CsvKindSpec } from '../csv/operation.js'
+import { createCsvOperation, CSV_ROW_WEIGHT, CsvBody, rowOf, taskSystem, withAssignedCodes, type CsvKindSpec } from '../csv/operation.js'
 import type { CsvDefaults } from '../csv/defaults.js'
 import { writeFailedRows } from '../csv/failed-rows.js'
 import { IMPORT_COLUMNS, metadataOf, typeOf } from './import.js'
@@ -89,6 +89,7 @@ function editInput (system: System, values: RowValues, defaults: CsvDefaults): S
 
 /** @throws system.unknown, sets G and C, gateway.assigned, subscription.assigned, subscription.cannot.update.activation.imei.lock.exists */
 export const bulkEditHandler: OperationHandler = {
+  taskWeight: CSV_ROW_WEIGHT,
   async run ({ tx, op, task, now }) {
     const { values, defaults } = rowOf(op, task, EDIT_COLUMNS)
     const companyUid = op.companyUid

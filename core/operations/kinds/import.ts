@@ -7,7 +7,7 @@ import { insertSystem } from '../../services/systems/write.js'
 import type { OperationHandler } from '../handler.js'
 import { operationKind } from '../kind.js'
 import { communicationOf, GATEWAY_FIELDS, givenFields, labelsOf, SUBSCRIPTION_FIELDS, type ColumnSet, type RowValues } from '../csv/columns.js'
-import { companyOf, createCsvOperation, CsvBody, rowOf, taskSystem, withAssignedCodes, type CsvKindSpec } from '../csv/operation.js'
+import { companyOf, createCsvOperation, CSV_ROW_WEIGHT, CsvBody, rowOf, taskSystem, withAssignedCodes, type CsvKindSpec } from '../csv/operation.js'
 import type { CsvDefaults } from '../csv/defaults.js'
 import { writeFailedRows } from '../csv/failed-rows.js'
 import { repeatedIdentifiers } from './register.js'
@@ -59,6 +59,7 @@ function importInput (values: RowValues, defaults: CsvDefaults): SystemInput {
 
 /** @throws sets G and C, gateway.assigned, subscription.assigned, system.limit.exceeded, and the create system rules */
 export const importHandler: OperationHandler = {
+  taskWeight: CSV_ROW_WEIGHT,
   async run ({ tx, op, task, now }) {
     const { values, defaults } = rowOf(op, task, IMPORT_COLUMNS)
     return await withAssignedCodes(async () => {

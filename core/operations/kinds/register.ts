@@ -11,7 +11,7 @@ import { insertSystem, updateSystem } from '../../services/systems/write.js'
 import type { OperationHandler } from '../handler.js'
 import { operationKind } from '../kind.js'
 import { communicationOf, labelsOf, type ColumnSet, type RowValues } from '../csv/columns.js'
-import { companyOf, createCsvOperation, rowOf, taskSystem, withAssignedCodes, type CsvKindSpec, type RowTask, CsvBody } from '../csv/operation.js'
+import { companyOf, createCsvOperation, CSV_ROW_WEIGHT, rowOf, taskSystem, withAssignedCodes, type CsvKindSpec, type RowTask, CsvBody } from '../csv/operation.js'
 import { writeFailedRows } from '../csv/failed-rows.js'
 import type { CsvDefaults } from '../csv/defaults.js'
 
@@ -89,6 +89,7 @@ function systemFields (values: RowValues, defaults: CsvDefaults): SystemInput {
  *   subscription.missing.operator, unknown.enum.value, system.limit.exceeded, system.missing.fields
  */
 export const registerHandler: OperationHandler = {
+  taskWeight: CSV_ROW_WEIGHT,
   async run ({ tx, op, task, now }) {
     const { values, defaults } = rowOf(op, task, REGISTER_COLUMNS)
     const companyUid = op.companyUid
