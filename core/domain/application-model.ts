@@ -34,6 +34,18 @@ export interface CommunicationEntry {
   parameters?: Record<string, unknown> | null
 }
 
+/**
+ * The communication parameters of the first application that speaks the protocol with any (conventions.md
+ * §Devices: M3DA `authentication` and `encryption`, MSCI `access` and `pollPeriodS`...); empty when none gives any.
+ */
+export function communicationParameters (applications: ReadonlyArray<{ communication: readonly CommunicationEntry[] }>, protocol: DeviceProtocol): Record<string, unknown> {
+  for (const a of applications) {
+    const entry = a.communication.find((c) => c.type === protocol)
+    if (entry?.parameters != null) return entry.parameters
+  }
+  return {}
+}
+
 /** A leaf of the data tree with its full id (nodes only group). */
 export interface DataDefinition {
   id: string

@@ -90,7 +90,7 @@ function planFor (spec: ActionSpec, target: DeviceTarget, p: ActionParameters): 
   }
   return elements.map((e) => {
     const protocol = chooseProtocol(target, p.protocol, e)
-    if (!hasCommIdentifiers(target.system, protocol)) throw new FleetError('operation.no.communication.id.on.system.for.protocol', [uid, protocol])
+    if (!hasCommIdentifiers(target, protocol)) throw new FleetError('operation.no.communication.id.on.system.for.protocol', [uid, protocol])
     return { id: e.def.id, protocol }
   })
 }

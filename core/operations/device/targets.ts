@@ -4,7 +4,7 @@
 import { FleetError } from '../../errors.js'
 import type { Repositories } from '../../ports/repositories.js'
 import { DEVICE_PROTOCOLS, type DeviceProtocol } from '../../domain/device-message.js'
-import { flattenData, type DataDefinition } from '../../domain/application-model.js'
+import { communicationParameters, flattenData, type DataDefinition } from '../../domain/application-model.js'
 import type { Application, System } from '../../domain/system.js'
 
 /** One element a system's applications define, with the application that defines it. */
@@ -69,9 +69,11 @@ export function chooseProtocol (target: DeviceTarget, requested: string | null |
 /**
  * Whether the system has what the protocol needs to reach its device (conventions.md §Devices): a gateway serial
  * number or IMEI as login and the protocol's password (MQTT, Sparkplug: communication.mqtt; REST:
- * communication.rest; M3DA: a password or a registration password), or the MSCI host to poll.
+ * communication.rest; M3DA: a password, a registration password, or an M3DA application admitting agents without
+ * security, `authentication: "none"`), or the MSCI host to poll.
  */
-export function hasCommIdentifiers (system: System, protocol: DeviceProtocol): boolean {
+export function hasCommIdentifiers (target: Pick<DeviceTarget, 'system' | 'applications'>, protocol: DeviceProtocol): boolean {
+  const { system } = target
   const login = (system.gateway?.serialNumber ?? '') !== '' || (system.gateway?.imei ?? '') !== ''
   const set = (v: string | null | undefined): boolean => v != null && v !== ''
   const c = system.communication
@@ -79,7 +81,7 @@ export function hasCommIdentifiers (system: System, protocol: DeviceProtocol): b
     case 'MQTT':
     case 'SPARKPLUG': return login && set(c.mqtt?.password)
     case 'REST': return login && set(c.rest?.password)
-    case 'M3DA': return login && (set(c.m3da?.password) || set(c.m3da?.registrationPassword))
+    case 'M3DA': return login && (set(c.m3da?.password) || set(c.m3da?.registrationPassword) || communicationParameters(target.applications, 'M3DA').authentication === 'none')
     case 'MSCI':
     case 'SNMP': return set(c.msci?.host)
   }

@@ -146,7 +146,7 @@ const runOne = perSystem(async (ctx, found) => {
     if (!fits(type, s.value)) throw new FleetError('settings.unknown', [s.key, `declared ${type ?? 'untyped'}`, `given ${jsonType(s.value)}`])
   }
   const protocol = chooseProtocol(target, p.protocol, target.elements.get(p.settings[0]?.key ?? ''))
-  if (!hasCommIdentifiers(target.system, protocol)) throw new FleetError('operation.on.system.missing.comm.identifiers', [target.system.uid, protocol])
+  if (!hasCommIdentifiers(target, protocol)) throw new FleetError('operation.on.system.missing.comm.identifiers', [target.system.uid, protocol])
   return await issueDeviceTask(ctx, protocol, { write: p.settings.map((s) => ({ [s.key]: s.value })) }, {
     requestConnection: p.requestConnection, params: { step: 'write' satisfies Step }
   })
@@ -177,7 +177,7 @@ async function issueReboot (ctx: TaskContext): Promise<TaskOutcome> {
   let protocol = written
   try {
     const own = chooseProtocol(target, p.protocol, action)
-    if (hasCommIdentifiers(target.system, own)) protocol = own
+    if (hasCommIdentifiers(target, own)) protocol = own
   } catch (err) {
     if (!(err instanceof FleetError)) throw err
   }

@@ -69,7 +69,7 @@ const runOne = perSystem(async (ctx, found) => {
   const missing = p.data.filter((id) => !readable(target.elements.get(id)))
   if (missing.length > 0) throw new FleetError('operation.data.undefined', missing)
   const protocol = chooseProtocol(target, p.protocol, target.elements.get(p.data[0] as string))
-  if (!hasCommIdentifiers(target.system, protocol)) throw new FleetError('operation.on.system.missing.comm.identifiers', [target.system.uid, protocol])
+  if (!hasCommIdentifiers(target, protocol)) throw new FleetError('operation.on.system.missing.comm.identifiers', [target.system.uid, protocol])
   return await issueDeviceTask(ctx, protocol, { read: p.data }, { requestConnection: p.requestConnection, params: { since: ctx.now } })
 })
 

@@ -7,7 +7,7 @@
 import type { Clock } from '../../ports/store.js'
 import type { Repositories } from '../../ports/repositories.js'
 import { ipAllowed } from '../../domain/ip-filters.js'
-import { flattenData, type ActionType } from '../../domain/application-model.js'
+import { communicationParameters, flattenData, type ActionType } from '../../domain/application-model.js'
 import type { Application } from '../../domain/system.js'
 import type { DeviceSession } from './devices.service.js'
 
@@ -33,15 +33,6 @@ export type M3daLookup =
 export interface M3daDevicesDeps { repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da'>, clock: Clock }
 
 const text = (v: unknown): string | null => typeof v === 'string' && v !== '' ? v : null
-
-/** The parameters of the first application of the system that speaks M3DA with any. */
-function m3daParameters (applications: readonly Application[]): Record<string, unknown> {
-  for (const a of applications) {
-    const entry = a.communication.find((c) => c.type === 'M3DA')
-    if (entry?.parameters != null) return entry.parameters
-  }
-  return {}
-}
 
 function actionsOf (applications: readonly Application[]): Map<string, ActionType> {
   const out = new Map<string, ActionType>()
@@ -107,7 +98,7 @@ export function createM3daDevices ({ repos, clock }: M3daDevicesDeps) {
     const company = await repos.companies.findByUid(owner.companyUid)
     if (company?.deviceIpFiltering === true && !ipAllowed(company.deviceIpFilters, ip)) return { ok: false, reason: 'device.ip.forbidden' }
     const applications = (await repos.applications.forSystems([owner.systemUid])).get(owner.systemUid) ?? []
-    const params = m3daParameters(applications)
+    const params = communicationParameters(applications, 'M3DA')
     const m3da = system.communication.m3da
     return {
       ok: true,

@@ -36,10 +36,10 @@ async function tasksReceived (send: Send): Promise<M3daMessage[]> {
   return got
 }
 
-// The device operations reach an M3DA system only when it has a password or a registration password
-// (core/operations/device/targets.ts hasCommIdentifiers); an agent without security is admitted by its application's
-// `authentication: "none"` whatever the system holds, as long as it does not auto-register.
-const openSystem = async (): Promise<M3daSystem> => await m3daSystem(stack, { registrationPassword: 'registration-unused', applications: [open] })
+// The device operations reach an M3DA system with a password, a registration password, or an application that
+// admits agents without security (`authentication: "none"`, core/operations/device/targets.ts hasCommIdentifiers):
+// the unsecured agent's system here holds no M3DA secret at all.
+const openSystem = async (): Promise<M3daSystem> => await m3daSystem(stack, { applications: [open] })
 
 const unsecured = (link: Link, s: M3daSystem): Send => async (objects) => (await sendUnsecured(link, s.serial, objects)).objects
 
