@@ -6,7 +6,7 @@ import { startStack, type Stack } from '../../../helpers/stack.js'
 import { uniq } from '../../../helpers/factories.js'
 import { appUid, createSystem, getSystem, seedCatalogue, validImei, type Catalogue } from '../../../helpers/systems.js'
 import { allTasks, started, waitFinished } from '../../../helpers/operations.js'
-import { codesByLine, EDIT, failedRows, IMPORT, runCsv } from './csv-helpers.js'
+import { codesByLine, EDIT, failedRows, IMPORT, multipart, runCsv } from './csv-helpers.js'
 
 let stack: Stack
 let catalogue: Catalogue
@@ -56,6 +56,18 @@ describe('import', () => {
     expect(tasks[0]?.state).toBe('SUCCESS')
     const s = await getSystem(stack, tasks[0]?.system.uid)
     expect(s).toMatchObject({ name: 'linked', type: null, gateway: { uid: parts.gateway.uid }, subscription: { uid: parts.subscription.uid } })
+  })
+
+  it('the JSON part may come before the CSV part, and the CSV may be a plain field (no file name)', async () => {
+    const name = uniq('field')
+    const { payload, headers } = multipart([
+      { name: 'parameters', data: JSON.stringify({ defaultType: 'sensor' }) },
+      { name: 'systems', data: `NAME\n${name}\n` }
+    ])
+    const uid = await started(stack.call(stack.adminToken, { method: 'POST', url: IMPORT, payload, headers }))
+    await waitFinished(stack, uid, 30_000)
+    const [task] = await allTasks(stack, uid)
+    expect(await getSystem(stack, task?.system.uid ?? '')).toMatchObject({ name, type: 'sensor' })
   })
 
   it('the codes of the import row: set G, set C, gateway.assigned, subscription.assigned; a failed row leaves nothing', async () => {
