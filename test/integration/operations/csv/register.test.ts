@@ -172,6 +172,18 @@ describe('register: refused before anything is made (400, no operation)', () => 
     expect(op).toMatchObject({ notify: true, callback: null, parameters: { defaultValues: {} } })
   })
 
+  it('the rights of fleet-api.md: create for register and import, edit for bulk edit (403 missing.rights)', async () => {
+    const viewer = await createUser(stack, { rights: ['entities.systems.view', 'entities.systems.edit'] })
+    const csv = `GATEWAY[SERIAL NUMBER],GATEWAY[IMEI]\n${sn()},${imei()}\n`
+    for (const url of [REGISTER, '/api/v1/operations/systems/import']) {
+      const res = await postCsv(stack, url, csv, { token: viewer.token })
+      expect({ status: res.statusCode, error: res.json().error }).toEqual({ status: 403, error: 'missing.rights' })
+    }
+    const editor = await createUser(stack, { rights: ['entities.systems.view', 'entities.systems.create'] })
+    const res = await postCsv(stack, '/api/v1/operations/systems/edit', 'UID\nx\n', { token: editor.token })
+    expect(res.statusCode).toBe(403)
+  })
+
   it('a column of import (METADATA) is unknown to register', async () => {
     await refusedCsv(stack, async () => await postCsv(stack, REGISTER, `GATEWAY[SERIAL NUMBER],METADATA[color]\n${sn()},red\n`), 'csv.header.unknown.column')
   })
