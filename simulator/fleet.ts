@@ -121,10 +121,10 @@ export interface AddDeviceOptions {
 
 /** Registers one device through the API and connects it: the building block of a fleet (and of tests). */
 export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkOptions, opts: AddDeviceOptions = {}): Promise<SimulatedDevice> {
-  // An M3DA system holds the agent's password, or a registration password: the device operations reach only M3DA
-  // systems with one of them (core/operations/device/targets.ts). An agent without security never uses it (its
-  // application admits it with `authentication: "none"`), but it keeps the system reachable by operations.
-  const m3da = link.protocol !== 'm3da' ? 'none' : (link.m3daSecurity ?? DEFAULT_M3DA_SECURITY).mode === 'password' ? 'password' : 'registrationPassword'
+  // The M3DA secret of the system: the agent's password, its registration password (auto-registration), or none for
+  // an agent without security (its application admits it with `authentication: "none"`).
+  const mode = link.protocol === 'm3da' ? (link.m3daSecurity ?? DEFAULT_M3DA_SECURITY).mode : 'none'
+  const m3da = mode === 'password' ? 'password' : mode === 'autoreg' ? 'registrationPassword' : 'none'
   const systemUid = await registerDevice(api, id, { labels: opts.labels ?? ['simulator'], applicationUid: opts.applicationUid, m3da })
   const transport = await openTransport(id, link, api.url)
   return createSimulatedDevice({
