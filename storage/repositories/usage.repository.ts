@@ -117,8 +117,10 @@ export function createUsageRepository (q: Queryable): UsageRepository {
 
     async addMonthBytes (added, monthStart, now) {
       if (added.size === 0) return []
-      // Locked in uid order first (as ingest locks systems): two imports adding to the same systems never deadlock.
-      await q.query('SELECT uid FROM systems WHERE uid = ANY($1::text[]) ORDER BY uid FOR UPDATE', [[...added.keys()]])
+      // Locked in uid order first: two imports adding to the same systems never deadlock. NO KEY UPDATE, the lock the
+      // UPDATE itself takes: FOR UPDATE would also wait on the KEY SHARE locks that the records' foreign key took in
+      // the other import's transaction, while that one waits for ours.
+      await q.query('SELECT uid FROM systems WHERE uid = ANY($1::text[]) ORDER BY uid FOR NO KEY UPDATE', [[...added.keys()]])
       const { rows } = await q.query<{ uid: string, total: number | string, limit_bytes: number | string | null }>(
         `UPDATE systems s SET month_bytes_time = $4,
            month_bytes_total = (CASE WHEN s.month_bytes_time >= $3 THEN s.month_bytes_total ELSE 0 END) + a.bytes

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_NAME, startStack, type Stack } from '../../helpers/stack.js'
 import { seed, uniq } from '../../helpers/factories.js'
 import { createSystem, getSystem, type Json } from '../../helpers/systems.js'
-import { csvOf, getJson, importUsage } from './usage-helpers.js'
+import { count, started, waitFinished } from '../../helpers/operations.js'
+import { csvOf, getJson, importUsage, postUsageCsv } from './usage-helpers.js'
 
 let stack: Stack
 let offerUid: string
@@ -79,6 +80,17 @@ describe('dataUsage', () => {
     expect(await find(`labels=${L}&orderBy=dataUsage.bytesTotal:asc`)).toEqual([stale, within, nearing, exceeding])
     const byStatus = await find(`labels=${L}&orderBy=dataUsage.status:asc,dataUsage.bytesTotal:asc`)
     expect(byStatus).toEqual([exceeding, nearing, stale, within]) // the status names in text order
+  })
+})
+
+describe('concurrent imports', () => {
+  it('add up on the same systems: every row stored, dataUsage the sum (on a server, chunks run side by side)', async () => {
+    const L = uniq('conc')
+    const systems = [await systemWithOffer(L), await systemWithOffer(L), await systemWithOffer(L)]
+    const file = (k: number): string => csvOf([HEADER, ...Array.from({ length: 300 }, (_, i) => data(systems[i % 3] ?? '', `f${k}-${i}`, T, 1))])
+    const ops = await Promise.all([1, 2, 3, 4].map(async (k) => await started(postUsageCsv(stack, file(k)))))
+    for (const uid of ops) expect(count(await waitFinished(stack, uid, 60_000), 'SUCCESS')).toBe(300)
+    for (const s of systems) expect((await getSystem(stack, s)).dataUsage.bytesTotal).toBe(400)
   })
 })
 
