@@ -4,7 +4,7 @@
 import type { Envelope } from '../index.js'
 import { encodeChallenge, readChallenge, type ChallengeStatus } from './challenge.js'
 import { bytesField, intField, isEmptyPayload } from './fields.js'
-import { deriveKeys } from './keys.js'
+import { cachedKeys } from './keys.js'
 import { macAlgorithmOf, type MacAlgorithm } from './mac.js'
 import { seal, unseal, type InnerContent, type SecurityCipher, type UnsealReason } from './nested.js'
 import { newNonce } from './nonce.js'
@@ -49,7 +49,7 @@ export function openDeviceEnvelope (outer: Envelope, creds: DeviceCredentials): 
       ? { kind: 'refused', reason: 'challenge.without.nonce' }
       : { kind: 'peer-challenge', nonce: challenge.nonce, algorithm: challenge.algorithm }
   }
-  const keys = deriveKeys(creds.password, creds.deviceId, creds.serverId)
+  const keys = cachedKeys(creds.password, creds.deviceId, creds.serverId)
   const opened = unseal(outer, { macKey: keys.kd, k: keys.k, nonce: creds.nonce, cipher: creds.cipher })
   if (opened.ok) return { kind: 'open', inner: opened.inner, algorithm: opened.algorithm, cipher: opened.cipher, nextNonce: opened.nextNonce }
   switch (opened.reason) {
@@ -87,7 +87,7 @@ export interface ServerSealParams {
  * encrypted, signed with KS. Store `nextNonce` once the reply is sent: the device signs its next envelope with it.
  */
 export function sealServerEnvelope (inner: InnerContent, p: ServerSealParams): { bytes: Buffer, nextNonce: Buffer } {
-  const keys = deriveKeys(p.password, p.deviceId, p.serverId)
+  const keys = cachedKeys(p.password, p.deviceId, p.serverId)
   const nextNonce = newNonce()
   const bytes = seal(inner, { id: p.serverId, macKey: keys.ks, k: keys.k, nonce: p.nonce, nextNonce, algorithm: p.algorithm, cipher: p.cipher })
   return { bytes, nextNonce }
