@@ -7,8 +7,8 @@ import { ipAllowed } from '../../domain/ip-filters.js'
 import type { Communication } from '../../domain/system.js'
 import { createM3daDevices } from './m3da-devices.js'
 
-/** A device once authenticated: the system it is and the login it used (its topics start with it). */
-export interface DeviceSession { systemUid: string, companyUid: string, username: string }
+import type { DeviceSession } from './device-session.js'
+export type { DeviceSession } from './device-session.js'
 
 export type DeviceAuthResult =
   | { ok: true, session: DeviceSession }

@@ -9,7 +9,7 @@ import type { Repositories } from '../../ports/repositories.js'
 import { ipAllowed } from '../../domain/ip-filters.js'
 import { communicationParameters, flattenData, type ActionType } from '../../domain/application-model.js'
 import type { Application } from '../../domain/system.js'
-import type { DeviceSession } from './devices.service.js'
+import type { DeviceSession } from './device-session.js'
 
 /** What the system's M3DA application and communication say about one device. */
 export interface M3daDevice {
