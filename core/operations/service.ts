@@ -23,8 +23,6 @@ export interface OperationsServiceDeps {
   /** Delivers the callbacks (the engine) and checks their URLs when an operation is created. */
   callbacks: CallbackSender & CallbackGuard
   mailer: Mailer
-  /** Tasks per chunk transaction (engine.ts; default 100). */
-  chunkSize?: number
   /** CALLBACK_RETRY_BASE_MS */
   callbackRetryBaseMs?: number
   metrics?: MetricsRegistry

@@ -50,10 +50,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
   })
   // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).
   const ingestOptions = { parallel: config.DATABASE_URL === undefined ? 1 : 2 }
-  // PGlite answers the API only between chunks (it runs in this thread): small chunks keep it responsive. A server
-  // has its own connections: bigger chunks release a fleet's tasks in fewer transactions (bench/reboot.ts).
-  const chunkSize = config.DATABASE_URL === undefined ? 100 : 500
-  const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch, chunkSize })
+  const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch })
   return {
     auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch, throttle }),
     users: createUsersService({ repos, epoch }),
