@@ -17,14 +17,13 @@ import { benchConfig } from './lib/service.js'
 import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
 import { seedSystems } from './lib/seed-systems.js'
 import { percentile } from './lib/stats.js'
+import { pollUntilFinished } from './lib/operation-poll.js'
 import { table, type Cell } from './lib/table.js'
 
 const SYSTEMS = Number(process.env.BENCH_SYSTEMS ?? 10_000)
 const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '16'
 const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
 const POLL_MS = 50
-
-interface Op { state: string, total: number, startDate: number | null, endDate: number | null, counters: Array<{ state: string, count: number }> }
 
 interface Run {
   store: string
@@ -73,16 +72,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Run[]> {
         if (res.status !== 200) throw new Error(`${operation}: ${res.status} ${await res.text()}`)
         const requestMs = performance.now() - t0
         const { operation: uid } = await res.json() as { operation: string }
-        const latencies: number[] = []
-        let op: Op
-        for (;;) {
-          const t = performance.now()
-          const r = await fetch(`${origin}/api/v1/operations/${uid}`, { headers })
-          op = await r.json() as Op
-          latencies.push(performance.now() - t)
-          if (op.state === 'FINISHED') break
-          await new Promise((resolve) => setTimeout(resolve, POLL_MS))
-        }
+        const { op, latencies } = await pollUntilFinished(origin, uid, headers, POLL_MS)
         const toFinishedS = (performance.now() - t0) / 1000
         const runS = ((op.endDate ?? 0) - (op.startDate ?? wall0)) / 1000
         const success = op.counters.find((c) => c.state === 'SUCCESS')?.count ?? 0

@@ -17,6 +17,7 @@ import { benchConfig } from './lib/service.js'
 import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
 import { percentile } from './lib/stats.js'
 import { table, type Cell } from './lib/table.js'
+import { pollUntilFinished } from './lib/operation-poll.js'
 
 const ROWS = Number(process.env.BENCH_ROWS ?? 10_000)
 const CONCURRENCY = process.env.WORKER_CONCURRENCY ?? '16'
@@ -54,8 +55,6 @@ function multipart (file: Buffer): { body: Buffer, contentType: string } {
   return { body, contentType: `multipart/form-data; boundary=${boundary}` }
 }
 
-interface Op { state: string, total: number, startDate: number | null, endDate: number | null, counters: Array<{ state: string, count: number }> }
-
 interface Run { store: string, rows: number, fileMb: number, requestMs: number, runS: number, rowsPerS: number, toFinishedS: number, pollP50: number, pollMax: number, failures: number }
 
 async function benchOn (store: 'pglite' | 'postgres'): Promise<Run> {
@@ -80,15 +79,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Run> {
       if (res.status !== 200) throw new Error(`register: ${res.status} ${await res.text()}`)
       const requestMs = performance.now() - t0
       const { operation: uid } = await res.json() as { operation: string }
-      const latencies: number[] = []
-      let op: Op
-      for (;;) {
-        const t = performance.now()
-        op = await (await fetch(`${origin}/api/v1/operations/${uid}`, { headers: { authorization: `Bearer ${token}` } })).json() as Op
-        latencies.push(performance.now() - t)
-        if (op.state === 'FINISHED') break
-        await new Promise((resolve) => setTimeout(resolve, POLL_MS))
-      }
+      const { op, latencies } = await pollUntilFinished(origin, uid, { authorization: `Bearer ${token}` }, POLL_MS)
       const toFinishedS = (performance.now() - t0) / 1000
       const runS = ((op.endDate ?? 0) - (op.startDate ?? wall0)) / 1000
       const success = op.counters.find((c) => c.state === 'SUCCESS')?.count ?? 0
