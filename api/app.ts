@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import formbody from '@fastify/formbody'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
+import websocket from '@fastify/websocket'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { Ajv } from 'ajv'
 import type { AppContext } from '../core/context.js'
@@ -27,11 +28,17 @@ import messagesRoutes from './routes/messages.routes.js'
 import usageRoutes from './routes/usage.routes.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.routes.js'
 import metricsRoutes from './routes/metrics.routes.js'
+import streamRoutes from './routes/stream.routes.js'
 import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
 
 export interface ApiOptions {
+  /**
+   * Serve the API (on by default): OAuth, /api/v1 and its docs. Off in a process without the `api` role (issue 14),
+   * which keeps health, readiness, metrics and the device-facing routes.
+   */
+  api?: boolean
   /** Serve the OpenAPI document and Swagger UI (on by default). */
   docs?: boolean
   /** More routes at the root, outside /api/v1 (the device-facing endpoints of ingest/, wired by bin/). */
@@ -76,9 +83,16 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   })
   await app.register(healthRoutes, { checks: opts.readiness ?? [] })
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.METRICS_TOKEN })
+  // WebSocket once for the whole server (the live stream here, MQTT over WebSocket in ingest/mqtt/ws.routes.ts): each
+  // registration listens to the server's upgrades, and two would route every upgrade twice. 2 MiB: MQTT's payloads.
+  await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } })
   await app.register(inputGuard)
   await app.register(jsonBody)
   await app.register(formbody)
+  if (opts.api === false) {
+    for (const plugin of opts.plugins ?? []) await app.register(plugin)
+    return app
+  }
   if (opts.docs !== false) {
     await app.register(swagger, openapiOptions)
     await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } })
@@ -99,6 +113,14 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     await v1.register(templatesRoutes, { templates: ctx.services.templates })
     await v1.register(operationsRoutes, { operations: ctx.services.operations })
     await v1.register(partsRoutes, { parts: ctx.services.parts })
+    await v1.register(streamRoutes, {
+      stream: ctx.services.stream,
+      auth: ctx.services.auth,
+      companies: ctx.services.companiesRepo,
+      ...rate,
+      maxBufferBytes: ctx.config.STREAM_MAX_BUFFER_BYTES,
+      recheckMs: ctx.config.STREAM_RECHECK_MS
+    })
   }, { prefix: '/api/v1' })
   for (const plugin of opts.plugins ?? []) await app.register(plugin)
   return app

@@ -19,7 +19,16 @@ for business and validation errors, 401 \`{"error": "invalid_token", ...}\`, 403
 **Lists.** \`offset\` (default 0) and \`size\` (default 100, at most 500) page a list answered as
 \`{items, count, size, offset}\`; \`fields=a,b\` picks attributes; \`orderBy=<field>[:asc|:desc]\` sorts. Multi-valued
 parameters are comma separated or repeated. Timestamps are epoch milliseconds (seconds and microseconds are
-recognised and converted).`
+recognised and converted).
+
+**Live stream.** \`GET /api/v1/stream\` is a WebSocket (not listed below: OpenAPI does not describe WebSockets) with
+the same token (header, or \`access_token\` in the query) and \`company\` parameter. Send
+\`{"action": "subscribe", "systems": {"uids": [...]} | {"label": "..."} | {"criteria": {<filters of GET /api/v1/systems>}}, "dataIds": [...]}\`
+or \`{"action": "subscribe", "operations": {"uids": [...]} | {"all": true}}\`, and \`{"action": "unsubscribe", "subscription": "<id>"}\`;
+receive \`{"event": "points", system, dataId, ts, v}\`, \`{"event": "commStatus", system, status, lastCommDate}\`,
+\`{"event": "message", system, uid, protocol, timestamp}\`, \`{"event": "operation", uid, type, state, counters}\` as they are
+committed, and \`{"event": "error", error, errorParameters}\` for a refused command. Subscriptions need
+\`entities.systems.view\`; a client too slow to read is closed with code 4008, an expired or revoked token with 4401.`
 
 const tags = [
   { name: 'oauth', description: 'Access tokens (OAuth 2)' },

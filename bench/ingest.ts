@@ -13,23 +13,22 @@
 //
 // Env: BENCH_SECONDS (60, measured seconds per target), BENCH_DEVICES (1000), BENCH_INFLIGHT (4 per connection),
 // DATABASE_URL (a PostgreSQL server).
-import { spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { fileURLToPath } from 'node:url'
 import { Aedes } from 'aedes'
 import { pino } from 'pino'
 import type { Db } from '../core/ports/store.js'
 import { openInfra } from '../bin/context.js'
 import { assembleService } from '../bin/serve.js'
-import type { DevicesInput, TargetResult } from './ingest-devices.js'
+import type { TargetResult } from './ingest-devices.js'
+import { devicesInput, runDevices } from './lib/device-process.js'
 import { benchConfig } from './lib/service.js'
 import { m3daGroups, runM3daGroup, seedM3da, storedOf } from './lib/m3da-ingest.js'
 import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
-import { row, seedSystems } from './lib/seed-systems.js'
+import { seedSystems } from './lib/seed-systems.js'
 import { table } from './lib/table.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
@@ -38,7 +37,6 @@ const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 4)
 const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
 const WARMUP = Math.min(5, Math.max(1, SECONDS / 6))
 const PASSWORD = 'bench-mqtt-password'
-const DEVICES_SCRIPT = fileURLToPath(new URL('./ingest-devices.ts', import.meta.url))
 // `npm run bench -- ingest --protocol m3da`, also written `ingest -- --protocol m3da`.
 const M3DA = parseArgs({ args: process.argv.slice(2).filter((a) => a !== '--'), options: { protocol: { type: 'string', default: 'mqtt' } } }).values.protocol === 'm3da'
 
@@ -84,36 +82,6 @@ async function bareAedes (): Promise<{ url: string, close (): Promise<void> }> {
   }
 }
 
-/** Runs the device process on the targets in turn; answers its result per target. */
-async function runDevices (targets: DevicesInput['targets'], onResult: (r: TargetResult) => void): Promise<TargetResult[]> {
-  const input: DevicesInput = {
-    targets,
-    usernames: Array.from({ length: DEVICES }, (_, i) => row.serialNumber(i + 1)),
-    password: PASSWORD,
-    seconds: SECONDS,
-    warmupSeconds: WARMUP,
-    inflight: INFLIGHT
-  }
-  const child = spawn(process.execPath, ['--import', 'tsx', DEVICES_SCRIPT, JSON.stringify(input)], { stdio: ['ignore', 'pipe', 'inherit'] })
-  const results: TargetResult[] = []
-  let partial = ''
-  child.stdout.setEncoding('utf8')
-  child.stdout.on('data', (s: string) => {
-    const lines = (partial + s).split('\n')
-    partial = lines.pop() ?? ''
-    for (const line of lines) {
-      if (!line.startsWith('{')) continue
-      const r = JSON.parse(line) as TargetResult
-      for (const k of ['p50', 'p99', 'max'] as const) r.latencies[k] ??= Number.NaN // JSON has no NaN
-      results.push(r)
-      onResult(r)
-    }
-  })
-  const code = await new Promise<number | null>((resolve) => { child.on('close', resolve) })
-  if (code !== 0) throw new Error(`device process exited with ${code}`)
-  return results
-}
-
 async function checkThroughApi (origin: string, token: string, db: Db): Promise<void> {
   const headers = { authorization: `Bearer ${token}` }
   // Systems 1..5: MQTT devices in every run (with --protocol m3da, systems past DEVICES have M3DA data only).
@@ -157,7 +125,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
         if (r.name === 'service') cpu = process.cpuUsage(cpu0) // the bare broker runs in this process too, after
       }
       const targets = [{ name: 'service', url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }, ...(M3DA ? [] : [{ name: 'bare aedes', url: bare.url }])]
-      const [svc, bareResult] = await runDevices(targets, onResult)
+      const [svc, bareResult] = await runDevices(devicesInput(targets, { devices: DEVICES, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP, inflight: INFLIGHT }), onResult)
       if (svc === undefined || (!M3DA && bareResult === undefined)) throw new Error('the device process answered no result')
       const stats = service.ctx.services.ingest.stats()
 

@@ -4,15 +4,15 @@
 // The service runs in this process as bin/serve.ts assembles it (engine workers included; PGlite in a temporary
 // DATA_DIR; with DATABASE_URL also PostgreSQL, on a database of its own that is dropped after). BENCH_SYSTEMS systems
 // are seeded by SQL (bench/lib/seed-systems.ts); the records, spread over the last 3 months, are sent through HTTP as
-// CSV files of BENCH_ROWS_PER_FILE rows (about 1.4 MB each: a request stays well within the API's 60 s timeout
-// while earlier files are being imported), one import operation each, all posted before the first finishes. The import is timed from the first request to the last operation FINISHED. Then a worker thread
-// asks each query kind for BENCH_SECONDS seconds over BENCH_CONCURRENCY keep-alive connections.
+// CSV files of BENCH_ROWS_PER_FILE rows (about 1.4 MB each), one import operation each, at most BENCH_INFLIGHT (4) of
+// them unfinished at a time. The import is timed from the first request to the last operation FINISHED. Then a worker
+// thread asks each query kind for BENCH_SECONDS seconds over BENCH_CONCURRENCY keep-alive connections.
 //
 // The mix of records per system: 70 % DATA sessions (a third of them with an interim record first), 15 % SMS_SENT,
 // 5 % SMS_RECEIVED, 5 % VOICE_OUT, 3 % VOICE_IN, 2 % MSU.
 //
-// Env: BENCH_RECORDS (1000000), BENCH_SYSTEMS (50), BENCH_ROWS_PER_FILE (20000), BENCH_SECONDS (10 per kind),
-// BENCH_CONCURRENCY (2), WORKER_CONCURRENCY (16), DATABASE_URL (a PostgreSQL server), BENCH_STORES (pglite,postgres:
+// Env: BENCH_RECORDS (1000000), BENCH_SYSTEMS (50), BENCH_ROWS_PER_FILE (20000), BENCH_INFLIGHT (4), BENCH_SECONDS
+// (10 per kind), BENCH_CONCURRENCY (2), WORKER_CONCURRENCY (16), DATABASE_URL (a PostgreSQL server), BENCH_STORES (pglite,postgres:
 // the stores to run on; postgres needs DATABASE_URL).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -27,6 +27,7 @@ import { seedSystems } from './lib/seed-systems.js'
 import { runLoadInWorker } from './lib/load.js'
 import { summarize, type Summary } from './lib/stats.js'
 import { table, type Cell } from './lib/table.js'
+import { pollUntilFinished } from './lib/operation-poll.js'
 
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 1_000_000)
 const SYSTEMS = Number(process.env.BENCH_SYSTEMS ?? 50)
@@ -35,6 +36,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2)
 const WORKERS = process.env.WORKER_CONCURRENCY ?? '16'
 const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
+const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 4)
 const POLL_MS = 200
 
 interface Figures {
@@ -91,8 +93,6 @@ function files (uids: string[], from: number, to: number): string[] {
   return out
 }
 
-interface Op { state: string, total: number, counters: Array<{ state: string, count: number }> }
-
 async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
   let scratch: ScratchDatabase | undefined
   if (store === 'postgres' && SERVER_URL !== undefined) scratch = await createScratchDatabase(SERVER_URL, 'fleet_bench_usage')
@@ -117,22 +117,25 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
 
       const t0 = performance.now()
       let requestMaxMs = 0
-      const ops: string[] = []
+      let failures = 0
+      // At most INFLIGHT imports unfinished at once, as an operator's feed sends them: with every file posted at once,
+      // a request waited behind the tasks of all the earlier files and, at a million records, past the API's 60 s
+      // request timeout (PGlite has one connection for all of them).
+      const inFlight = new Set<Promise<void>>()
       for (const csv of csvs) {
+        while (inFlight.size >= INFLIGHT) await Promise.race(inFlight)
         const t = performance.now()
         const res = await fetch(`${origin}/api/v1/operations/systems/usages/import`, { method: 'POST', headers: { ...auth, 'content-type': 'application/octet-stream' }, body: csv })
         if (res.status !== 200) throw new Error(`import: ${res.status} ${await res.text()}`)
         requestMaxMs = Math.max(requestMaxMs, performance.now() - t)
-        ops.push(((await res.json()) as { operation: string }).operation)
+        const uid = ((await res.json()) as { operation: string }).operation
+        const done: Promise<void> = pollUntilFinished(origin, uid, auth, POLL_MS).then(({ op }) => {
+          failures += op.total - (op.counters.find((c) => c.state === 'SUCCESS')?.count ?? 0)
+          inFlight.delete(done)
+        })
+        inFlight.add(done)
       }
-      let failures = 0
-      for (const uid of ops) {
-        for (;;) {
-          const op = await (await fetch(`${origin}/api/v1/operations/${uid}`, { headers: auth })).json() as Op
-          if (op.state === 'FINISHED') { failures += op.total - (op.counters.find((c) => c.state === 'SUCCESS')?.count ?? 0); break }
-          await new Promise((resolve) => setTimeout(resolve, POLL_MS))
-        }
-      }
+      await Promise.all(inFlight)
       const importS = (performance.now() - t0) / 1000
       const stored = Number((await infra.db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM usage_records')).rows[0]?.n ?? 0)
       console.log(`   imported ${RECORDS} rows in ${importS.toFixed(1)} s (${(RECORDS / importS).toFixed(0)} rows/s), ${stored} records stored, ${failures} rows failed`)

@@ -27,6 +27,11 @@ import type { CallbackGuard } from '../core/operations/callback-guard.js'
 import type { DeviceTransport } from '../ingest/transport.js'
 import { createTaskDispatch } from '../ingest/dispatch.js'
 import { createSmsGateway } from '../storage/notify/sms-gateway.js'
+import { withLoginChanges } from '../core/services/systems/login-changes.js'
+import { openBrokerSync } from './broker.js'
+import type { EventBus } from '../core/ports/events.js'
+import { createLocalEventBus } from '../storage/events/local-bus.js'
+import { openEventBus } from '../storage/events/open-event-bus.js'
 
 export interface Infrastructure {
   db: Db
@@ -37,6 +42,8 @@ export interface Infrastructure {
   mailer: Mailer
   /** Absent: a Prometheus registry of its own for this context (GET /metrics). */
   metrics?: MetricsRegistry
+  /** The committed changes the live stream delivers (Redis pub/sub with REDIS_URL); absent: this process's only. */
+  events?: EventBus
 }
 
 // One try of a callback: name resolution, connection and the answer's headers (conventions.md §Callbacks).
@@ -82,7 +89,8 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
     await migrate(db)
     const redisUrl = config.REDIS_URL
     const rateCounter = redisUrl === undefined ? createMemoryCounter() : await createRedisCounter(redisUrl).catch((err: unknown) => { throw redisFailure(err, redisUrl) })
-    return { db, rateCounter, clock: systemClock, ...await openOperationParts(config, db, log) }
+    const events = await openEventBus({ redisUrl, onFailure: (err) => { log.warn({ err }, 'live stream event not delivered') } })
+    return { db, rateCounter, clock: systemClock, events, ...await openOperationParts(config, db, log) }
   } catch (err) {
     await db.close()
     throw err
@@ -94,8 +102,11 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
  * read at each dispatch: the transports are built after the services, which are given the dispatch now.
  */
 export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { transports?: () => readonly DeviceTransport[] } = {}): AppContext {
-  const repos = createRepositories(infra.db)
-  const inTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx)))
+  const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
+  const ownTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx, { rollups: config.DATA_ROLLUPS })))
+  // With an external Mosquitto, device logins follow every committed change into its dynamic security (issue 14).
+  const brokerSync = openBrokerSync(config, infra.db, log)
+  const inTransaction = brokerSync === undefined ? ownTransaction : withLoginChanges(ownTransaction, brokerSync)
   const metrics = infra.metrics ?? createPromRegistry({ onCollectError: (metric, err) => { log.warn({ err, metric }, 'metric not collected') } })
   registerInfraGauges(metrics, infra)
   const dispatch = createTaskDispatch({
@@ -106,7 +117,8 @@ export function createContext (config: Readonly<Config>, log: Logger, infra: Inf
     log,
     now: infra.clock.now
   })
-  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter, dispatch })
+  const events = infra.events ?? createLocalEventBus((err) => { log.warn({ err }, 'live stream event not delivered') })
+  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter, dispatch, events })
   return {
     config,
     log,
@@ -118,6 +130,8 @@ export function createContext (config: Readonly<Config>, log: Logger, infra: Inf
       await infra.queue.close()
       await infra.mailer.close()
       await infra.rateCounter.close()
+      await brokerSync?.close()
+      await events.close()
       await infra.db.close()
     }
   }

@@ -10,14 +10,19 @@ import { createRepositories } from '../storage/repositories/index.js'
 import { resetPassword } from '../core/services/password-reset.js'
 import { StoreLockedError } from '../storage/dir-lock.js'
 import { StartFailure } from './start-failure.js'
+import { brokerCommand } from './broker.js'
 
 const USAGE = `usage: fleet <command>
   serve              run the service (HTTP API) on the configured ports
+    [--roles R,...]  only these parts: api (HTTP API), ingest (device transports), worker (operations,
+                     repeatable jobs); default all three (FLEET_ROLES)
   migrate            apply the database migrations and exit
   seed <file.json>   create or update what the file describes (see README, "Seed file")
   simulate ...       run simulated devices against a running service (fleet simulate --help)
   admin reset-password <email>
-                     give that user a new generated password and print it`
+                     give that user a new generated password and print it
+  broker sync        put every system's device logins into the MQTT_URL broker (Mosquitto dynamic security)
+                     and remove those of systems no longer there; prints the counts`
 
 async function serve (config: Readonly<Config>): Promise<void> {
   const log = createLogger(config)
@@ -34,7 +39,7 @@ async function serve (config: Readonly<Config>): Promise<void> {
   // Announced once the signals are handled: whoever reads "started" may stop the service at once.
   const hello = welcome(running.bootstrap, running.httpPort)
   if (hello !== '') process.stdout.write(hello + '\n')
-  log.info({ httpPort: running.httpPort, ports: running.ports, store: config.DATABASE_URL === undefined ? 'pglite' : 'postgres' }, 'fleet service started')
+  log.info({ httpPort: running.httpPort, ports: running.ports, roles: config.FLEET_ROLES, store: config.DATABASE_URL === undefined ? 'pglite' : 'postgres' }, 'fleet service started')
 }
 
 async function runMigrate (config: Readonly<Config>): Promise<void> {
@@ -69,15 +74,33 @@ async function admin (config: Readonly<Config>, [action, email]: string[]): Prom
   } finally { await db.close() }
 }
 
+async function broker (config: Readonly<Config>, args: string[]): Promise<void> {
+  const db = await openStore(config)
+  try {
+    await migrate(db)
+    process.stdout.write(await brokerCommand(config, db, createLogger({ LOG_LEVEL: 'warn' }), args) + '\n')
+  } finally { await db.close() }
+}
+
 async function main (argv: string[]): Promise<void> {
   const [command = 'serve', ...rest] = argv
   if (command === 'help' || command === '--help') { process.stdout.write(USAGE + '\n'); return }
+  if (command === 'serve') {
+    // `fleet serve --roles api,worker` is FLEET_ROLES=api,worker (issue 14, roles).
+    const i = rest.indexOf('--roles')
+    const value = i >= 0 ? rest[i + 1] : rest.find((a) => a.startsWith('--roles='))?.slice('--roles='.length)
+    if (i >= 0 || value !== undefined) {
+      if (value === undefined || value === '' || value.startsWith('--')) throw new ConfigError('FLEET_ROLES', '--roles needs a comma-separated list of api, ingest, worker')
+      return await serve(loadConfig({ ...process.env, FLEET_ROLES: value }))
+    }
+    return await serve(loadConfig(process.env))
+  }
   const config = loadConfig(process.env)
-  if (command === 'serve') return await serve(config)
   if (command === 'migrate') return await runMigrate(config)
   if (command === 'seed') return await seed(config, rest[0])
   if (command === 'simulate') { process.exitCode = await simulate(config, rest); return }
   if (command === 'admin') return await admin(config, rest)
+  if (command === 'broker') return await broker(config, rest)
   process.stderr.write(`unknown command "${command}"\n${USAGE}\n`)
   process.exitCode = 2
 }

@@ -9,6 +9,11 @@ import { readinessChecks, registerDeviceGauges } from './operability.js'
 import { bootstrapStore, createContext, openInfra, type Infrastructure } from './context.js'
 import { portFailure } from './start-failure.js'
 import { transports as defaultTransports } from './transports.js'
+import { brokerResyncJob } from './broker.js'
+import { createMqttBus } from '../ingest/mqtt/namespaces.js'
+import { createSparkplugNodes } from '../core/services/ingest/sparkplug-nodes.js'
+import { createSparkplugRepository } from '../storage/repositories/sparkplug.repository.js'
+import { createApplicationsRepository } from '../storage/repositories/applications.repository.js'
 
 /** The bound ports: HTTP, and each transport that has a listener of its own by its name ("mqtt"...). */
 export interface BoundPorts { httpPort: number, ports: Record<string, number> }
@@ -37,6 +42,9 @@ export interface AssembleOptions {
 const COMM_SWEEP_MS = 30_000
 // Operation timeouts are looked for this often (conventions.md §Operations: operation.timeout).
 const TIMEOUT_SWEEP_MS = 5_000
+// The points partitions are made two months ahead (core/domain/point-partitions.ts): hourly is ample for that, and
+// takes the points of a device with an odd clock out of the default partition within the hour.
+const PARTITIONS_MS = 3_600_000
 
 /**
  * Builds every part of the service on the given infrastructure, nothing listening yet (tests use it on port 0).
@@ -49,23 +57,35 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   const transports: DeviceTransport[] = []
   const ctx = createContext(config, log, infra, { transports: () => transports })
   if (opts.bootstrap !== false) await bootstrapStore(ctx, infra.db)
+  // Before any device traffic: the points partitions of the months around now (the points.partitions job below
+  // keeps them ahead afterwards).
+  await ctx.services.pointPartitions.ensureAhead()
   const { ingest, devices } = ctx.services
-  const transportDeps = { config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now }
+  const sparkplug = createSparkplugNodes({ sparkplug: createSparkplugRepository(infra.db), applications: createApplicationsRepository(infra.db) })
+  // Roles (issue 14): every process builds the transports, so that any of them can deliver tasks (through the
+  // external broker) and run the transports' jobs; only an ingest process accepts device traffic.
+  const roles = new Set(config.FLEET_ROLES)
+  const transportDeps = { config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now, mqtt: createMqttBus(), sparkplug, accept: roles.has('ingest') }
   for (const create of opts.transports ?? defaultTransports) transports.push(await create(transportDeps))
   registerDeviceGauges(ctx.metrics, transports)
   const api = await buildApi(ctx, {
-    readiness: readinessChecks(infra.db, transports),
-    plugins: transports.flatMap((t) => t.http === undefined ? [] : [t.http]).map((http) => async (app: FastifyInstance) => { await app.register(http) })
+    api: roles.has('api'),
+    readiness: readinessChecks(infra.db, roles.has('ingest') ? transports : []),
+    plugins: (roles.has('ingest') ? transports : []).flatMap((t) => t.http === undefined ? [] : [t.http]).map((http) => async (app: FastifyInstance) => { await app.register(http) })
   })
-  // Operation workers run in every process that serves (shared/design.md: one process by default). The sweepers are
+  // Operation workers run in every process with the worker role (shared/design.md: one process by default). The sweepers are
   // repeatable jobs of the queue, not timers: in a cluster each runs once per period, in whichever process claims it.
   // A failed sweep goes to the queue's onError (logged); the next period sweeps again.
   const { engine } = ctx.services.operations
-  await engine.work(config.WORKER_CONCURRENCY, {
-    'sweep.timeouts': { everyMs: TIMEOUT_SWEEP_MS, run: engine.sweepTimeouts },
-    'sweep.comm-status': { everyMs: COMM_SWEEP_MS, run: async () => { await ctx.services.sweepCommStatus() } }
-  })
-  await engine.recover()
+  const resync = brokerResyncJob(config, infra.db, log)
+  if (roles.has('worker')) {
+    await engine.work(config.WORKER_CONCURRENCY, {
+      'sweep.timeouts': { everyMs: TIMEOUT_SWEEP_MS, run: engine.sweepTimeouts },
+      'sweep.comm-status': { everyMs: COMM_SWEEP_MS, run: async () => { await ctx.services.sweepCommStatus() } },
+      'points.partitions': { everyMs: PARTITIONS_MS, run: async () => { await ctx.services.pointPartitions.upkeep() } }
+    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), resync.jobs))
+    await engine.recover()
+  }
   let closing: Promise<void> | undefined
   return {
     ctx,
@@ -78,7 +98,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
       const httpPort = typeof address === 'object' && address !== null ? address.port : http
       const ports: Record<string, number> = {}
       for (const t of transports) {
-        if (t.port === undefined) continue
+        if (t.port === undefined || !roles.has('ingest')) continue
         const { variable } = t.port
         const wanted = anyPort ? 0 : Number(config[variable])
         // Another broker often holds 1883 already: the failure names the variable that moves the embedded one.
@@ -92,6 +112,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
         await api.close()
         for (const t of transports) await t.close()
         await ingest.drain()
+        await resync.close()
         await ctx.close()
       })()
       await closing
@@ -111,7 +132,10 @@ export async function startService (config: Readonly<Config>, log: Logger): Prom
   const service = await assembleService(config, log, infra, { bootstrap: false })
   try {
     const ports = await service.listen()
-    const bootstrap = await bootstrapStore(service.ctx, infra.db)
+    // The first company and administrator come from an api process (the one a newcomer signs in to).
+    const bootstrap = config.FLEET_ROLES.includes('api')
+      ? await bootstrapStore(service.ctx, infra.db)
+      : { created: false, companyName: config.FLEET_COMPANY_NAME, adminEmail: config.FLEET_ADMIN_EMAIL, clientId: config.FLEET_CLIENT_ID }
     return { ...service, ...ports, bootstrap }
   } catch (err) {
     await service.close()

@@ -1,5 +1,7 @@
 // The only module that reads the environment (shared/style.md §2.3): parsed once at start,
 // validated, frozen and passed down. A bad value stops the start with a message naming the variable.
+import { isIP } from 'node:net'
+import { hostname } from 'node:os'
 
 export interface Config {
   HTTP_PORT: number
@@ -30,8 +32,16 @@ export interface Config {
   M3DA_PORT: number
   /** The server id of M3DA security (protocols.md §2.8.1: KS = MD5(serverId ‖ K)); the agents' default. */
   M3DA_SERVER_ID: string
+  /** The Sparkplug B host application id: the service's STATE topic is spBv1.0/STATE/<it> (protocols.md §4.1). */
+  SPARKPLUG_HOST_ID: string
   /** Expected communication period of a system without heartbeat, for commStatus WARNING/ERROR. */
   COMM_PERIOD_S: number
+  /** Aggregations fold the hourly rollups (default); false: they read the raw points only (issue 12, Rollups). */
+  DATA_ROLLUPS: boolean
+  /** AirLink gateways (MSCI) polled at once by one process (issue 13). */
+  MSCI_POLL_CONCURRENCY: number
+  /** How long one SNMP or AceManager request to a gateway may take before the poll counts as failed (ms). */
+  MSCI_TIMEOUT_MS: number
   /** Bound on concurrently running operation tasks in one process. */
   WORKER_CONCURRENCY: number
   /** SMTP server for operation e-mails; absent: .eml files in DATA_DIR/outbox. */
@@ -60,6 +70,41 @@ export interface Config {
   OVERLOAD_MAX_HEAP_MB: number
   /** Retry-After (seconds) of a shed request. */
   OVERLOAD_RETRY_AFTER_S: number
+  /**
+   * An external MQTT broker (issue 14): `mqtt://user:password@host:port`, the account the service uses there (the
+   * same account administers Mosquitto's dynamic security). Absent: the embedded broker. Never logged whole.
+   */
+  MQTT_URL: string | undefined
+  /**
+   * With MQTT_URL: keep the devices' logins in Mosquitto's dynamic security (true, the default); false for a broker
+   * that asks the HTTP authentication endpoints instead (EMQX, VerneMQ).
+   */
+  MQTT_DYNSEC: boolean
+  /** With dynamic security: how often (s) one process of the cluster runs a full `fleet broker sync`; 0: never. */
+  MQTT_DYNSEC_RESYNC_S: number
+  /**
+   * The name of this process in a cluster (issue 14; default: the host name): an ingest process's MQTT client ids at
+   * an external broker derive from it, so that a restarted process resumes its persistent sessions.
+   */
+  FLEET_NODE_ID: string
+  /**
+   * What this process does (issue 14, roles): `api` the HTTP API, `ingest` the device transports, `worker` the
+   * operations engine and the repeatable jobs. Default: all three (one process).
+   */
+  FLEET_ROLES: readonly Role[]
+  /** The shared secret brokers send to the HTTP authentication endpoints (header X-Fleet-Broker-Secret or ?secret=). */
+  BROKER_AUTH_SECRET: string | undefined
+  /** Addresses (IPs, or CIDR ranges) allowed to call the HTTP authentication endpoints; undefined: any address. */
+  BROKER_AUTH_ALLOW: string[] | undefined
+  /** Live stream (issue 15): bytes waiting to be sent to one client above which it is closed as too slow. */
+  STREAM_MAX_BUFFER_BYTES: number
+  /** Live stream: how often (ms) a stream checks its token and rights again and re-reads its label and criteria. */
+  STREAM_RECHECK_MS: number
+  /**
+   * Raw data points and device messages older than this many days expire, by whole UTC months (the monthly points
+   * partitions, core/domain/point-partitions.ts); hourly rollups stay. 0: everything is kept.
+   */
+  DATA_RETENTION_DAYS: number
 }
 
 export class ConfigError extends Error {
@@ -74,6 +119,13 @@ type Env = Record<string, string | undefined>
 function str (env: Env, name: string, fallback: string): string {
   const v = env[name]
   return v === undefined || v === '' ? fallback : v
+}
+
+/** One MQTT topic level: not empty, no `/` and no wildcard (MQTT 3.1.1 §4.7). */
+function topicLevel (env: Env, name: string, fallback: string): string {
+  const v = str(env, name, fallback)
+  if (/[/+#]/.test(v) || v.includes('\u0000')) throw new ConfigError(name, `must be one MQTT topic level (no /, + or #), got "${v}"`)
+  return v
 }
 
 function optional (env: Env, name: string): string | undefined {
@@ -144,6 +196,54 @@ function email (env: Env, name: string, fallback: string): string {
   return v
 }
 
+export const ROLES = ['api', 'ingest', 'worker'] as const
+export type Role = typeof ROLES[number]
+
+/** A comma-separated subset of ROLES, at least one; absent: all of them. */
+function roles (env: Env): readonly Role[] {
+  const v = optional(env, 'FLEET_ROLES')
+  if (v === undefined) return ROLES
+  const parts = v.split(',').map((r) => r.trim().toLowerCase()).filter((r) => r !== '')
+  const known = parts.filter((r): r is Role => (ROLES as readonly string[]).includes(r))
+  if (known.length === 0 || known.length !== parts.length) throw new ConfigError('FLEET_ROLES', `must be a comma-separated list of ${ROLES.join(', ')}`)
+  return ROLES.filter((r) => known.includes(r))
+}
+
+/** An MQTT client id part: letters, digits, '.', '_' and '-' (a host name qualifies), 1 to 64 of them. */
+function nodeId (env: Env): string {
+  const v = optional(env, 'FLEET_NODE_ID')
+  if (v === undefined) return hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64) || 'fleet'
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(v)) throw new ConfigError('FLEET_NODE_ID', 'must be 1 to 64 letters, digits, ".", "_" or "-"')
+  return v
+}
+
+// The URL is never echoed in an error: it holds the broker account's password.
+function mqttUrl (env: Env): string | undefined {
+  const raw = optional(env, 'MQTT_URL')
+  if (raw === undefined) return undefined
+  let parsed: URL | undefined
+  try { parsed = new URL(raw) } catch {}
+  if (parsed === undefined || !['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(parsed.protocol) || parsed.hostname === '') {
+    throw new ConfigError('MQTT_URL', 'must be a URL such as mqtt://user:password@host:1883 (mqtt, mqtts, ws or wss)')
+  }
+  return raw
+}
+
+function addressList (env: Env, name: string): string[] | undefined {
+  const v = optional(env, name)
+  if (v === undefined) return undefined
+  const list = v.split(',').map((a) => a.trim()).filter((a) => a.length > 0)
+  for (const a of list) {
+    const [ip = '', bits, ...rest] = a.split('/')
+    const family = isIP(ip)
+    const maxBits = family === 6 ? 128 : 32
+    if (family === 0 || rest.length > 0 || (bits !== undefined && (!/^\d+$/.test(bits) || Number(bits) > maxBits))) {
+      throw new ConfigError(name, `must be comma-separated IP addresses or CIDR ranges such as 10.0.0.0/8, got "${a}"`)
+    }
+  }
+  return list
+}
+
 /** Reads and validates the configuration. @throws ConfigError naming the first bad variable. */
 export function loadConfig (env: Env): Readonly<Config> {
   return Object.freeze({
@@ -168,7 +268,11 @@ export function loadConfig (env: Env): Readonly<Config> {
     MQTT_PORT: int(env, 'MQTT_PORT', 1883, 0, 65535),
     M3DA_PORT: int(env, 'M3DA_PORT', 44900, 0, 65535),
     M3DA_SERVER_ID: str(env, 'M3DA_SERVER_ID', 'AIRVANTAGE'),
+    SPARKPLUG_HOST_ID: topicLevel(env, 'SPARKPLUG_HOST_ID', 'fleet'),
     COMM_PERIOD_S: int(env, 'COMM_PERIOD_S', 3600, 1, 31_536_000),
+    DATA_ROLLUPS: bool(env, 'DATA_ROLLUPS', true),
+    MSCI_POLL_CONCURRENCY: int(env, 'MSCI_POLL_CONCURRENCY', 64, 1, 10_000),
+    MSCI_TIMEOUT_MS: int(env, 'MSCI_TIMEOUT_MS', 5000, 100, 600_000),
     WORKER_CONCURRENCY: int(env, 'WORKER_CONCURRENCY', 16, 1, 10_000),
     SMTP_URL: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     SMTP_FROM: email(env, 'SMTP_FROM', 'fleet@fleet.local'),
@@ -181,6 +285,16 @@ export function loadConfig (env: Env): Readonly<Config> {
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: int(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 0, 600_000),
     OVERLOAD_MAX_IN_FLIGHT: int(env, 'OVERLOAD_MAX_IN_FLIGHT', 0, 0, 1_000_000),
     OVERLOAD_MAX_HEAP_MB: int(env, 'OVERLOAD_MAX_HEAP_MB', 0, 0, 1_000_000),
-    OVERLOAD_RETRY_AFTER_S: int(env, 'OVERLOAD_RETRY_AFTER_S', 1, 1, 3600)
+    OVERLOAD_RETRY_AFTER_S: int(env, 'OVERLOAD_RETRY_AFTER_S', 1, 1, 3600),
+    MQTT_URL: mqttUrl(env),
+    MQTT_DYNSEC: bool(env, 'MQTT_DYNSEC', true),
+    MQTT_DYNSEC_RESYNC_S: int(env, 'MQTT_DYNSEC_RESYNC_S', 3600, 0, 604_800),
+    FLEET_NODE_ID: nodeId(env),
+    FLEET_ROLES: roles(env),
+    BROKER_AUTH_SECRET: optional(env, 'BROKER_AUTH_SECRET'),
+    BROKER_AUTH_ALLOW: addressList(env, 'BROKER_AUTH_ALLOW'),
+    STREAM_MAX_BUFFER_BYTES: int(env, 'STREAM_MAX_BUFFER_BYTES', 1_048_576, 1024, 1_073_741_824),
+    STREAM_RECHECK_MS: int(env, 'STREAM_RECHECK_MS', 10_000, 100, 3_600_000),
+    DATA_RETENTION_DAYS: int(env, 'DATA_RETENTION_DAYS', 0, 0, 36_500)
   })
 }

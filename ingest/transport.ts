@@ -9,6 +9,9 @@ import type { DeviceTask } from '../core/domain/device-task.js'
 import type { DevicesService } from '../core/services/ingest/devices.service.js'
 import type { IngestService } from '../core/services/ingest/ingest.service.js'
 import type { MetricsRegistry } from '../core/metrics.js'
+import type { ExtraPeriodicJobs } from '../core/operations/jobs.js'
+import type { MqttBus } from './mqtt/namespaces.js'
+import type { SparkplugNodes } from '../core/services/ingest/sparkplug-nodes.js'
 
 /** What a transport is given when it is built (bin/serve.ts). */
 export interface TransportDeps {
@@ -18,6 +21,15 @@ export interface TransportDeps {
   log: Logger
   metrics: MetricsRegistry
   now: () => number
+  /** The embedded MQTT broker's topic namespaces, shared by the transports of one service (Sparkplug B rides on it). */
+  mqtt: MqttBus
+  /** What the Sparkplug B host keeps in the store (node deaths) and reads of the systems' applications (actions). */
+  sparkplug: SparkplugNodes
+  /**
+   * Whether this process takes device traffic (the `ingest` role, issue 14; default true). Without it a transport
+   * still delivers tasks where it can from here (an external broker) and runs its jobs, but reads nothing from devices.
+   */
+  accept?: boolean
 }
 
 export interface DeviceTransport {
@@ -35,6 +47,11 @@ export interface DeviceTransport {
   push?: (systemUid: string, tasks: readonly DeviceTask[]) => Promise<boolean>
   /** Connections by kind for the connected-devices metric (e.g. MQTT version). */
   connections (): Array<{ kind: string, count: number }>
+  /**
+   * Periodic work of its own (a poller), by job name: repeatable jobs of the queue (bin/serve.ts), so each runs once
+   * per period across every process, never as a timer of one process.
+   */
+  readonly jobs?: ExtraPeriodicJobs
   /** Stops accepting, ends its connections. */
   close (): Promise<void>
 }

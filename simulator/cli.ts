@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util'
 import { startFleet, type FleetOptions, type FleetStats } from './fleet.js'
 import { connectApi } from './provision.js'
 import { M3DA_CIPHERS, M3DA_MACS, type M3daSecurity } from './transports/m3da-options.js'
+import type { UsagePlayStats } from './usage/player.js'
 import { verificationLine, verifyStored } from './verify.js'
 
 export interface SimulateDefaults {
@@ -26,9 +27,9 @@ export interface SimulateIo {
   signal?: AbortSignal
 }
 
-export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt|rest|m3da [options]
+export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt|rest|m3da|sparkplug [options]
   --devices N           number of simulated devices (registered through the API)
-  --protocol P          mqtt, rest or m3da
+  --protocol P          mqtt, rest, m3da or sparkplug (Sparkplug B edge nodes on the MQTT broker)
   --url URL             service HTTP URL (API and REST devices)          default http://localhost:$HTTP_PORT
   --mqtt-url URL        MQTT broker URL                                   default mqtt://localhost:$MQTT_PORT
   --mqtt-version V      4 (MQTT 3.1.1) or 5                               default 4
@@ -41,6 +42,10 @@ export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt
   --poll-period S       REST devices ask for their tasks, M3DA devices connect, every S seconds   default 5
   --failure-rate F      share of devices (0..1) that ack every task ERROR  default 0
   --reboot-seconds S    how long a reboot keeps a device off               default 1
+  --usage-feed          play the SIMs' usage feed (DATA sessions, SMS, calls, MSU) through the usage import
+  --usage-period S      usage feed: import what the operator reported every S seconds   default 60
+  --usage-days D        usage feed: the first import sends the last D days of history   default 1
+  --usage-seed N        usage feed: the seed of its generator (the same seed, the same feed)   default: random
   --sms-gateway-port P  receive the service's SMS shoulder taps on port P (0: any free port);
                         set the service's SMS_GATEWAY_URL to the URL printed   default: the port of
                         $SMS_GATEWAY_URL when it names this machine
@@ -59,7 +64,8 @@ function positive (name: string, raw: string | undefined, fallback: number | und
 }
 
 const STRING_OPTIONS = ['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'm3da-url', 'm3da-security', 'm3da-cipher', 'rate', 'duration',
-  'poll-period', 'failure-rate', 'reboot-seconds', 'sms-gateway-port', 'client-id', 'client-secret', 'email', 'password'] as const
+  'poll-period', 'failure-rate', 'reboot-seconds', 'sms-gateway-port', 'client-id', 'client-secret', 'email', 'password',
+  'usage-period', 'usage-days', 'usage-seed'] as const
 
 /** The M3DA options of the command line (simulator/transports/m3da-options.ts). @throws UsageError */
 function m3daSecurity (mac: string | undefined, cipher: string | undefined, autoreg: boolean): M3daSecurity {
@@ -74,6 +80,21 @@ function m3daSecurity (mac: string | undefined, cipher: string | undefined, auto
   return { mode: autoreg ? 'autoreg' : 'password', mac: m, cipher: c }
 }
 
+/** The usage feed flags (simulator/README.md "Usage feed"); undefined without --usage-feed. @throws UsageError */
+function usageFeed (values: Partial<Record<typeof STRING_OPTIONS[number], string>> & { 'usage-feed'?: boolean }): FleetOptions['usage'] {
+  if (values['usage-feed'] !== true) {
+    const stray = (['usage-period', 'usage-days', 'usage-seed'] as const).find((k) => values[k] !== undefined)
+    if (stray !== undefined) throw new UsageError(`--${stray} needs --usage-feed`)
+    return undefined
+  }
+  const periodS = positive('usage-period', values['usage-period'], 60, false) ?? 60
+  if (periodS === 0) throw new UsageError('--usage-period must be more than 0 seconds')
+  const days = positive('usage-days', values['usage-days'], 1, false) ?? 1
+  const seed = positive('usage-seed', values['usage-seed'], undefined, true) ?? Math.floor(Math.random() * 2 ** 32)
+  if (seed >= 2 ** 32) throw new UsageError(`--usage-seed must be below 2^32, got "${values['usage-seed'] ?? ''}"`)
+  return { periodMs: periodS * 1000, historyMs: days * 86_400_000, seed }
+}
+
 /** Reads the command line into fleet options. @throws UsageError */
 export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOptions {
   let values
@@ -82,14 +103,15 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
       args: argv,
       options: {
         ...Object.fromEntries(STRING_OPTIONS.map((k) => [k, { type: 'string' as const }])) as Record<typeof STRING_OPTIONS[number], { type: 'string' }>,
-        'm3da-autoreg': { type: 'boolean' as const }
+        'm3da-autoreg': { type: 'boolean' as const },
+        'usage-feed': { type: 'boolean' as const }
       }
     }).values
   } catch (err) { throw new UsageError((err as Error).message) }
   const devices = positive('devices', values.devices, undefined, true)
   if (devices === undefined || devices < 1) throw new UsageError('--devices N (at least 1) is required')
   const protocol = values.protocol
-  if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da') throw new UsageError('--protocol must be mqtt, rest or m3da')
+  if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da' && protocol !== 'sparkplug') throw new UsageError('--protocol must be mqtt, rest, m3da or sparkplug')
   const version = values['mqtt-version'] ?? '4'
   if (version !== '4' && version !== '5') throw new UsageError('--mqtt-version must be 4 or 5')
   const clientSecret = values['client-secret'] ?? d.clientSecret
@@ -115,7 +137,8 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
     taskPollMs: pollS * 1000,
     failureRate,
     rebootMs: (positive('reboot-seconds', values['reboot-seconds'], 1, false) ?? 1) * 1000,
-    smsGatewayPort: smsPort ?? d.smsGatewayPort
+    smsGatewayPort: smsPort ?? d.smsGatewayPort,
+    usage: usageFeed(values)
   }
 }
 
@@ -126,7 +149,15 @@ export function progressLine (s: FleetStats, perSecond: number, elapsedS: number
   const err = s.errors === 0 ? '0 errors' : `${s.errors} errors (last: ${s.lastError ?? ''})`
   const failed = s.tasksFailed === 0 ? '' : ` (${s.tasksFailed} ERROR)`
   const woken = s.wakes === 0 ? '' : ` | ${s.wakes} woken`
-  return `${t} ${s.connected}/${s.devices} connected | ${perSecond.toFixed(0)} msg/s | ${s.messages} acked | ${s.tasksAnswered} tasks answered${failed}${woken} | ${err}`
+  const usage = s.usage === undefined ? '' : ` | usage ${s.usage.records} records${s.usage.failed === 0 ? '' : ` (${s.usage.failed} failed)`}`
+  return `${t} ${s.connected}/${s.devices} connected | ${perSecond.toFixed(0)} msg/s | ${s.messages} acked | ${s.tasksAnswered} tasks answered${failed}${woken}${usage} | ${err}`
+}
+
+/** What the usage feed imported; rows that failed or records never taken make the run fail. */
+export function usageSummary (u: UsagePlayStats): string {
+  const held = u.held === 0 ? '' : `, ${u.held} not sent (last error: ${u.lastError ?? ''})`
+  const failed = u.failed === 0 ? '' : ' (see GET /api/v1/operations/{uid}/file of the imports)'
+  return `usage feed (seed ${u.seed}): ${u.records} records imported in ${u.files} file${u.files === 1 ? '' : 's'}, ${u.failed} rows failed${failed}${held}`
 }
 
 /** Runs the simulator; answers the process exit code. */
@@ -169,11 +200,13 @@ export async function runSimulateCli (argv: string[], defaults: SimulateDefaults
   io.out.write(`done (run ${fleet.run}, label sim-${fleet.run}): ${s.devices} ${opts.protocol.toUpperCase()} devices, ${s.messages} messages ` +
     `(${s.points} points) acknowledged in ${seconds.toFixed(1)} s (${(s.messages / Math.max(seconds, 0.001)).toFixed(1)} msg/s), ` +
     `${s.tasksAnswered} tasks answered${s.tasksFailed === 0 ? '' : ` (${s.tasksFailed} ERROR)`}, ${s.errors} errors\n`)
+  if (s.usage !== undefined) io.out.write(usageSummary(s.usage) + '\n')
+  const usageOk = s.usage === undefined || (s.usage.failed === 0 && s.usage.held === 0)
   // Acknowledged is not stored until the service says so (simulator/verify.ts).
   try {
     const v = await verifyStored(await connectApi(opts.api), fleet.devices.map((d) => d.systemUid), s.messages)
     io.out.write(verificationLine(v, { protocol: opts.protocol, url: opts.api.url, mqttUrl: opts.mqttUrl }) + '\n')
-    return v.ok ? 0 : 1
+    return v.ok && usageOk ? 0 : 1
   } catch (err) {
     io.out.write(`verification failed: cannot read the messages back through ${opts.api.url}: ${(err as Error).message}\n`)
     return 1

@@ -16,9 +16,11 @@ import { connectM3daDevice } from './transports/m3da.js'
 import type { M3daSecurity } from './transports/m3da-options.js'
 import { connectMqttDevice, type MqttDevice } from './transports/mqtt.js'
 import { restDevice } from './transports/rest.js'
+import { connectSparkplugNode } from './transports/sparkplug.js'
 import type { DeviceTransport } from './transports/transport.js'
+import { startUsagePlayer, type UsagePlayer, type UsagePlayOptions, type UsagePlayStats } from './usage/player.js'
 
-export type FleetProtocol = 'mqtt' | 'rest' | 'm3da'
+export type FleetProtocol = 'mqtt' | 'rest' | 'm3da' | 'sparkplug'
 
 export interface LinkOptions {
   protocol: FleetProtocol
@@ -58,6 +60,8 @@ export interface FleetOptions extends LinkOptions {
   /** Tag of the run: serial numbers are SIM<run><n>, and the systems carry the label sim-<run>. */
   run?: string
   events?: DeviceEvents
+  /** Play the SIMs' usage feed through the usage import while the fleet runs (usage/player.ts). */
+  usage?: Omit<UsagePlayOptions, 'api' | 'subscribers'>
 }
 
 export interface FleetStats {
@@ -76,6 +80,8 @@ export interface FleetStats {
   wakes: number
   errors: number
   lastError: string | undefined
+  /** With a usage feed: what it imported. */
+  usage?: UsagePlayStats
 }
 
 export interface Fleet {
@@ -99,6 +105,7 @@ export async function openTransport (id: DeviceIdentity, link: LinkOptions, http
     return await connectM3daDevice({ url: link.m3daUrl, deviceId: id.serialNumber, password: id.m3daPassword, security: link.m3daSecurity ?? DEFAULT_M3DA_SECURITY })
   }
   if (link.mqttUrl === undefined) throw new Error('an MQTT fleet needs the MQTT URL')
+  if (link.protocol === 'sparkplug') return await connectSparkplugNode({ url: link.mqttUrl, username: id.serialNumber, password: id.mqttPassword })
   const device = await connectMqttDevice({
     url: link.mqttUrl,
     username: id.serialNumber,
@@ -181,6 +188,7 @@ export function startFleet (opts: FleetOptions): Fleet {
   const devices: SimulatedDevice[] = []
   const s: FleetStats = { phase: 'starting', devices: opts.devices, registered: 0, connected: 0, messages: 0, points: 0, tasksAnswered: 0, tasksFailed: 0, wakes: 0, errors: 0, lastError: undefined }
   let sms: SmsReceiver | undefined
+  let usage: UsagePlayer | undefined
   const byNumber = new Map<string, SimulatedDevice>()
   const fail = (err: unknown): void => { s.errors++; s.lastError = (err as Error).message ?? String(err) }
   const events: DeviceEvents = {
@@ -258,7 +266,10 @@ export function startFleet (opts: FleetOptions): Fleet {
     if (started && !stopper.signal.aborted) {
       s.phase = 'running'
       const until = opts.durationS === undefined ? Infinity : Date.now() + opts.durationS * 1000
+      const subscribers = devices.map((d) => ({ iccid: d.identity.iccid, imei: d.identity.imei, msisdn: d.identity.mobileNumber }))
+      if (opts.usage !== undefined) usage = startUsagePlayer({ ...opts.usage, api: opts.api, subscribers })
       await Promise.all(devices.flatMap((d) => d.transport.protocol === 'MQTT' ? [drive(d, until)] : [drive(d, until), pollTasks(d, until)]))
+      await usage?.stop()
     }
     await Promise.all(devices.map(async (d) => { await d.idle().catch(() => {}) }))
     await Promise.all(devices.map(async (d) => { await d.close().catch(() => {}) }))
@@ -274,7 +285,7 @@ export function startFleet (opts: FleetOptions): Fleet {
     get smsGatewayUrl () { return sms?.url },
     stats () {
       const connected = devices.filter((d) => !isMqtt(d.transport) || d.transport.client.connected).length
-      return { ...s, connected: s.phase === 'stopped' ? 0 : connected }
+      return { ...s, connected: s.phase === 'stopped' ? 0 : connected, ...(usage === undefined ? {} : { usage: usage.stats() }) }
     },
     async stop () {
       stopper.abort()

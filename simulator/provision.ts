@@ -15,8 +15,11 @@ export interface ApiCredentials {
 export interface ApiClient {
   url: string
   token: string
-  /** A JSON request with the bearer token; 429 answers are retried after Retry-After (conventions.md §Rate limiting). */
-  request (method: string, path: string, body?: unknown): Promise<{ status: number, json: unknown }>
+  /**
+   * A JSON request with the bearer token; 429 answers are retried after Retry-After (conventions.md §Rate limiting).
+   * With a contentType the body is a string sent as it is (a CSV file).
+   */
+  request (method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number, json: unknown }>
 }
 
 export class ProvisionError extends Error {
@@ -52,12 +55,12 @@ export async function connectApi (c: ApiCredentials): Promise<ApiClient> {
   return {
     url,
     token,
-    async request (method, path, body) {
+    async request (method, path, body, contentType) {
       for (let attempt = 0; ; attempt++) {
         const r = await fetch(url + path, {
           method,
-          headers: body === undefined ? { authorization: `Bearer ${token}` } : { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) })
+          headers: body === undefined ? { authorization: `Bearer ${token}` } : { authorization: `Bearer ${token}`, 'content-type': contentType ?? 'application/json' },
+          ...(body === undefined ? {} : { body: contentType === undefined ? JSON.stringify(body) : String(body) })
         })
         const t = await r.text()
         // 429 (rate limit) and 503 (shed under load, or the store briefly lost) both mean nothing changed and

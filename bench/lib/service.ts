@@ -40,19 +40,25 @@ export interface BenchService {
   close (): Promise<void>
 }
 
-/** Starts the service on PostgreSQL at `databaseUrl`, or on PGlite in a temporary DATA_DIR when it is undefined. */
-export async function startBenchService (databaseUrl: string | undefined): Promise<BenchService> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-'))
+/**
+ * Starts the service on PostgreSQL at `databaseUrl`, or on PGlite in a temporary DATA_DIR when it is undefined.
+ * `dataDir`: this DATA_DIR instead, kept at close (a second service on the same embedded store); `env`: more variables.
+ */
+export async function startBenchService (databaseUrl: string | undefined, opts: { dataDir?: string, env?: Record<string, string> } = {}): Promise<BenchService> {
+  const dataDir = opts.dataDir ?? await mkdtemp(join(tmpdir(), 'fleet-bench-'))
   const config = benchConfig(dataDir, databaseUrl, {
     FLEET_COMPANY_NAME: 'Bench',
     FLEET_ADMIN_EMAIL: ADMIN_EMAIL,
     FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD,
     FLEET_CLIENT_ID: CLIENT_ID,
-    FLEET_CLIENT_SECRET: CLIENT_SECRET
+    FLEET_CLIENT_SECRET: CLIENT_SECRET,
+    ...opts.env
   })
   const infra = await openInfra(config)
   const ctx = createContext(config, pino({ level: 'silent' }), infra)
   await bootstrapStore(ctx, infra.db)
+  // The points partitions of now, as the service's points.partitions job makes them at start (no job runs here).
+  await ctx.services.pointPartitions.upkeep()
   const api = await buildApi(ctx)
   await api.listen({ port: 0, host: '127.0.0.1' })
   const address = api.server.address()
@@ -60,7 +66,7 @@ export async function startBenchService (databaseUrl: string | undefined): Promi
   const close = async (): Promise<void> => {
     await api.close()
     await ctx.close()
-    await rm(dataDir, { recursive: true, force: true })
+    if (opts.dataDir === undefined) await rm(dataDir, { recursive: true, force: true })
   }
   const login = async (): Promise<string> => {
     const qs = new URLSearchParams({ grant_type: 'password', username: ADMIN_EMAIL, password: ADMIN_PASSWORD, client_id: CLIENT_ID, client_secret: CLIENT_SECRET })

@@ -17,11 +17,12 @@ import type { CallbackResult, CallbackSender, Mailer } from '../ports/notify.js'
 import { callbackRetryDelay, operationMail, operationStateEvent } from '../ports/notify.js'
 import { counters, type NewTask, type Operation, type OperationType, type Task } from '../domain/operation.js'
 import type { TaskResult } from '../ports/operations.js'
-import type { OperationJobs, PeriodicJob, PeriodicJobs } from './jobs.js'
+import type { ExtraPeriodicJobs, OperationJobs, PeriodicJob, PeriodicJobs } from './jobs.js'
 import type { OperationHandler, TaskOutcome } from './handler.js'
 import type { DeviceAnswer } from '../domain/device-task.js'
 import type { DispatchRequest, TaskDispatch } from '../ports/devices.js'
 import { abortOf, abortOnFailures, releaseBudget, rolloutOf, type AbortPolicy } from './rollout.js'
+import type { OperationProgress } from './progress.js'
 
 export interface EngineDeps {
   repos: Repositories
@@ -41,6 +42,8 @@ export interface EngineDeps {
   metrics?: MetricsRegistry
   /** Delivers the device tasks a chunk wrote, once it is committed (device operations; core/ports/devices.ts). */
   dispatch?: TaskDispatch
+  /** Told of every committed change of an operation's state or tasks (the live stream, ./progress.ts). */
+  progress?: OperationProgress
 }
 
 /**
@@ -68,6 +71,8 @@ class AnswerRefused extends Error {}
 
 /** Device answers of one operation handled in one transaction (a reboot of thousands of devices answers together). */
 const ANSWER_BATCH = 200
+// How old a committed device answer must be before the timeout sweep hands it to the engine (see sweepTimeouts).
+const UNHEARD_AFTER_MS = 10_000
 
 /** The code of a task its device answered ERROR (the device's message is the error message). */
 export const DEVICE_ERROR: ErrorCode = 'operation.device.error'
@@ -116,6 +121,7 @@ export function createEngine (deps: EngineDeps) {
       await tx.operations.insert({ ...op, total: 0 })
       await tx.operations.insertTasks(op.uid, tasks, op.createdAt)
     })
+    deps.progress?.changed(op.uid)
     await emit(op.uid)
     await kick(op)
     return op.uid
@@ -150,7 +156,10 @@ export function createEngine (deps: EngineDeps) {
         await tx.operations.setResolved(op.uid)
       })
     }
-    if (await repos.operations.transition(op.uid, ['SCHEDULED'], 'IN_PROGRESS', { startDate: now })) await emit(op.uid)
+    if (await repos.operations.transition(op.uid, ['SCHEDULED'], 'IN_PROGRESS', { startDate: now })) {
+      deps.progress?.changed(op.uid)
+      await emit(op.uid)
+    }
     await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}` })
   }
 
@@ -255,6 +264,7 @@ export function createEngine (deps: EngineDeps) {
         return
       }
       countTasks(op.type, results)
+      if (results.length > 0) deps.progress?.changed(op.uid)
       if (abort !== undefined && results.length > 0) await abortIfFailing(op.uid, abort)
       const chunkDeliveries = deliveries
       delivering.last = delivering.last.then(async () => { await deliver(chunkDeliveries) })
@@ -277,7 +287,10 @@ export function createEngine (deps: EngineDeps) {
       await handler?.finished?.(tx, op, now)
       return true
     })
-    if (finished) await followUp(op)
+    if (finished) {
+      deps.progress?.changed(operationUid)
+      await followUp(op)
+    }
   }
 
   /**
@@ -295,7 +308,9 @@ export function createEngine (deps: EngineDeps) {
   /** Stops a rollout whose failure threshold is reached (core/operations/rollout.ts); its state changes when it ends. */
   async function abortIfFailing (operationUid: string, policy: AbortPolicy): Promise<void> {
     const abortedBy = await retryWhileUnavailable(async () => await inTransaction(async (tx) => await abortOnFailures(tx, operationUid, policy, clock.now())), STORE_RETRY)
-    if (abortedBy !== undefined) log.info({ operation: operationUid, ...abortedBy }, 'operation stopped: its failure threshold was reached')
+    if (abortedBy === undefined) return
+    deps.progress?.changed(operationUid)
+    log.info({ operation: operationUid, ...abortedBy }, 'operation stopped: its failure threshold was reached')
   }
 
   /** Hands committed device tasks to the transports; a failure leaves them waiting for the device (logged). */
@@ -311,6 +326,7 @@ export function createEngine (deps: EngineDeps) {
   /** Finishes a task that waited for its device (acknowledgement, or cancellation answered). */
   async function completeTask (taskUid: string, operationUid: string, result: TaskResult): Promise<void> {
     await repos.operations.setTaskResults([{ ...result, uid: taskUid }], clock.now())
+    deps.progress?.changed(operationUid)
     await finishIfDone(operationUid)
   }
 
@@ -374,6 +390,7 @@ export function createEngine (deps: EngineDeps) {
         }, STORE_RETRY)
         if (result === undefined || result.results.length === 0) continue
         countTasks(result.type, result.results.filter((r) => r.state !== 'IN_PROGRESS'))
+        deps.progress?.changed(operationUid)
         await deliver(deliveries)
         abort = result.abort
         touched = true
@@ -410,6 +427,7 @@ export function createEngine (deps: EngineDeps) {
       }), STORE_RETRY)
       if (result === undefined) continue
       if (result.r.state !== 'IN_PROGRESS') countTasks(result.type, [result.r])
+      deps.progress?.changed(open.operationUid)
       await deliver(deliveries)
       touched.add(open.operationUid)
     }
@@ -424,13 +442,18 @@ export function createEngine (deps: EngineDeps) {
       if (!op.resolved) await tx.operations.setResolved(op.uid)
     })
     await repos.operations.transition(op.uid, ['SCHEDULED', 'IN_PROGRESS'], op.state, { cancelDate: now })
+    deps.progress?.changed(op.uid)
     await queue.remove(`start:${op.uid}`)
     await finishIfDone(op.uid)
   }
 
   /** Fails tasks still open at their operation's timeoutDate (conventions.md §Operations: operation.timeout). */
   async function sweepTimeouts (): Promise<void> {
+    // Answers committed by a process that died before telling the engine (in a cluster, an ingest process: no restart
+    // of a worker runs recover() for it). Old enough that the process that committed them is not about to.
+    await deviceAnswered(await repos.deviceTasks.unheard(clock.now() - UNHEARD_AFTER_MS))
     for (const uid of await repos.operations.timeOut(clock.now())) {
+      deps.progress?.changed(uid)
       const op = await repos.operations.find(uid)
       if (op !== undefined && !op.resolved) await repos.operations.setResolved(uid)
       await finishIfDone(uid)
@@ -510,17 +533,21 @@ export function createEngine (deps: EngineDeps) {
   /**
    * Starts working the queue in this process, periodic work included: each piece is declared as a repeatable job
    * (every process declares it; the queue runs it once per period among them). Without `periodic` (engine tests)
-   * no periodic job is declared, and one another process declared finds no handler here.
+   * no periodic job is declared, and one another process declared finds no handler here. `extra`: periodic work
+   * of others than the engine (a device transport's poller, ingest/transport.ts `jobs`), declared the same way.
    */
-  async function work (concurrency: number, periodic?: PeriodicJobs): Promise<void> {
+  async function work (concurrency: number, periodic?: PeriodicJobs, extra: ExtraPeriodicJobs = {}): Promise<void> {
     const none = async (): Promise<void> => { throw new Error('no periodic work in this process') }
+    const extraHandlers = Object.fromEntries(Object.entries(extra).map(([name, job]) => [name, async () => { await job.run() }]))
     await queue.work({
+      ...extraHandlers as Record<never, never>,
       'operation.start': async (p) => { await start(p.operationUid) },
       'operation.run': async (p) => { await run(p.operationUid) },
       'operation.callback': async (p) => { await deliverCallback(p) },
       'operation.notify': async (p) => { await sendMail(p.operationUid) },
       'sweep.timeouts': periodic?.['sweep.timeouts'].run ?? none,
-      'sweep.comm-status': periodic?.['sweep.comm-status'].run ?? none
+      'sweep.comm-status': periodic?.['sweep.comm-status'].run ?? none,
+      'points.partitions': periodic?.['points.partitions'].run ?? none
     }, {
       concurrency,
       onFailed: async (f) => { log.error({ job: f.job, err: f.error }, 'operation job failed') }
@@ -528,6 +555,7 @@ export function createEngine (deps: EngineDeps) {
     for (const [name, job] of Object.entries(periodic ?? {}) as Array<[keyof PeriodicJobs, PeriodicJob]>) {
       await queue.repeat(name, job.everyMs, null)
     }
+    for (const [name, job] of Object.entries(extra)) await queue.repeat(name as keyof OperationJobs, job.everyMs, null)
   }
 
   return { create, cancel, completeTask, deviceAnswered, valuesStored, sweepTimeouts, recover, work, finishIfDone }

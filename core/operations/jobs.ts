@@ -14,10 +14,15 @@ export interface OperationJobs {
   'sweep.timeouts': null
   /** Periodic: moves commStatus of the systems whose expected period passed (conventions.md §Data). */
   'sweep.comm-status': null
+  /** Periodic: creates the monthly points partitions ahead and drops those past DATA_RETENTION_DAYS. */
+  'points.partitions': null
 }
 
 /** One periodic piece of work: a repeatable job (core/ports/queue.ts repeat()), run once per period in a cluster. */
 export interface PeriodicJob { everyMs: number, run: () => Promise<void> }
 
 /** The periodic work the workers carry out, by job name (bin/serve.ts gives the periods and the work). */
-export type PeriodicJobs = Record<'sweep.timeouts' | 'sweep.comm-status', PeriodicJob>
+export type PeriodicJobs = Record<'sweep.timeouts' | 'sweep.comm-status' | 'points.partitions', PeriodicJob>
+
+/** Periodic work declared by others than the engine (a device transport's poller), by job name. */
+export type ExtraPeriodicJobs = Readonly<Record<string, PeriodicJob>>

@@ -13,6 +13,7 @@ import { createOperationsReader } from './read.js'
 import type { TaskDispatch } from '../ports/devices.js'
 import { OPERATION_KINDS } from './kinds/index.js'
 import type { OperationKind } from './kind.js'
+import type { OperationProgress } from './progress.js'
 
 export interface OperationsServiceDeps {
   repos: Repositories
@@ -28,6 +29,8 @@ export interface OperationsServiceDeps {
   metrics?: MetricsRegistry
   /** Delivers device tasks once written (device operations); bound late: the transports are built after the services. */
   dispatch?: TaskDispatch
+  /** Told of committed changes of operations (the live stream, ./progress.ts). */
+  progress?: OperationProgress | undefined
 }
 
 /** Bulk operations: creation (validated synchronously), reading, cancelling; the engine runs them. */

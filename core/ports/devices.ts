@@ -50,6 +50,11 @@ export interface DeviceTasksRepository {
   takeMany (requests: readonly TakeRequest[], now: number): Promise<DeviceTask[][]>
   /** Systems with PENDING tasks over this protocol, among these. */
   withPending (systemUids: readonly string[], protocol: DeviceProtocol): Promise<string[]>
+  /**
+   * The tasks over this protocol SENT before `sentBefore` and not answered, of at most `systems` systems, sent again
+   * now (sent_at = now): a push that a killed process took and never sent, or a device that lost it, gets it again.
+   */
+  takeStale (protocol: DeviceProtocol, sentBefore: number, now: number, systems: number): Promise<Array<{ systemUid: string, tasks: DeviceTask[] }>>
   /** Records the answers to the system's open (PENDING or SENT) tasks; answers those it closed (others are ignored). */
   answer (systemUid: string, acks: ReadonlyArray<{ taskUid: string, status: 'OK' | 'ERROR', message: string | null }>, now: number): Promise<DeviceAnswer[]>
   /**
@@ -62,8 +67,10 @@ export interface DeviceTasksRepository {
   /**
    * Answers the engine may not have heard: the latest device task of each operation task still open
    * (IN_PROGRESS, BEING_CANCELLED) is answered. The process stopped between committing the ack and telling the engine.
+   * `ackedBefore`: only answers acknowledged before then (the periodic sweep leaves the newest to the process that
+   * committed them).
    */
-  unheard (): Promise<DeviceAnswer[]>
+  unheard (ackedBefore?: number): Promise<DeviceAnswer[]>
   /** States of these tasks (absent: no such device task). */
   states (taskUids: readonly string[]): Promise<Map<string, DeviceTaskRecord['state']>>
 }

@@ -10,7 +10,9 @@ import type { OperationsRepository } from './operations.js'
 import type { DataQueriesRepository } from './data-queries.js'
 import type { DeviceTasksRepository } from './devices.js'
 import type { M3daRepository } from './m3da.js'
+import type { MsciPollsRepository } from './msci.js'
 import type { UsageRepository } from './usage.js'
+import type { PointPartitionsRepository } from './point-partitions.js'
 
 import type { Found, Page, Sort } from '../paging.js'
 export type { Found, Page, Sort } from '../paging.js'
@@ -168,6 +170,8 @@ export interface SystemsRepository {
   systemByCommIdentifier (identifier: string): Promise<{ systemUid: string, companyUid: string } | undefined>
   /** What a device login checks, for many logins in one statement (identifiers not found are left out). */
   deviceLogins (identifiers: readonly string[]): Promise<DeviceLogin[]>
+  /** The device logins (comm identifiers: serial number, IMEI) of these systems, in no order. */
+  commIdentifiersOf (systemUids: readonly string[]): Promise<Array<{ systemUid: string, identifier: string }>>
   /**
    * Moves the system, its gateway and its subscription to another company (fleet-api.md §Transfer): sets the offer
    * and the subscription's operator account there, clears the gateway's transfer_to and drops the options only the
@@ -291,5 +295,7 @@ export interface Repositories {
   savepoint: Savepoints
   dataQueries: DataQueriesRepository
   m3da: M3daRepository
+  msciPolls: MsciPollsRepository
   usage: UsageRepository
+  pointPartitions: PointPartitionsRepository
 }

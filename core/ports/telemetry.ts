@@ -3,6 +3,10 @@ import type { DataValue } from '../domain/device-message.js'
 
 export interface IngestSystemState {
   uid: string
+  companyUid: string
+  /** As stored before this transaction's update: the live stream tells when it changes (core/ports/events.ts). */
+  commStatus: string
+  lastCommDate: number | null
   data: Record<string, unknown>
   /** When each System data field was last set (ms), so a late message never overwrites a newer value. */
   dataTs: Record<string, number>
@@ -13,15 +17,19 @@ export interface PointRow { systemUid: string, dataId: string, ts: number, value
 export interface LastRow { systemUid: string, dataId: string, ts: number, value: DataValue }
 export interface SystemIngestUpdate { uid: string, data: Record<string, unknown>, dataTs: Record<string, number>, lastCommDate: number }
 
+/** A system whose commStatus the sweep changed. */
+export interface CommStatusChange { uid: string, companyUid: string, status: string, lastCommDate: number | null }
+
 export interface AckRow { systemUid: string, taskUid: string, status: 'OK' | 'ERROR', message: string | null, protocol: string, receivedAt: number }
 
 export interface TelemetryRepository {
-  /** The uids among these that are systems (the ack transaction refuses messages of deleted systems). */
-  existingSystems (uids: string[]): Promise<string[]>
+  /** The company of each of these uids that is a system (the message transaction refuses deleted systems). */
+  existingSystems (uids: string[]): Promise<Map<string, string>>
   /** Locks and reads the systems (in uid order, so concurrent batches never deadlock); missing systems are absent. */
   lockSystems (uids: string[]): Promise<IngestSystemState[]>
   /** Inserts the messages not stored yet (by uid); answers the uids inserted now, so a batch can be written again. */
   insertMessages (rows: MessageRow[]): Promise<string[]>
+  /** Inserts the points and merges them into their hours' rollups (data_rollups), in the caller's transaction. */
   insertPoints (rows: PointRow[]): Promise<void>
   /** Keeps, per (system, data id), the point with the latest timestamp. Rows must be unique per key. */
   upsertLast (rows: LastRow[]): Promise<void>
@@ -33,7 +41,7 @@ export interface TelemetryRepository {
   /** The subscription mobile numbers of these systems, by system uid (the connection request, ingest/dispatch.ts). */
   mobileNumbers (systemUids: readonly string[]): Promise<Map<string, string>>
   /** commStatus WARNING / ERROR for systems that missed their expected period (conventions.md §Data). */
-  sweepCommStatus (now: number, defaultPeriodMs: number): Promise<number>
+  sweepCommStatus (now: number, defaultPeriodMs: number): Promise<CommStatusChange[]>
 }
 
 /** Value encoding of data_points and data_last (storage/migrations/0005_telemetry.sql). */

@@ -24,6 +24,10 @@ import type { TaskDispatch } from '../ports/devices.js'
 import { createOperationsService } from '../operations/service.js'
 import { createDataServices } from './data/index.js'
 import { createUsageService } from './usage/usage.service.js'
+import { createPointPartitionsService } from './data/point-partitions.service.js'
+import type { EventBus } from '../ports/events.js'
+import { createOperationProgress } from '../operations/progress.js'
+import { createStreamService } from './stream/stream.service.js'
 
 export interface ServicesDeps {
   config: Readonly<Config>
@@ -40,17 +44,20 @@ export interface ServicesDeps {
   metrics?: MetricsRegistry
   /** Delivers committed device tasks (ingest/dispatch.ts, wired in bin/context.ts); absent: they wait for a poll. */
   dispatch?: TaskDispatch
+  /** Committed changes for the live stream (core/ports/events.ts); absent: no stream hears anything. */
+  events?: EventBus
 }
 
 /** Every use case of the service, wired on one set of repositories. */
-export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch }: ServicesDeps) {
+export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch, events }: ServicesDeps) {
   const epoch = createAccessEpoch()
   const throttle = createLoginThrottle(rateCounter, clock, {
     accountFailures: config.LOGIN_THROTTLE_FAILURES, addressFailures: config.LOGIN_THROTTLE_ADDRESS_FAILURES, baseMs: config.LOGIN_THROTTLE_BASE_MS
   })
   // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).
   const ingestOptions = { parallel: config.DATABASE_URL === undefined ? 1 : 2 }
-  const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch })
+  const progress = events === undefined ? undefined : createOperationProgress({ operations: repos.operations, events, log })
+  const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch, progress })
   return {
     auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch, throttle }),
     users: createUsersService({ repos, epoch }),
@@ -71,12 +78,21 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
       metrics,
       options: ingestOptions,
       onAnswers: async (answers) => { await operations.engine.deviceAnswered(answers) },
-      onStored: async (systemUids) => { await operations.engine.valuesStored(systemUids) }
+      onStored: async (systemUids) => { await operations.engine.valuesStored(systemUids) },
+      events
     }),
     operations,
     /** commStatus WARNING / ERROR for systems that missed their period (conventions.md §Data). */
-    sweepCommStatus: async () => await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000),
+    sweepCommStatus: async (): Promise<number> => {
+      const changes = await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000)
+      if (events?.listening() === true) events.publish(changes.map((c) => ({ kind: 'commStatus', company: c.companyUid, system: c.uid, status: c.status, lastCommDate: c.lastCommDate })))
+      return changes.length
+    },
+    /** The live stream's subscriptions (GET /api/v1/stream, issue 15). */
+    stream: createStreamService({ repos, events, clock, metrics }),
     data: createDataServices({ repos, clock }),
+    /** The monthly points partitions and DATA_RETENTION_DAYS (the points.partitions job). */
+    pointPartitions: createPointPartitionsService({ repos, inTransaction, clock, log, retentionDays: config.DATA_RETENTION_DAYS }),
     usage: createUsageService({ repos, clock }),
     /** Outgoing device tasks: what the operations engine asks once its device tasks are committed. */
     dispatch: dispatch ?? { dispatch: async () => {} },

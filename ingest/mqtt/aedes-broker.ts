@@ -11,6 +11,7 @@ import type { DevicesService, DeviceSession } from '../../core/services/ingest/d
 import { deviceTopic, ownsTopic, wantsTasks } from '../../protocols/mqtt/topic.js'
 import type { MqttPublishHandler } from './publish.js'
 import type { ConnectionRegistry, MqttConnection } from './registry.js'
+import type { BusClient, MqttBus } from './namespaces.js'
 
 export interface AedesBrokerDeps {
   devices: DevicesService
@@ -19,6 +20,8 @@ export interface AedesBrokerDeps {
   registry: ConnectionRegistry
   /** A connection subscribed to its tasks topic: its waiting tasks are delivered. */
   onTasksSubscribed: (c: MqttConnection) => void
+  /** Other protocols' topic namespaces on this broker (Sparkplug B); the broker publishes for them through it. */
+  bus?: MqttBus
 }
 
 export interface AedesBroker {
@@ -40,6 +43,16 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
   const connections = new WeakMap<Client, MqttConnection>()
   /** The topic filters each client subscribed to (granted ones only). */
   const filters = new WeakMap<Client, Set<string>>()
+  /** Each connection as the bus's namespaces see it. */
+  const busClients = new WeakMap<Client, BusClient>()
+  const busClient = (client: Client, session: DeviceSession): BusClient => {
+    let c = busClients.get(client)
+    if (c === undefined) {
+      c = { session, clientId: client.id, close: () => { client.close() } }
+      busClients.set(client, c)
+    }
+    return c
+  }
 
   const broker: Aedes = await Aedes.createBroker({
     authenticate (client, username, password, done) {
@@ -63,7 +76,12 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
     authorizePublish (client, packet, done) {
       const session = client === null ? undefined : sessions.get(client)
       if (session === undefined) { done(new Error('not authenticated')); return }
-      deps.publish(session, packet.topic, packet.payload as Buffer).then(() => {
+      // A topic of another protocol's namespace (Sparkplug B) goes to it, the Will of the connection included.
+      const ns = deps.bus?.namespaceOf(packet.topic)
+      const handled = ns === undefined
+        ? deps.publish(session, packet.topic, packet.payload as Buffer)
+        : ns.publish(busClient(client as Client, session), packet.topic, packet.payload as Buffer)
+      handled.then(() => {
         // A publish outside the device's own topics was counted (topic.forbidden) and is dropped here like any
         // consumed one. MQTT 3.1.1 has no negative PUBACK; closing the connection instead made the device send it
         // again after every reconnect, forever. Acknowledged and dropped, as Mosquitto does (conventions.md §Devices).
@@ -78,12 +96,16 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
     },
     authorizeSubscribe (client, sub, done) {
       const session = sessions.get(client)
-      const allowed = session !== undefined && ownsTopic(session.username, sub.topic)
+      const ns = deps.bus?.namespaceOf(sub.topic)
+      const allowed = session !== undefined && (ns === undefined ? ownsTopic(session.username, sub.topic) : ns.maySubscribe(session, sub.topic))
       done(null, allowed ? { ...sub, qos: Math.min(sub.qos, 1) as 0 | 1 } : null) // null: SUBACK 0x80 for this topic
     },
     authorizeForward (client, packet) {
       const session = sessions.get(client)
-      return session !== undefined && packet.topic === deviceTopic(session.username, 'tasks') ? packet : null
+      if (session === undefined) return null
+      const ns = deps.bus?.namespaceOf(packet.topic)
+      if (ns !== undefined) return ns.mayReceive(session, packet.topic) ? packet : null
+      return packet.topic === deviceTopic(session.username, 'tasks') ? packet : null
     }
   })
 
@@ -112,6 +134,8 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
   broker.on('clientDisconnect', (client) => {
     const c = connections.get(client)
     if (c !== undefined) deps.registry.remove(c)
+    const b = busClients.get(client)
+    if (b !== undefined) for (const ns of deps.bus?.all() ?? []) ns.disconnected(b)
   })
   broker.on('unsubscribe', (topics, client) => {
     for (const t of topics) filters.get(client)?.delete(t)
@@ -122,6 +146,12 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
     filters.set(client, mine)
     const c = connections.get(client)
     if (c !== undefined && wantsTasks(c.session.username, subs.map((x) => x.topic))) deps.onTasksSubscribed(c)
+  })
+
+  deps.bus?.attach(async (topic, payload, { qos, retain }) => {
+    await new Promise<void>((resolve, reject) => {
+      broker.publish({ cmd: 'publish', topic, payload, qos, retain, dup: false }, (err) => { if (err != null) reject(err); else resolve() })
+    })
   })
 
   return {

@@ -9,8 +9,11 @@ import { createMqttEndpoint } from './endpoint.js'
 import { mqttPublishHandler } from './publish.js'
 import { createConnectionRegistry, type MqttConnection } from './registry.js'
 import mqttWebSocketRoutes from './ws.routes.js'
+import { brokerTransport } from '../mqtt-broker/broker.transport.js'
 
 export const mqttTransport: TransportFactory = async (deps): Promise<DeviceTransport> => {
+  // With an external broker (MQTT_URL) the devices connect there and this process reads their topics from it.
+  if (deps.config.MQTT_URL !== undefined) return await brokerTransport(deps, new URL(deps.config.MQTT_URL))
   const registry = createConnectionRegistry()
   const pipeline = createPipeline({ ingest: deps.ingest, now: deps.now, protocol: 'MQTT' })
 
@@ -29,7 +32,8 @@ export const mqttTransport: TransportFactory = async (deps): Promise<DeviceTrans
     log: deps.log,
     publish: mqttPublishHandler(pipeline),
     registry,
-    onTasksSubscribed: deliverWaiting
+    onTasksSubscribed: deliverWaiting,
+    bus: deps.mqtt
   })
 
   return {

@@ -5,7 +5,8 @@ import type { MqttEndpoint } from './endpoint.js'
 
 /** MQTT over WebSocket at /mqtt on the HTTP port (conventions.md §Devices; issue: Telemetry). */
 export default async function mqttWebSocketRoutes (app: FastifyInstance, { mqtt }: { mqtt: Pick<MqttEndpoint, 'handle'> }): Promise<void> {
-  await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } })
+  // The API registers WebSocket once for the server (api/app.ts); a second registration would route upgrades twice.
+  if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } })
   app.get('/mqtt', { websocket: true, config: { public: true }, schema: { hide: true } }, (socket, req) => {
     const stream = createWebSocketStream(socket)
     mqtt.handle(stream, req.ip, req.raw)

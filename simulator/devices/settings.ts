@@ -28,7 +28,7 @@ export const ACTIONS = {
 } as const
 
 /** The application type of the generic firmware of each protocol (one public application each in the catalogue). */
-export const GENERIC_APPLICATION_TYPES = { mqtt: 'generic.mqtt', rest: 'generic.rest', m3da: 'generic.m3da' } as const
+export const GENERIC_APPLICATION_TYPES = { mqtt: 'generic.mqtt', rest: 'generic.rest', m3da: 'generic.m3da', sparkplug: 'generic.sparkplug' } as const
 
 const accepts: Record<SettingType, (v: DataValue) => boolean> = {
   int: (v) => typeof v === 'number' && Number.isInteger(v),

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import { connectRedis } from '../redis-connect.js'
 import type { RateCounter } from '../../core/ports/store.js'
 
 // RateCounter.attempt in one atomic step (core/ports/store.ts). KEYS[1]: a hash {n: failures, until: ms};
@@ -24,21 +24,7 @@ return 0
 
 /** Fixed-window and failed-attempt counters shared by every API process (conventions.md §Rate limiting: Redis when scaled out). */
 export async function createRedisCounter (url: string, prefix = 'fleet:rate:'): Promise<RateCounter> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 2 })
-  // A Redis that does not answer at start fails the start with its own error (ECONNREFUSED...), which the command
-  // line turns into one line naming REDIS_URL (bin/start-failure.ts), instead of "Connection is closed" and an
-  // unhandled error event; and no reconnection keeps the process alive.
-  let failure: unknown
-  const onError = (err: unknown): void => { failure ??= err }
-  redis.on('error', onError)
-  try {
-    await redis.connect()
-  } catch (err) {
-    redis.disconnect()
-    throw failure ?? err
-  } finally {
-    redis.off('error', onError)
-  }
+  const redis = await connectRedis(url)
   return {
     async hit (key, windowMs) {
       const t = Date.now()

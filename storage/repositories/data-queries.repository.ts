@@ -1,11 +1,11 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { AggregateFn, UsageMeasure, UsageSeries } from '../../core/domain/aggregation.js'
 import type { AggregateQuery, AggregateRow, DataQueriesRepository, MessageRecord, StoredPoint } from '../../core/ports/data-queries.js'
 import { decodeValue } from '../../core/ports/telemetry.js'
+import { HOUR_MS, hourOf } from '../../core/domain/rollup.js'
+import { rawAggregateSql, rollupAggregateSql } from './aggregate.sql.js'
 
-// Reads of storage/migrations/0005_telemetry.sql. Aggregation runs in SQL: the bucket starts come as one array and
-// width_bucket() places each point (a binary search), so calendar buckets cost no date arithmetic in SQL and
-// nothing but one value per (series, bucket) comes back.
+// Reads of storage/migrations/0005_telemetry.sql and 0019_data_rollups.sql. Aggregation runs in SQL
+// (aggregate.sql.ts), over the hourly rollups where whole hours allow it.
 
 interface PointRow { data_id: string, ts: number, num: number | null, str: string | null }
 interface MessageRow { uid: string, ts: number, protocol: string, nb_data_points: number }
@@ -13,68 +13,31 @@ interface MessageRow { uid: string, ts: number, protocol: string, nb_data_points
 const toPoint = (r: PointRow): StoredPoint => ({ dataId: r.data_id, ts: r.ts, value: decodeValue(r.num, r.str) })
 const toMessage = (r: MessageRow): MessageRecord => ({ uid: r.uid, timestamp: r.ts, protocol: r.protocol, nbDataPoints: r.nb_data_points })
 
-/** conventions.md §Data: the folding functions over (num, present); `present` is false for a null value. */
-function fold (fn: AggregateFn, num: string, present: string): string {
-  switch (fn) {
-    case 'mean': return `avg(${num})`
-    case 'min': return `min(${num})`
-    case 'max': return `max(${num})`
-    case 'sum': return `sum(${num})`
-    // The population deviation: the points of a bucket are all its points (one point gives 0).
-    case 'stddev': return `stddev_pop(${num})`
-    case 'ss': return `sum(${num} * ${num})`
-    case 'cnt': return `count(*) FILTER (WHERE ${present})`
-  }
+export interface DataQueriesOptions {
+  /**
+   * Aggregations fold the hourly rollups (default true); false: the raw points only, the reference the rollups are
+   * tested against and the figure bench/query.ts prints beside theirs (config DATA_ROLLUPS).
+   */
+  rollups?: boolean
 }
 
-const MEASURES: Record<UsageMeasure, string> = {
-  // A session counts on its first record (interim DATA records share its uid).
-  session: `CASE WHEN NOT EXISTS (SELECT 1 FROM usage_records e WHERE e.system_uid = r.system_uid AND e.uid = r.uid
-    AND e.type = r.type AND (e.start_ts < r.start_ts OR (e.start_ts = r.start_ts AND e.id < r.id))) THEN 1 END`,
-  count: '1',
-  duration: '(coalesce(r.end_ts, r.start_ts) - r.start_ts) / 1000.0',
-  roundedDuration: 'r.rounded_duration',
-  bytesSent: 'r.bytes_sent',
-  bytesReceived: 'r.bytes_received',
-  bytesTotal: 'r.bytes_total',
-  roundedBytesTotal: 'r.rounded_bytes_total'
+/**
+ * The whole hours of [from, to) as [first, end), or undefined when there is none or one of them is `wide` (a value
+ * the rollups leave out, migrations/0019): then the points alone answer. The look for wide hours reads a partial
+ * index that is empty unless some device sent a value of magnitude 1e100 or more.
+ */
+async function wholeHours (q: Queryable, query: AggregateQuery, systems: string[], from: number): Promise<[number, number] | undefined> {
+  const first = hourOf(from) === from ? from : hourOf(from) + HOUR_MS
+  const end = hourOf(query.to)
+  if (first >= end || query.dataIds.length === 0) return undefined
+  const { rows } = await q.query(
+    `SELECT 1 FROM data_rollups WHERE wide AND system_uid = ANY($1::text[]) AND data_id = ANY($2::text[])
+     AND hour >= $3 AND hour < $4 LIMIT 1`, [systems, query.dataIds, hourOf(from), query.to])
+  return rows.length > 0 ? undefined : [first, end]
 }
 
-/** fleet-api.md §System usage data ids: start date, or the end processing date for INVOICED_ counters. */
-const DATES = { start: 'r.start_ts', invoiced: 'coalesce(r.processed_at, r.end_ts, r.start_ts)' }
-
-/** One usage series as points (system_uid, data_id, ts, num, present); ids and types come from a fixed table. */
-function usageSource (dataId: string, u: UsageSeries): string {
-  if (!/^[A-Z_]+$/.test(dataId) || !/^[A-Z_]+$/.test(u.type)) throw new Error(`not a usage data id: ${dataId}`)
-  const date = DATES[u.date]
-  return `SELECT system_uid, '${dataId}'::text AS data_id, ts, num, num IS NOT NULL AS present FROM (
-      SELECT r.system_uid, ${date} AS ts, (${MEASURES[u.measure]})::float8 AS num
-      FROM usage_records r
-      WHERE r.system_uid = ANY($6::text[]) AND r.type = '${u.type}' AND ${date} >= $3 AND ${date} < $4) u`
-}
-
-function aggregateSql (q: AggregateQuery): string {
-  const sys = 'systems' in q.targets
-    ? 'SELECT uid, company_uid FROM systems WHERE uid = ANY($1::text[])'
-    : 'SELECT uid, company_uid FROM systems WHERE company_uid = ANY($1::text[])'
-  const sources = [
-    `SELECT p.system_uid, p.data_id, p.ts, p.num, (p.num IS NOT NULL OR p.str IS NOT NULL) AS present
-      FROM data_points p
-      -- The system uids as a parameter (not a join on the CTE, nor a subquery the planner cannot size): PostgreSQL
-      -- then reads the (system, data id, ts) index instead of scanning the whole table.
-      WHERE p.system_uid = ANY($6::text[]) AND p.data_id = ANY($2::text[]) AND p.ts >= $3 AND p.ts < $4`,
-    ...Object.entries(q.usage).map(([id, u]) => usageSource(id, u))
-  ]
-  const perSystem = `SELECT system_uid, data_id, width_bucket(ts, $5::int8[]) AS bucket, ${fold(q.fn, 'num', 'present')} AS v
-    FROM pts GROUP BY system_uid, data_id, bucket`
-  const head = `WITH sys AS (${sys}), pts AS (${sources.join(' UNION ALL ')}), per_system AS (${perSystem})`
-  if ('systems' in q.targets) return `${head} SELECT system_uid AS key, data_id, bucket, v FROM per_system`
-  const fleetFn = q.fleetFn ?? 'mean'
-  return `${head} SELECT sys.company_uid AS key, ps.data_id, ps.bucket, ${fold(fleetFn, 'ps.v', 'ps.v IS NOT NULL')} AS v
-    FROM per_system ps JOIN sys ON sys.uid = ps.system_uid GROUP BY sys.company_uid, ps.data_id, ps.bucket`
-}
-
-export function createDataQueriesRepository (q: Queryable): DataQueriesRepository {
+export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOptions = {}): DataQueriesRepository {
+  const useRollups = opts.rollups ?? true
   return {
     async systemsOf (companyUid, uids) {
       if (uids.length === 0) return []
@@ -114,8 +77,12 @@ export function createDataQueriesRepository (q: Queryable): DataQueriesRepositor
         ? query.targets.systems
         : (await q.query<{ uid: string }>('SELECT uid FROM systems WHERE company_uid = ANY($1::text[])', [keys])).rows.map((r) => r.uid)
       if (systems.length === 0) return []
+      // Points before the first bucket answer nothing (a `size` shorter than the range): the rollup path skips them.
+      const from = Math.max(query.from, query.buckets[0] ?? query.from)
+      const hours = useRollups ? await wholeHours(q, query, systems, from) : undefined
       const { rows } = await q.query<{ key: string, data_id: string, bucket: number, v: number | null }>(
-        aggregateSql(query), [keys, query.dataIds, query.from, query.to, query.buckets, systems])
+        hours === undefined ? rawAggregateSql(query) : rollupAggregateSql(query),
+        [keys, query.dataIds, hours === undefined ? query.from : from, query.to, query.buckets, systems, ...hours ?? []])
       // width_bucket answers 1 for the first bucket; nothing outside [from, to) is read, so 0 never comes back.
       return rows.map((r): AggregateRow => ({ key: r.key, dataId: r.data_id, bucket: r.bucket - 1, v: r.v === null ? null : Number(r.v) }))
     },

@@ -48,6 +48,16 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
       }
       return requests.map((r) => (taken.get(keyOf(r.systemUid, r.protocol)) ?? []).sort((a, b) => Number(a.created_at) - Number(b.created_at)).map((t) => t.body))
     },
+    async takeStale (protocol, sentBefore, now, systems) {
+      const { rows } = await q.query<TaskRow & { system_uid: string }>(
+        `WITH s AS (SELECT DISTINCT system_uid FROM device_tasks WHERE protocol = $1 AND state = 'SENT' AND sent_at < $2 LIMIT $4)
+         UPDATE device_tasks t SET sent_at = $3 FROM s
+         WHERE t.system_uid = s.system_uid AND t.protocol = $1 AND t.state = 'SENT' AND t.sent_at < $2
+         RETURNING t.system_uid, t.body, t.created_at`, [protocol, sentBefore, now, Math.trunc(systems)])
+      const by = new Map<string, TaskRow[]>()
+      for (const r of rows) by.set(r.system_uid, [...(by.get(r.system_uid) ?? []), r])
+      return [...by].map(([systemUid, list]) => ({ systemUid, tasks: list.sort((a, b) => Number(a.created_at) - Number(b.created_at)).map((t) => t.body) }))
+    },
     async withPending (systemUids, protocol: DeviceProtocol) {
       if (systemUids.length === 0) return []
       const { rows } = await q.query<{ system_uid: string }>(
@@ -86,13 +96,13 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
         [taskUids, now])
       return rows.map((r) => r.uid)
     },
-    async unheard () {
+    async unheard (ackedBefore = Number.MAX_SAFE_INTEGER) {
       const { rows } = await q.query<{ uid: string, system_uid: string, operation_uid: string, operation_task_uid: string, state: 'OK' | 'ERROR', message: string | null, acked_at: number }>(
         `SELECT d.uid, d.system_uid, d.operation_uid, d.operation_task_uid, d.state, d.message, d.acked_at
          FROM (SELECT DISTINCT ON (operation_task_uid) * FROM device_tasks
                WHERE operation_task_uid IN (SELECT uid FROM operation_tasks WHERE state IN ('IN_PROGRESS', 'BEING_CANCELLED'))
                ORDER BY operation_task_uid, created_at DESC, uid DESC) d
-         WHERE d.state IN ('OK', 'ERROR')`)
+         WHERE d.state IN ('OK', 'ERROR') AND d.acked_at < $1`, [ackedBefore])
       return rows.map((r): DeviceAnswer => ({
         taskUid: r.uid, systemUid: r.system_uid, operationUid: r.operation_uid, operationTaskUid: r.operation_task_uid, status: r.state, message: r.message, at: Number(r.acked_at)
       }))

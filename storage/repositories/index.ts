@@ -13,13 +13,15 @@ import { createApplicationsRepository } from './applications.repository.js'
 import { createCatalogueRepository } from './catalogue.repository.js'
 import { createTelemetryRepository } from './telemetry.repository.js'
 import { createOperationsRepository } from './operations.repository.js'
-import { createDataQueriesRepository } from './data-queries.repository.js'
+import { createDataQueriesRepository, type DataQueriesOptions } from './data-queries.repository.js'
 import { createDeviceTasksRepository } from './device-tasks.repository.js'
 import { createM3daRepository } from './m3da.repository.js'
+import { createMsciPollsRepository } from './msci-polls.repository.js'
 import { createUsageRepository } from './usage.repository.js'
+import { createPointPartitionsRepository } from './point-partitions.repository.js'
 
-/** Every repository, bound to one Queryable: the pool, or one transaction. */
-export function createRepositories (q: Queryable): Repositories {
+/** Every repository, bound to one Queryable: the pool, or one transaction; `rollups`: see DataQueriesOptions. */
+export function createRepositories (q: Queryable, opts: DataQueriesOptions = {}): Repositories {
   return {
     companies: createCompaniesRepository(q),
     profiles: createProfilesRepository(q),
@@ -48,8 +50,10 @@ export function createRepositories (q: Queryable): Repositories {
         }
       }
     },
-    dataQueries: createDataQueriesRepository(q),
+    dataQueries: createDataQueriesRepository(q, opts),
     m3da: createM3daRepository(q),
-    usage: createUsageRepository(q)
+    msciPolls: createMsciPollsRepository(q),
+    usage: createUsageRepository(q),
+    pointPartitions: createPointPartitionsRepository(q)
   }
 }

@@ -241,6 +241,7 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
     },
     async delete (uid) {
       await q.query('DELETE FROM data_points WHERE system_uid = $1', [uid])
+      await q.query('DELETE FROM data_rollups WHERE system_uid = $1', [uid])
       await q.query('DELETE FROM systems WHERE uid = $1', [uid])
     },
     async setApplications (systemUid, applicationUids) {
@@ -272,8 +273,9 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
       return rows.map((r) => r.uid)
     },
     async deleteMany (companyUid, uids) {
-      // As delete(): the system's data points, then the system (its other rows follow by ON DELETE CASCADE).
+      // As delete(): the system's data points and their rollups, then the system (its other rows follow by ON DELETE CASCADE).
       await q.query('DELETE FROM data_points WHERE system_uid IN (SELECT uid FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[]))', [companyUid, uids])
+      await q.query('DELETE FROM data_rollups WHERE system_uid IN (SELECT uid FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[]))', [companyUid, uids])
       const { rows } = await q.query<{ uid: string, gateway_uid: string | null, subscription_uid: string | null }>(
         'DELETE FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[]) RETURNING uid, gateway_uid, subscription_uid', [companyUid, uids])
       return rows.map((r) => ({ uid: r.uid, gatewayUid: r.gateway_uid, subscriptionUid: r.subscription_uid }))
@@ -323,6 +325,12 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
         `SELECT c.system_uid, s.company_uid FROM comm_identifiers c JOIN systems s ON s.uid = c.system_uid
          WHERE c.identifier = $1`, [identifier])
       return rows[0] === undefined ? undefined : { systemUid: rows[0].system_uid, companyUid: rows[0].company_uid }
+    },
+    async commIdentifiersOf (systemUids) {
+      if (systemUids.length === 0) return []
+      const { rows } = await q.query<{ system_uid: string, identifier: string }>(
+        'SELECT system_uid, identifier FROM comm_identifiers WHERE system_uid = ANY($1::text[])', [[...new Set(systemUids)]])
+      return rows.map((r) => ({ systemUid: r.system_uid, identifier: r.identifier }))
     },
     async deviceLogins (identifiers) {
       if (identifiers.length === 0) return []

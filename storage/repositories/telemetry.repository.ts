@@ -1,5 +1,7 @@
 import type { Queryable } from '../../core/ports/store.js'
 import { encodeValue, type IngestSystemState, type TelemetryRepository } from '../../core/ports/telemetry.js'
+import { hourStats } from '../../core/domain/rollup.js'
+import { addHourStats } from './rollups.sql.js'
 
 /**
  * SQL for a duration given as text, in ms: "120" (seconds), or a number with a unit: "500ms", "90s", "5m", "5min",
@@ -17,14 +19,17 @@ function durationMs (text: string): string {
 export function createTelemetryRepository (q: Queryable): TelemetryRepository {
   return {
     async existingSystems (uids) {
-      const { rows } = await q.query<{ uid: string }>('SELECT uid FROM systems WHERE uid = ANY($1::text[])', [[...new Set(uids)]])
-      return rows.map((r) => r.uid)
+      const { rows } = await q.query<{ uid: string, company_uid: string }>('SELECT uid, company_uid FROM systems WHERE uid = ANY($1::text[])', [[...new Set(uids)]])
+      return new Map(rows.map((r) => [r.uid, r.company_uid]))
     },
     async lockSystems (uids) {
       const sorted = [...new Set(uids)].sort()
-      const { rows } = await q.query<{ uid: string, data: Record<string, unknown>, data_ts: Record<string, number> }>(
-        'SELECT uid, data, data_ts FROM systems WHERE uid = ANY($1::text[]) ORDER BY uid FOR NO KEY UPDATE', [sorted])
-      return rows.map((r): IngestSystemState => ({ uid: r.uid, data: r.data, dataTs: r.data_ts }))
+      const { rows } = await q.query<{ uid: string, company_uid: string, comm_status: string, last_comm_date: string | null, data: Record<string, unknown>, data_ts: Record<string, number> }>(
+        `SELECT uid, company_uid, comm_status, last_comm_date, data, data_ts FROM systems WHERE uid = ANY($1::text[])
+         ORDER BY uid FOR NO KEY UPDATE`, [sorted])
+      return rows.map((r): IngestSystemState => ({
+        uid: r.uid, companyUid: r.company_uid, commStatus: r.comm_status, lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date), data: r.data, dataTs: r.data_ts
+      }))
     },
     async insertMessages (rows) {
       if (rows.length === 0) return []
@@ -44,6 +49,8 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
          SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::float8[], $5::text[], $6::text[])`,
         [rows.map((r) => r.systemUid), rows.map((r) => r.dataId), rows.map((r) => r.ts), enc.map((e) => e.num),
           enc.map((e) => e.str), rows.map((r) => r.messageUid)])
+      // Their hours' rollups in the same transaction (issue 12, Rollups): every writer of points keeps them exact.
+      await addHourStats(q, hourStats(rows))
     },
     async upsertLast (rows) {
       if (rows.length === 0) return
@@ -91,14 +98,15 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
       // once a period is missed, ERROR after two (conventions.md §Data). A heartbeat sla ({warning, error}, fleet-api.md
       // §System) replaces those two delays when given.
       const hb = (path: string): string => durationMs(`CASE WHEN upper(heartbeat ->> 'state') = 'ON' THEN heartbeat #>> '${path}' END`)
-      const res = await q.query(
+      const res = await q.query<{ uid: string, company_uid: string, comm_status: string, last_comm_date: string | null }>(
         `UPDATE systems s SET comm_status = x.status FROM (
            SELECT uid, CASE WHEN $1 - last_comm_date > greatest(e, w) THEN 'ERROR' WHEN $1 - last_comm_date > w THEN 'WARNING' ELSE 'OK' END AS status
            FROM (SELECT uid, last_comm_date, coalesce(sw, p) AS w, coalesce(se, 2 * p) AS e
                  FROM (SELECT uid, last_comm_date, coalesce(${hb('{period}')}, $2) AS p, ${hb('{sla,warning}')} AS sw, ${hb('{sla,error}')} AS se
                        FROM systems WHERE last_comm_date IS NOT NULL) t) u) x
-         WHERE s.uid = x.uid AND s.comm_status <> x.status`, [now, defaultPeriodMs])
-      return res.rowCount
+         WHERE s.uid = x.uid AND s.comm_status <> x.status
+         RETURNING s.uid, s.company_uid, s.comm_status, s.last_comm_date`, [now, defaultPeriodMs])
+      return res.rows.map((r) => ({ uid: r.uid, companyUid: r.company_uid, status: r.comm_status, lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date) }))
     }
   }
 }

@@ -14,6 +14,7 @@ import { createMemoryCounter } from '../../storage/rate/memory-counter.js'
 import { createRedisCounter } from '../../storage/rate/redis-counter.js'
 import { createTestDb, type TestDb } from './test-db.js'
 import { TEST_REDIS_URL } from './env.js'
+import { openEventBus } from '../../storage/events/open-event-bus.js'
 
 export const ADMIN_EMAIL = 'admin@test.local'
 export const ADMIN_PASSWORD = 'admin-password'
@@ -57,6 +58,10 @@ export interface StackOptions {
   log?: Logger
   /** The device transports (default: the list of bin/transports.ts). */
   transports?: readonly TransportFactory[]
+  /** Run on the store of this other stack: two services on one database (it is dropped with that stack, not this one). */
+  storeOf?: Stack
+  /** With REDIS_URL in `env`: the live stream's pub/sub channel (stacks that give the same one share events). */
+  eventsChannel?: string
 }
 
 /** The whole API on a fresh store, built with the same functions as bin/serve.ts (not listening). */
@@ -77,14 +82,16 @@ export async function startStack (opts: StackOptions = {}): Promise<Stack> {
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...opts.env
   })
-  const testDb: TestDb = await createTestDb(opts.db)
+  // A store shared with another stack stays open when this one closes (its service closes the store it was given).
+  const testDb: TestDb = opts.storeOf === undefined ? await createTestDb(opts.db) : { db: { ...opts.storeOf.db, close: async () => {} }, url: undefined, drop: async () => {} }
   const rateCounter = TEST_REDIS_URL !== undefined
     ? await createRedisCounter(TEST_REDIS_URL, `fleet-test:${Math.random().toString(36).slice(2)}:`)
     : createMemoryCounter()
   const log = opts.log ?? pino({ level: 'silent' })
   const serviceDb = opts.wrapDb?.(testDb.db) ?? testDb.db
   const parts = await openOperationParts(config, serviceDb, log, `fleet-test-${Math.random().toString(36).slice(2)}`)
-  const service = await assembleService(config, log, { db: serviceDb, rateCounter, clock: opts.clock ?? systemClock, ...parts },
+  const events = config.REDIS_URL === undefined ? undefined : await openEventBus({ redisUrl: config.REDIS_URL, channel: opts.eventsChannel ?? `fleet-test:events:${Math.random().toString(36).slice(2)}` })
+  const service = await assembleService(config, log, { db: serviceDb, rateCounter, clock: opts.clock ?? systemClock, events, ...parts },
     opts.transports === undefined ? {} : { transports: opts.transports })
   const { ctx, api } = service
   let bound: { httpPort: number, ports: Record<string, number> } = { httpPort: 0, ports: {} }

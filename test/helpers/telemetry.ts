@@ -4,21 +4,20 @@ import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../../core/ports/store.js'
 import type { DataValue } from '../../core/domain/device-message.js'
 import { encodeValue } from '../../core/ports/telemetry.js'
+import { createTelemetryRepository } from '../../storage/repositories/telemetry.repository.js'
 
 export interface TestPoint { dataId: string, ts: number, value: DataValue }
 
 /**
- * Inserts the points as data_points (of one message, `messageUid` or a fresh one) and keeps data_last at the
+ * Inserts the points as data_points with their rollups (of one message, `messageUid` or a fresh one) and keeps data_last at the
  * latest point of each data id. Answers the message uid (no device_messages row: see insertMessage).
  */
 export async function insertPoints (db: Queryable, systemUid: string, points: TestPoint[], messageUid: string = randomUUID()): Promise<string> {
   if (points.length === 0) return messageUid
   const enc = points.map((p) => encodeValue(p.value))
   const cols = [points.map((p) => p.dataId), points.map((p) => p.ts), enc.map((e) => e.num), enc.map((e) => e.str)]
-  await db.query(
-    `INSERT INTO data_points (system_uid, data_id, ts, num, str, message_uid)
-     SELECT $1, d, t, n, s, $6 FROM unnest($2::text[], $3::int8[], $4::float8[], $5::text[]) AS x (d, t, n, s)`,
-    [systemUid, ...cols, messageUid])
+  // Through the ingest's own write, which keeps the hourly rollups (data_rollups) with the points.
+  await createTelemetryRepository(db).insertPoints(points.map((p) => ({ systemUid, dataId: p.dataId, ts: p.ts, value: p.value, messageUid })))
   await db.query(
     `INSERT INTO data_last AS l (system_uid, data_id, ts, num, str)
      SELECT DISTINCT ON (d) $1, d, t, n, s FROM unnest($2::text[], $3::int8[], $4::float8[], $5::text[]) AS x (d, t, n, s)

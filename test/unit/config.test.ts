@@ -1,3 +1,4 @@
+import { hostname } from 'node:os'
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../core/config.js'
@@ -34,7 +35,11 @@ describe('loadConfig', () => {
       MQTT_PORT: 1883,
       M3DA_PORT: 44900,
       M3DA_SERVER_ID: 'AIRVANTAGE',
+      SPARKPLUG_HOST_ID: 'fleet',
       COMM_PERIOD_S: 3600,
+      MSCI_POLL_CONCURRENCY: 64,
+      MSCI_TIMEOUT_MS: 5000,
+      DATA_ROLLUPS: true,
       WORKER_CONCURRENCY: 16,
       SMTP_URL: undefined,
       SMTP_FROM: 'fleet@fleet.local',
@@ -47,10 +52,37 @@ describe('loadConfig', () => {
       OVERLOAD_MAX_IN_FLIGHT: 0,
       OVERLOAD_MAX_HEAP_MB: 0,
       OVERLOAD_RETRY_AFTER_S: 1,
+      STREAM_MAX_BUFFER_BYTES: 1_048_576,
+      STREAM_RECHECK_MS: 10_000,
       LOGIN_THROTTLE_FAILURES: 5,
       LOGIN_THROTTLE_ADDRESS_FAILURES: 20,
-      LOGIN_THROTTLE_BASE_MS: 1000
+      LOGIN_THROTTLE_BASE_MS: 1000,
+      DATA_RETENTION_DAYS: 0,
+      // The host name, as an MQTT client id part.
+      FLEET_NODE_ID: hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64) || 'fleet',
+      FLEET_ROLES: ['api', 'ingest', 'worker'],
+      SMS_GATEWAY_URL: undefined,
+      MQTT_URL: undefined,
+      MQTT_DYNSEC: true,
+      MQTT_DYNSEC_RESYNC_S: 3600,
+      BROKER_AUTH_SECRET: undefined,
+      BROKER_AUTH_ALLOW: undefined
     })
+  })
+
+  it('reads FLEET_ROLES as a subset of api, ingest, worker in that order, and refuses anything else naming the variable', () => {
+    expect(loadConfig({ FLEET_ROLES: 'worker, API' }).FLEET_ROLES).toEqual(['api', 'worker'])
+    for (const bad of [',', 'api,broker', 'all']) expect(configError({ FLEET_ROLES: bad }).variable).toBe('FLEET_ROLES')
+  })
+
+  it('reads FLEET_NODE_ID as a client id part, and refuses anything else naming the variable', () => {
+    expect(loadConfig({ FLEET_NODE_ID: 'ingest-1.eu_west' }).FLEET_NODE_ID).toBe('ingest-1.eu_west')
+    for (const bad of ['a b', 'node/1', 'x'.repeat(65), 'é']) expect(configError({ FLEET_NODE_ID: bad }).variable).toBe('FLEET_NODE_ID')
+  })
+
+  it('reads SPARKPLUG_HOST_ID as one MQTT topic level, and refuses anything else naming the variable', () => {
+    expect(loadConfig({ SPARKPLUG_HOST_ID: 'scada-1' }).SPARKPLUG_HOST_ID).toBe('scada-1')
+    for (const bad of ['a/b', '+', '#', 'x#']) expect(configError({ SPARKPLUG_HOST_ID: bad }).variable).toBe('SPARKPLUG_HOST_ID')
   })
 
   it('reads CORS_ORIGINS as * or a list of origins, and refuses anything else naming the variable', () => {
@@ -75,7 +107,8 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'silent',
       FLEET_ADMIN_EMAIL: 'root@example.com',
       CALLBACK_ALLOW_PRIVATE: 'yes',
-      WORKER_CONCURRENCY: '4'
+      WORKER_CONCURRENCY: '4',
+      DATA_RETENTION_DAYS: '400'
     })
     expect(c).toMatchObject({
       HTTP_PORT: 0,
@@ -85,7 +118,8 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'silent',
       FLEET_ADMIN_EMAIL: 'root@example.com',
       CALLBACK_ALLOW_PRIVATE: true,
-      WORKER_CONCURRENCY: 4
+      WORKER_CONCURRENCY: 4,
+      DATA_RETENTION_DAYS: 400
     })
     expect(loadConfig({ CALLBACK_ALLOW_PRIVATE: 'off' }).CALLBACK_ALLOW_PRIVATE).toBe(false)
   })
@@ -99,7 +133,9 @@ describe('loadConfig', () => {
     ['HTTP_PORT', '80.5'],
     ['HTTP_PORT', '-1'],
     ['MQTT_PORT', '1e3'],
-    ['TOKEN_TTL_S', 'one hour']
+    ['TOKEN_TTL_S', 'one hour'],
+    ['DATA_RETENTION_DAYS', '-30'],
+    ['DATA_RETENTION_DAYS', '30d']
   ])('refuses a non-integer %s=%s, naming the variable', (name, value) => {
     const err = configError({ [name]: value })
     expect(err.variable).toBe(name)
@@ -112,7 +148,8 @@ describe('loadConfig', () => {
     ['M3DA_PORT', '100000'],
     ['TOKEN_TTL_S', '0'],
     ['WORKER_CONCURRENCY', '0'],
-    ['RATE_LIMIT_PER_S', '0']
+    ['RATE_LIMIT_PER_S', '0'],
+    ['DATA_RETENTION_DAYS', '36501']
   ])('refuses an out-of-range %s=%s, naming the variable', (name, value) => {
     const err = configError({ [name]: value })
     expect(err.variable).toBe(name)

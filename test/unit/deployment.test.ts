@@ -1,6 +1,7 @@
-// docker-compose.yml as a user runs it (README, "Store"): the service has a health check on GET /health, the MQTT
-// port on the host is configurable, and Redis keeps BullMQ's jobs (append-only file, noeviction). Docker is not
-// needed: the file is read, and the health check command runs against real HTTP servers.
+// docker-compose.yml as a user runs it (README, "Store" and "Running a cluster"): the service as an api, an ingest and
+// a worker role, each with a health check on GET /health; Mosquitto with dynamic security and persistent sessions on
+// a configurable host port; Redis keeping BullMQ's jobs (append-only file, noeviction). Docker is not needed: the file
+// is read, and the health check command runs against real HTTP servers.
 import { spawn } from 'node:child_process'
 import { once } from 'node:events'
 import { readFile } from 'node:fs/promises'
@@ -10,9 +11,9 @@ import { parse } from 'yaml'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { ROOT, freePort } from '../helpers/child.js'
 
-interface Compose { services: Record<string, { ports?: string[], command?: string[], volumes?: string[], healthcheck?: { test: string[] }, depends_on?: unknown }>, volumes: Record<string, unknown> }
+interface Compose { services: Record<string, { ports?: string[], command?: string[], volumes?: string[], healthcheck?: { test: string[] }, depends_on?: unknown, environment?: Record<string, string> }>, volumes: Record<string, unknown> }
 
-const compose = async (): Promise<Compose> => parse(await readFile(join(ROOT, 'docker-compose.yml'), 'utf8')) as Compose
+const compose = async (): Promise<Compose> => parse(await readFile(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as Compose
 
 /** Runs the health check command (CMD form) with the service's port replaced by port; answers its exit code. */
 async function runHealthcheck (test: string[], port: number): Promise<number | null> {
@@ -32,8 +33,27 @@ async function server (status: (url: string) => number): Promise<number> {
 }
 
 describe('docker-compose.yml', () => {
+  it('runs the service as its three roles, on the external broker, each checked on GET /health', async () => {
+    const { services } = await compose()
+    for (const role of ['api', 'ingest', 'worker']) {
+      expect(services[role]?.command).toEqual(['node', 'bin/fleet.mjs', 'serve', '--roles', role])
+      expect(services[role]?.environment?.MQTT_URL).toMatch(/^mqtt:\/\/fleet:.*@mosquitto:1883$/)
+      expect(services[role]?.healthcheck?.test.join(' ')).toContain('/health')
+    }
+  })
+
+  it('keeps the broker\'s sessions and dynamic security on a volume, with room for what an ingest process misses', async () => {
+    const { services, volumes } = await compose()
+    expect(services.mosquitto?.volumes).toContain('mosquitto-data:/mosquitto/data')
+    expect(volumes).toHaveProperty('mosquitto-data')
+    const conf = await readFile(join(ROOT, 'deploy/mosquitto/mosquitto.conf'), 'utf8')
+    expect(conf).toMatch(/^persistence true$/m)
+    expect(conf).toMatch(/^max_queued_messages \d{6,}$/m)
+    expect(conf).toMatch(/^plugin_opt_config_file \/mosquitto\/data\/dynamic-security\.json$/m)
+  })
+
   it('checks the service on GET /health: healthy on 200, unhealthy on an error answer or a closed port', async () => {
-    const test = (await compose()).services.fleet?.healthcheck?.test ?? []
+    const test = (await compose()).services.api?.healthcheck?.test ?? []
     expect(test.join(' ')).toContain('/health')
     expect(await runHealthcheck(test, await server((url) => url === '/health' ? 200 : 404))).toBe(0)
     expect(await runHealthcheck(test, await server(() => 503))).toBe(1)
@@ -42,7 +62,7 @@ describe('docker-compose.yml', () => {
 
   it('publishes MQTT on MQTT_HOST_PORT (default 1883)', async () => {
     // eslint-disable-next-line no-template-curly-in-string -- compose's own ${VAR:-default} substitution, not a JS template
-    expect((await compose()).services.fleet?.ports).toContain('${MQTT_HOST_PORT:-1883}:1883')
+    expect((await compose()).services.mosquitto?.ports).toContain('${MQTT_HOST_PORT:-1883}:1883')
   })
 
   it('runs Redis with persistence and noeviction, on a volume, as BullMQ needs', async () => {

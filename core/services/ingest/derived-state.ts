@@ -9,6 +9,8 @@ import type { Logger } from '../../logger.js'
 import type { DataPoint, DeviceMessage } from '../../domain/device-message.js'
 import { applyPoints, mappedField, type SystemData } from '../../domain/system-data.js'
 import type { LastRow, SystemIngestUpdate } from '../../ports/telemetry.js'
+import type { EventBus } from '../../ports/events.js'
+import { commStatusEvents } from './ingest-events.js'
 
 interface Pending {
   lastComm: number
@@ -18,7 +20,7 @@ interface Pending {
 
 export interface DerivedStateOptions { flushMs?: number }
 
-export function createDerivedState ({ inTransaction, log, options = {} }: { inTransaction: UnitOfWork, log: Logger, options?: DerivedStateOptions }) {
+export function createDerivedState ({ inTransaction, log, options = {}, events }: { inTransaction: UnitOfWork, log: Logger, options?: DerivedStateOptions, events?: EventBus | undefined }) {
   const flushMs = options.flushMs ?? 200
   let dirty = new Map<string, Pending>()
   let timer: NodeJS.Timeout | undefined
@@ -40,7 +42,7 @@ export function createDerivedState ({ inTransaction, log, options = {} }: { inTr
 
   async function write (batch: Map<string, Pending>): Promise<void> {
     const uids = [...batch.keys()].sort()
-    await inTransaction(async (tx) => {
+    const states = await inTransaction(async (tx) => {
       const states = await tx.telemetry.lockSystems(uids)
       const last: LastRow[] = []
       const updates: SystemIngestUpdate[] = []
@@ -63,7 +65,10 @@ export function createDerivedState ({ inTransaction, log, options = {} }: { inTr
       }
       await tx.telemetry.upsertLast(last)
       await tx.telemetry.updateSystems(updates)
+      return states
     })
+    // Live stream (issue 15): the systems this flush brought back to OK.
+    if (events?.listening() === true) events.publish(commStatusEvents(states, (uid) => batch.get(uid)?.lastComm ?? 0))
   }
 
   /** Writes what is pending; resolves when written (tests and shutdown use it). */

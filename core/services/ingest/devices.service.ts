@@ -5,7 +5,10 @@ import { createGroupCommit } from './group-commit.js'
 import { isStoreUnavailable } from '../../store-errors.js'
 import { ipAllowed } from '../../domain/ip-filters.js'
 import type { Communication } from '../../domain/system.js'
+import type { DeviceProtocol } from '../../domain/device-message.js'
+import type { DeviceTask } from '../../domain/device-task.js'
 import { createM3daDevices } from './m3da-devices.js'
+import { createMsciPolls } from './msci-polls.js'
 
 import type { DeviceSession } from './device-session.js'
 export type { DeviceSession } from './device-session.js'
@@ -34,7 +37,7 @@ const CACHE_MAX = 50_000
 /** One login on its way to the store, and what it found. */
 interface LoginItem { identifier: string, login: DeviceLogin | undefined }
 
-export interface DevicesServiceDeps { repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da'>, clock: Clock }
+export interface DevicesServiceDeps { repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da' | 'msciPolls' | 'deviceTasks'>, clock: Clock }
 
 /**
  * Device logins (conventions.md §Devices): username = gateway serial number or IMEI, password = the system's
@@ -85,8 +88,41 @@ export function createDevicesService ({ repos, clock }: DevicesServiceDeps) {
     return result
   }
 
-  // M3DA devices sign their envelopes instead of logging in (m3da-devices.ts).
-  return { authenticate, m3da: createM3daDevices({ repos, clock }) }
+  /**
+   * The system a login names, with no password: for devices an external MQTT broker has admitted (issue 14), whose
+   * topics start with their login. Known logins are remembered briefly, as good logins are.
+   */
+  async function identify (username: string): Promise<DeviceSession | undefined> {
+    const key = `identify\u0000${username}`
+    const now = clock.now()
+    const hit = cache.get(key)
+    if (hit !== undefined && now - hit.at < CACHE_MS && hit.result.ok) return hit.result.session
+    if (username.includes('\u0000')) return undefined
+    const item: LoginItem = { identifier: username, login: undefined }
+    await logins.submit(item)
+    if (item.login === undefined) return undefined
+    const session = { systemUid: item.login.systemUid, companyUid: item.login.companyUid, username }
+    if (cache.size >= CACHE_MAX) cache.clear()
+    cache.set(key, { at: now, result: { ok: true, session } })
+    return session
+  }
+
+  /** The logins (serial number, IMEI) of these systems: where an external broker's tasks topics are. */
+  async function loginsOf (systemUids: readonly string[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>()
+    for (const r of await repos.systems.commIdentifiersOf(systemUids)) out.set(r.systemUid, [...(out.get(r.systemUid) ?? []), r.identifier])
+    return out
+  }
+
+  /** Tasks sent over `protocol` at least `olderThanMs` ago and not answered, sent again now (DeviceTasksRepository.takeStale). */
+  async function staleTasks (protocol: DeviceProtocol, olderThanMs: number, systems: number): Promise<Array<{ systemUid: string, tasks: DeviceTask[] }>> {
+    const now = clock.now()
+    return await repos.deviceTasks.takeStale(protocol, now - olderThanMs, now, systems)
+  }
+
+  // M3DA devices sign their envelopes instead of logging in (m3da-devices.ts); AirLink gateways are polled by the
+  // service (msci-polls.ts).
+  return { authenticate, identify, loginsOf, staleTasks, m3da: createM3daDevices({ repos, clock }), msci: createMsciPolls({ repos, clock }) }
 }
 
 export type DevicesService = ReturnType<typeof createDevicesService>

@@ -9,6 +9,8 @@ import type { PointRow } from '../../ports/telemetry.js'
 import { isStoreUnavailable, retryWhileUnavailable } from '../../store-errors.js'
 import { createGroupCommit } from './group-commit.js'
 import { createDerivedState } from './derived-state.js'
+import type { EventBus } from '../../ports/events.js'
+import { commStatusEvents, messageEvent } from './ingest-events.js'
 
 export interface IngestOptions {
   maxBatch?: number
@@ -53,6 +55,8 @@ export interface IngestServiceDeps {
    * is logged.
    */
   onStored?: (systemUids: readonly string[]) => Promise<void>
+  /** Where committed messages and commStatus changes go (the live stream, core/ports/events.ts); absent: nowhere. */
+  events?: EventBus
 }
 
 /** The pipeline's metrics (issue 8, Operability): what was stored or refused, and how the group commit keeps up. */
@@ -97,7 +101,7 @@ function storedNotices (onStored: IngestServiceDeps['onStored'], log: Logger) {
  * the latest value of each data id, and the System data fields, lastCommDate and commStatus of its system.
  * accept() resolves only after commit, so transports acknowledge after the store has the data.
  */
-export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers, onStored }: IngestServiceDeps) {
+export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers, onStored, events }: IngestServiceDeps) {
   const stats: IngestStats = { committedMessages: 0, committedPoints: 0, failedMessages: 0, batches: 0, refused: {} }
 
   // The acknowledged write: messages and their points only. Derived state (data_last, System data, lastCommDate)
@@ -113,8 +117,8 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
   const stored = storedNotices(onStored, log)
 
   async function write (msgs: DeviceMessage[]): Promise<Array<Error | undefined>> {
-    const results = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
-      const known = new Set(await tx.telemetry.existingSystems(msgs.map((m) => m.systemUid)))
+    const { results, known, inserted } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+      const known = await tx.telemetry.existingSystems(msgs.map((m) => m.systemUid))
       const results = msgs.map((m) => known.has(m.systemUid) ? undefined : new FleetError('system.unknown', [m.systemUid]))
       const kept = msgs.filter((m) => known.has(m.systemUid))
       const inserted = new Set(await tx.telemetry.insertMessages(kept.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints }))))
@@ -124,13 +128,15 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
         for (const p of m.points) points.push({ systemUid: m.systemUid, dataId: p.dataId, ts: p.ts, value: p.value, messageUid: m.uid })
       }
       await tx.telemetry.insertPoints(points)
-      return results
+      return { results, known, inserted }
     }), storeRetry)
     stored.note(msgs.filter((m, i) => results[i] === undefined).map((m) => m.systemUid))
+    // Live stream (issue 15): the messages stored now, with their points, under the company that holds their system.
+    if (events?.listening() === true) events.publish(msgs.flatMap((m) => inserted.has(m.uid) ? [messageEvent(m, known.get(m.systemUid) ?? m.companyUid)] : []))
     return results
   }
 
-  const derived = createDerivedState({ inTransaction, log, options: { flushMs: options.derivedFlushMs } })
+  const derived = createDerivedState({ inTransaction, log, options: { flushMs: options.derivedFlushMs }, events })
 
   const commits = createGroupCommit<DeviceMessage>({
     write,
@@ -169,12 +175,13 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
    */
   async function writeAcks (items: AckItem[]): Promise<Array<Error | undefined>> {
     const now = clock.now()
-    const answered = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+    const { answered, states } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
       const states = await tx.telemetry.lockSystems(items.map((i) => i.systemUid))
       await tx.telemetry.updateSystems(states.map((st) => ({ uid: st.uid, data: st.data, dataTs: st.dataTs, lastCommDate: now })))
       await tx.telemetry.insertAcks(items.flatMap((i) => i.acks.map((a) => ({ systemUid: i.systemUid, taskUid: a.uid, status: a.status, message: a.message, protocol: i.protocol, receivedAt: now }))))
-      return await tx.deviceTasks.answerMany(items.map((i) => ({ systemUid: i.systemUid, acks: i.acks.map((a) => ({ taskUid: a.uid, status: a.status, message: a.message })) })), now)
+      return { answered: await tx.deviceTasks.answerMany(items.map((i) => ({ systemUid: i.systemUid, acks: i.acks.map((a) => ({ taskUid: a.uid, status: a.status, message: a.message })) })), now), states }
     }), storeRetry)
+    if (events?.listening() === true) events.publish(commStatusEvents(states, now))
     items.forEach((i, n) => { i.answers = answered[n] ?? [] })
     const answers = answered.flat()
     if (answers.length > 0 && onAnswers !== undefined) {
@@ -195,11 +202,12 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
    */
   async function writeTakes (items: TakeItem[]): Promise<Array<Error | undefined>> {
     const now = clock.now()
-    const taken = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+    const { taken, states } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
       const states = await tx.telemetry.lockSystems([...new Set(items.map((i) => i.systemUid))])
       await tx.telemetry.updateSystems(states.map((st) => ({ uid: st.uid, data: st.data, dataTs: st.dataTs, lastCommDate: now })))
-      return await tx.deviceTasks.takeMany(items, now)
+      return { taken: await tx.deviceTasks.takeMany(items, now), states }
     }), storeRetry)
+    if (events?.listening() === true) events.publish(commStatusEvents(states, now))
     items.forEach((i, n) => { i.tasks = taken[n] ?? [] })
     return items.map(() => undefined)
   }

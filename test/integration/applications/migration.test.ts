@@ -1,54 +1,21 @@
 // Migration 0013 (issue 9): applications written in the old shape (protocols, flat data {id, type, settable},
 // actions {id, kind}) move to communication and the data tree, and the old columns are gone.
-import { randomBytes } from 'node:crypto'
-import { readdir, readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
-import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../../../core/ports/store.js'
 import { migrate } from '../../../storage/migrate.js'
-import { openPgliteDb } from '../../../storage/pglite-db.js'
-import { openPostgresDb } from '../../../storage/postgres-db.js'
 import { createRepositories } from '../../../storage/repositories/index.js'
 import { flattenData } from '../../../core/domain/application-model.js'
-import { TEST_DATABASE_URL, databaseUrl } from '../../helpers/env.js'
+import { emptyStore, migrateBefore } from '../../helpers/empty-store.js'
 
-const MIGRATIONS = fileURLToPath(new URL('../../../storage/migrations/', import.meta.url))
 const BEFORE = '0013'
 
 let db: Db
 let drop: () => Promise<void>
 
-/** An empty store of the kind the run uses (a fresh PostgreSQL database, not the migrated template). */
-async function emptyStore (): Promise<{ db: Db, drop: () => Promise<void> }> {
-  if (TEST_DATABASE_URL === undefined) {
-    const d = await openPgliteDb(undefined)
-    return { db: d, drop: async () => { await d.close() } }
-  }
-  const name = `fleet_m_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
-  await admin.connect()
-  try { await admin.query(`CREATE DATABASE ${name}`) } finally { await admin.end() }
-  const d = await openPostgresDb(databaseUrl(TEST_DATABASE_URL, name))
-  return {
-    db: d,
-    async drop () {
-      await d.close()
-      const c = new pg.Client({ connectionString: TEST_DATABASE_URL })
-      await c.connect()
-      try { await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) } finally { await c.end() }
-    }
-  }
-}
-
 beforeAll(async () => {
   ({ db, drop } = await emptyStore())
   // The store as it was before 0013: every earlier migration applied and recorded.
-  await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)')
-  for (const file of (await readdir(MIGRATIONS)).filter((f) => f.endsWith('.sql') && f < BEFORE).sort()) {
-    await db.exec(await readFile(MIGRATIONS + file, 'utf8'))
-    await db.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [file, Date.now()])
-  }
+  await migrateBefore(db, BEFORE)
   await db.query('INSERT INTO companies (uid, name, created_at) VALUES ($1, $2, $3)', ['c1', 'Old company', 1])
   const old = async (uid: string, company: string | null, protocols: string[], data: unknown, actions: unknown): Promise<void> => {
     await db.query(`INSERT INTO applications (uid, company_uid, name, revision, type, category, protocols, data, actions, created_at)

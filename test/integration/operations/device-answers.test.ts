@@ -171,6 +171,24 @@ describe('device answers', () => {
     } finally { await close() }
   })
 
+  it('takes in the timeout sweep an answer left unheard for 10 s (in a cluster no worker restarts for it)', async () => {
+    const { engine, repos, close } = await engineWith([])
+    try {
+      const [system = ''] = await createSystems(stack, 1, uniq('sweep'))
+      const uid = await launch(engine, [system])
+      await until('the task is at its device', async () => (await allTasks(stack, uid, 'IN_PROGRESS')).length === 1)
+      const [task] = await allTasks(stack, uid)
+      // Committed by an ingest process that died before telling the engine.
+      expect(await repos.deviceTasks.answer(system, [{ taskUid: task?.uid ?? '', status: 'OK', message: null }], Date.now())).toHaveLength(1)
+      // Just answered: left to the process that committed it.
+      await engine.sweepTimeouts()
+      expect((await allTasks(stack, uid))[0]?.state).toBe('IN_PROGRESS')
+      await stack.db.query('UPDATE device_tasks SET acked_at = acked_at - 11000 WHERE uid = $1', [task?.uid ?? ''])
+      await engine.sweepTimeouts()
+      expect((await allTasks(stack, uid))[0]?.state).toBe('SUCCESS')
+    } finally { await close() }
+  })
+
   it('looks again at recovery at tasks waiting for values the engine was not told of', async () => {
     const { engine, repos, close } = await engineWith([], readAndWait)
     try {

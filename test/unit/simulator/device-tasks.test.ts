@@ -208,7 +208,7 @@ describe('the simulated firmware', () => {
     for (const s of DEVICE_SETTINGS) expect(refuseWrite([{ [s.id]: s.factory }])).toBeUndefined()
     const actions = tree.filter((d) => d.elementType === 'action').map((d) => [d.actionType, d.id])
     expect(actions).toEqual([['REBOOT', ACTIONS.reboot], ['RESET', ACTIONS.reset], ['CONNECT', ACTIONS.connect]])
-    expect(GENERIC_APPLICATION_TYPES).toEqual({ mqtt: SERVICE_TYPES.MQTT, rest: SERVICE_TYPES.REST, m3da: SERVICE_TYPES.M3DA })
+    expect(GENERIC_APPLICATION_TYPES).toEqual({ mqtt: SERVICE_TYPES.MQTT, rest: SERVICE_TYPES.REST, m3da: SERVICE_TYPES.M3DA, sparkplug: SERVICE_TYPES.SPARKPLUG })
   })
 })
 

@@ -1,0 +1,163 @@
+// GET /api/v1/stream (issue 15; README "Live stream"): committed changes over a WebSocket. The upgrade request goes
+// through the API's hooks like any call (api/plugins/auth.ts): the token as `Authorization: Bearer` or the
+// `access_token` query parameter (conventions.md §Authentication; browsers cannot set headers on a WebSocket), the
+// rate limit, and the context company of the `company` parameter; a refusal answers the API's HTTP error instead of
+// upgrading. Afterwards the token, the company access and the rights are checked again every STREAM_RECHECK_MS.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { WebSocket } from 'ws'
+import { FleetError } from '../../core/errors.js'
+import type { AuthService } from '../../core/services/auth.service.js'
+import type { CompaniesRepository } from '../../core/ports/repositories.js'
+import type { RateCounter } from '../../core/ports/store.js'
+import { enterCompany } from '../../core/services/access.js'
+import { sha256 } from '../../core/security/secrets.js'
+import type { StreamService } from '../../core/services/stream/stream.service.js'
+import type { ServerMessage } from '../../core/services/stream/stream-session.js'
+import { parseCommand, refOf } from '../../core/services/stream/commands.js'
+import { bearerToken, enforceRate } from '../plugins/auth.js'
+import { toFleetError } from '../plugins/error-handler.js'
+import { CompanyQuery } from '../schemas/common.schema.js'
+import '../types.js'
+
+export interface StreamRoutesOptions {
+  stream: StreamService
+  auth: Pick<AuthService, 'authenticate'>
+  companies: Pick<CompaniesRepository, 'findByUid'>
+  rateCounter: RateCounter
+  ratePerSecond: number
+  /** STREAM_MAX_BUFFER_BYTES */
+  maxBufferBytes: number
+  /** STREAM_RECHECK_MS */
+  recheckMs: number
+}
+
+/** Close codes (RFC 6455 §7.4.2: 4000-4999 are the application's), each sent with a reason text. */
+export const CLOSE = {
+  /** The token expired or was revoked (the API would answer 401 invalid_token). */
+  invalidToken: 4401,
+  /** The caller lost its access to the context company or its address is filtered (403 / partner.unknown). */
+  forbidden: 4403,
+  /** More than STREAM_MAX_BUFFER_BYTES waited to be sent: the client does not read fast enough. */
+  slowClient: 4008
+} as const
+
+/** A client message is one command: 64 KiB is far above any valid one. */
+const MAX_MESSAGE_BYTES = 64 * 1024
+/** Commands of one stream being run at once; more are refused with rate.limit.exceeded rather than queued. */
+const MAX_IN_FLIGHT = 16
+
+/** The wire shape of a refusal (conventions.md §Errors), as a stream message. */
+function errorMessage (err: unknown, ref: string | null): ServerMessage {
+  const e = toFleetError(err)
+  return { event: 'error', ref, error: e.code, errorParameters: [...e.params] }
+}
+
+/** RFC 6455 §5.5: a close reason fits in 123 bytes. */
+const reasonText = (s: string): string => Buffer.from(s).subarray(0, 123).toString().replace(/\uFFFD+$/, '')
+
+export default async function streamRoutes (app: FastifyInstance, opts: StreamRoutesOptions): Promise<void> {
+  app.get('/stream', {
+    websocket: true,
+    // No right to connect: each subscription asks for entities.systems.view, as the REST endpoints it mirrors.
+    config: { right: null },
+    schema: { querystring: CompanyQuery }
+  }, (socket: WebSocket, req: FastifyRequest) => { serve(opts, socket, req) })
+}
+
+function serve (opts: StreamRoutesOptions, socket: WebSocket, req: FastifyRequest): void {
+  const token = bearerToken(req) ?? ''
+  const companyUid = req.access.company.uid
+  const log = req.log
+  let closed = false
+  let inFlight = 0
+  let stream: Awaited<ReturnType<StreamService['open']>> | undefined
+  let checking = false
+  const timer = setInterval(() => {
+    if (checking) return
+    checking = true
+    recheck().catch(() => {}).finally(() => { checking = false })
+  }, opts.recheckMs)
+
+  function close (code: number, reason: string): void {
+    if (closed) return
+    closed = true
+    clearInterval(timer)
+    stream?.close()
+    socket.close(code, reasonText(reason))
+  }
+
+  // Never more than maxBufferBytes waiting for the client: a message that would pass the bound closes the stream
+  // instead, with the reason behind what is already queued, and nothing more is queued after it.
+  function send (m: ServerMessage): void {
+    if (closed || socket.readyState !== socket.OPEN) return
+    const data = JSON.stringify(m)
+    if (socket.bufferedAmount + Buffer.byteLength(data) > opts.maxBufferBytes) {
+      log.info({ buffered: socket.bufferedAmount }, 'live stream closed: client too slow')
+      opts.stream.closedBy('slow_client')
+      close(CLOSE.slowClient, `slow client: more than ${opts.maxBufferBytes} bytes waiting to be sent`)
+      return
+    }
+    socket.send(data)
+  }
+
+  async function command (data: Buffer, isBinary: boolean): Promise<void> {
+    const raw = data.toString('utf8')
+    const ref = isBinary ? null : refOf(raw)
+    try {
+      if (isBinary) throw new FleetError('request.invalid', ['message', 'must be a JSON text message'])
+      if (data.length > MAX_MESSAGE_BYTES) throw new FleetError('payload.too.large', ['message', `at most ${MAX_MESSAGE_BYTES} bytes`])
+      await enforceRate(opts.rateCounter, sha256(token), opts.ratePerSecond)
+      const answers = await (stream as NonNullable<typeof stream>).session.handle(parseCommand(raw))
+      for (const a of answers) send(a)
+    } catch (err) {
+      const e = toFleetError(err)
+      if (e.status >= 500) log.error({ err }, 'live stream command failed')
+      send(errorMessage(e, ref))
+    }
+  }
+
+  /** The token, the company access and the rights, as a new API call would see them now. */
+  async function recheck (): Promise<void> {
+    try {
+      const actor = await opts.auth.authenticate(token, req.ip)
+      const access = await enterCompany(opts.companies, actor, companyUid, { right: null, unknown: 'partner.unknown' })
+      stream?.setAccess({ companyUid, rights: access.membership.rights })
+    } catch (err) {
+      const e = toFleetError(err)
+      if (e.code === 'invalid_token') {
+        opts.stream.closedBy('invalid_token')
+        close(CLOSE.invalidToken, 'invalid_token: the access token expired or was revoked')
+      } else if (e.status === 403 || e.code === 'partner.unknown') {
+        opts.stream.closedBy('forbidden')
+        close(CLOSE.forbidden, `${e.code}: no more access to company ${companyUid}`)
+      } else log.warn({ err }, 'live stream access not checked; checked again later')
+      return
+    }
+    if (socket.readyState === socket.OPEN) socket.ping()
+    await stream?.session.refresh().catch((err: unknown) => { log.warn({ err }, 'live stream subscriptions not refreshed') })
+  }
+
+  // Errors of the socket (a bad frame, a payload above maxPayload) end with its close; the process goes on.
+  socket.on('error', (err) => { log.debug({ err }, 'live stream socket error') })
+  socket.on('close', () => { closed = true; clearInterval(timer); stream?.close() })
+  // Commands run one after the other, in the order sent (so are their answers), once the session is ready; at most
+  // MAX_IN_FLIGHT wait, and the rest are refused at once rather than queued without bound.
+  let chain: Promise<void> = opts.stream.open({ companyUid, rights: req.access.membership.rights }, send).then((s) => {
+    stream = s
+    if (closed) s.close()
+  }, (err: unknown) => {
+    log.error({ err }, 'live stream not opened')
+    opts.stream.closedBy('error')
+    close(1011, 'internal.error: the stream could not be opened')
+  })
+  socket.on('message', (data: Buffer, isBinary: boolean) => {
+    if (inFlight >= MAX_IN_FLIGHT) {
+      send({ event: 'error', ref: null, error: 'rate.limit.exceeded', errorParameters: [`at most ${MAX_IN_FLIGHT} commands waiting`] })
+      return
+    }
+    inFlight++
+    chain = chain.then(async () => { if (!closed && stream !== undefined) await command(data, isBinary) })
+      .catch((err: unknown) => { log.error({ err }, 'live stream command failed') })
+      .finally(() => { inFlight-- })
+  })
+}

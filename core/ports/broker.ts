@@ -1,0 +1,30 @@
+// Device credentials in an external MQTT broker (issue 14, "An external MQTT broker"): declared here, implemented
+// in ingest/broker-sync/ (Mosquitto dynamic security) and storage/repositories/, wired in bin/. core/ never knows
+// which broker holds them.
+
+/** One device login of a system as a broker must know it (conventions.md §Devices: serial number or IMEI). */
+export interface BrokerLogin {
+  systemUid: string
+  /** The MQTT username: the gateway's serial number or IMEI. */
+  identifier: string
+  /** communication.mqtt.password, stored as given (the broker is given the same). */
+  password: string
+}
+
+/** The device logins the broker must hold, read from the store. */
+export interface BrokerLoginsRepository {
+  /** The logins of these systems that have an MQTT password (a system without one cannot log in over MQTT). */
+  ofSystems (systemUids: readonly string[]): Promise<BrokerLogin[]>
+  /** Every login, a page of systems at a time, by system uid after `after` ('' for the first page). */
+  page (after: string, systems: number): Promise<{ logins: BrokerLogin[], last: string | undefined }>
+}
+
+/**
+ * Told once a transaction that may have changed device logins (a system created, edited, deleted or transferred)
+ * is committed. Resolves once the broker holds the change, or once it failed: it never rejects, a failure is retried
+ * in the background and `fleet broker sync` repairs what a stopped process left undone.
+ */
+export interface DeviceCredentialsSync {
+  changed (systemUids: readonly string[]): Promise<void>
+  close (): Promise<void>
+}

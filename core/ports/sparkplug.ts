@@ -1,0 +1,9 @@
+// What the Sparkplug B host needs from the store (issue 13, Sparkplug B; storage/repositories/sparkplug.repository.ts).
+
+export interface SparkplugRepository {
+  /**
+   * An edge node died (an NDEATH whose bdSeq matched its NBIRTH, protocols.md §4.3): its system's commStatus becomes
+   * ERROR and data.lastCommFailureDate the time of death (conventions.md §Data: commStatus follows communication).
+   */
+  nodeDied (systemUid: string, at: number): Promise<void>
+}

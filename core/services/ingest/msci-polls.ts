@@ -1,0 +1,69 @@
+// The poll state of AirLink gateways (issue 13, MSCI polling; conventions.md §Devices, MSCI): which gateways are due,
+// claimed so that each is polled once at a time across every process, and what each poll ended with. What a claimed
+// poll needs besides the system's communication.msci comes from its applications: the MSCI application's
+// communication parameters (access path, port, SNMP version, period) and the kind of each action (a reboot).
+import type { Clock } from '../../ports/store.js'
+import type { Repositories } from '../../ports/repositories.js'
+import type { ClaimedPoll, PollOutcome } from '../../ports/msci.js'
+import { communicationParameters, flattenData, type ActionType } from '../../domain/application-model.js'
+import { isStoreUnavailable } from '../../store-errors.js'
+import { createGroupCommit } from './group-commit.js'
+
+export type { ClaimedPoll, PollOutcome } from '../../ports/msci.js'
+
+/** A claimed poll with what its system's applications say. */
+export interface PollTarget extends ClaimedPoll {
+  /** The MSCI application's communication `parameters` (conventions.md §Devices, MSCI), {} when none. */
+  parameters: Record<string, unknown>
+  /** The kind of each action element of the system's applications, by data id (what command tasks name). */
+  actions: ReadonlyMap<string, ActionType>
+}
+
+export interface MsciPollsDeps { repos: Pick<Repositories, 'msciPolls' | 'applications'>, clock: Clock }
+
+/** Polls failed in a row from which a system's commStatus is ERROR (before: WARNING). */
+export const ERROR_AFTER_FAILURES = 3
+
+export function createMsciPolls ({ repos, clock }: MsciPollsDeps) {
+  // Outcomes of polls ending together are written together: thousands of gateways end their polls every second.
+  const outcomes = createGroupCommit<PollOutcome>({
+    write: async (items) => {
+      await repos.msciPolls.finish(items, ERROR_AFTER_FAILURES)
+      return items.map(() => undefined)
+    },
+    maxBatch: 500,
+    maxPending: 50_000,
+    parallel: 1,
+    failsWhole: isStoreUnavailable
+  })
+
+  /** Claims due polls and reads what their systems' applications say. */
+  async function claim (limit: number, leaseMs: number, token: string): Promise<PollTarget[]> {
+    const now = clock.now()
+    const claimed = await repos.msciPolls.claim(now, limit, now + leaseMs, token)
+    if (claimed.length === 0) return []
+    const apps = await repos.applications.forSystems(claimed.map((c) => c.systemUid))
+    return claimed.map((c) => {
+      const applications = apps.get(c.systemUid) ?? []
+      const actions = new Map<string, ActionType>()
+      for (const a of applications) {
+        for (const d of flattenData(a.data)) if (d.elementType === 'action' && d.actionType !== null && !actions.has(d.id)) actions.set(d.id, d.actionType)
+      }
+      return { ...c, parameters: communicationParameters(applications, 'MSCI'), actions }
+    })
+  }
+
+  return {
+    /** Keeps the poll rows in step with the systems' communication.msci.host. */
+    sync: async () => await repos.msciPolls.sync(clock.now()),
+    /** Gateways with device tasks waiting become due now. */
+    hurry: async () => await repos.msciPolls.hurry(clock.now()),
+    claim,
+    /** Records a poll's end; resolves once written. */
+    finish: async (outcome: PollOutcome) => { await outcomes.submit(outcome) },
+    release: async (tokens: readonly string[]) => { await repos.msciPolls.release(tokens) },
+    drain: async () => { await outcomes.drain() }
+  }
+}
+
+export type MsciPolls = ReturnType<typeof createMsciPolls>

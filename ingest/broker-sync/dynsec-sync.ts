@@ -1,0 +1,115 @@
+// Device credentials kept in step in Mosquitto's dynamic security (issue 14): the DeviceCredentialsSync port of
+// core/ports/broker.ts. After each committed change the systems named are brought in step (their roles and clients
+// read, compared with the store, the differences sent); `fleet broker sync` does the same for every system and
+// removes what the service manages and no system wants any more.
+import type { BrokerLogin, BrokerLoginsRepository, DeviceCredentialsSync } from '../../core/ports/broker.js'
+import type { Logger } from '../../core/logger.js'
+import type { DynsecClient } from './dynsec-client.js'
+import { planSync, roleLogins, roleName, ROLE_PREFIX, type SyncCounts } from './dynsec-plan.js'
+import { apply, readAll, readSome } from './dynsec-state.js'
+
+// Systems per page of a full sync's read of the store.
+const STORE_PAGE = 1000
+const RETRY_FIRST_MS = 1000
+const RETRY_MAX_MS = 60_000
+
+export interface DynsecSyncDeps {
+  dynsec: DynsecClient
+  logins: BrokerLoginsRepository
+  /** Logins never given to a device: the service's own account at the broker. */
+  reserved: ReadonlySet<string>
+  log: Logger
+  retryFirstMs?: number
+}
+
+export interface DynsecSync extends DeviceCredentialsSync {
+  /** Brings these systems in step now. @throws when the broker does not answer or refuses a command */
+  reconcile (systemUids: readonly string[]): Promise<SyncCounts>
+  /** Every system in step, and the managed clients and roles of systems no longer there deleted. @throws as reconcile */
+  fullSync (): Promise<SyncCounts>
+}
+
+export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs = RETRY_FIRST_MS }: DynsecSyncDeps): DynsecSync {
+  // One change at a time in this process: two edits of one system must reach the broker in their order.
+  let chain: Promise<unknown> = Promise.resolve()
+  const serial = async <T>(fn: () => Promise<T>): Promise<T> => {
+    const run = chain.then(fn, fn)
+    chain = run.catch(() => {})
+    return await run
+  }
+  const retry = new Set<string>()
+  let retryMs = retryFirstMs
+  let timer: NodeJS.Timeout | undefined
+  let healthy = true
+  let closed = false
+
+  async function reconcile (systemUids: readonly string[]): Promise<SyncCounts> {
+    const uids = [...new Set(systemUids)]
+    const wanted = await logins.ofSystems(uids)
+    const first = await readSome(dynsec, uids.map(roleName), wanted.map((l) => l.identifier))
+    const former = [...first.roles.values()].flatMap(roleLogins).filter((id) => !first.clients.has(id))
+    const more = former.length === 0 ? undefined : await readSome(dynsec, [], former)
+    const clients = new Map([...first.clients, ...more?.clients ?? []])
+    const plan = planSync({ systemUids: uids, logins: wanted, clients, roles: first.roles, strays: false, reserved })
+    await apply(dynsec, plan.commands)
+    return plan.counts
+  }
+
+  async function fullSync (): Promise<SyncCounts> {
+    const state = await readAll(dynsec)
+    const all: BrokerLogin[] = []
+    for (let after = ''; ;) {
+      const page = await logins.page(after, STORE_PAGE)
+      all.push(...page.logins)
+      if (page.last === undefined) break
+      after = page.last
+    }
+    const systemUids = new Set(all.map((l) => l.systemUid))
+    for (const r of state.roles.keys()) if (r.startsWith(ROLE_PREFIX)) systemUids.add(r.slice(ROLE_PREFIX.length))
+    const plan = planSync({ systemUids: [...systemUids], logins: all, clients: state.clients, roles: state.roles, strays: true, reserved })
+    await apply(dynsec, plan.commands)
+    return plan.counts
+  }
+
+  function scheduleRetry (): void {
+    if (timer !== undefined || closed) return
+    timer = setTimeout(() => {
+      timer = undefined
+      const uids = [...retry]
+      retry.clear()
+      attempt(uids).catch(() => {}) // attempt never throws; the catch is for the linter's floating promise
+    }, retryMs)
+    timer.unref()
+    retryMs = Math.min(retryMs * 2, RETRY_MAX_MS)
+  }
+
+  async function attempt (uids: readonly string[]): Promise<void> {
+    try {
+      await serial(async () => await reconcile(uids))
+      healthy = true
+      retryMs = retryFirstMs
+    } catch (err) {
+      healthy = false
+      for (const uid of uids) retry.add(uid)
+      log.warn({ err: { message: (err as Error).message }, systems: uids.length }, 'device credentials not synced to the MQTT broker; retrying')
+      scheduleRetry()
+    }
+  }
+
+  return {
+    reconcile: async (uids) => await serial(async () => await reconcile(uids)),
+    fullSync: async () => await serial(fullSync),
+    async changed (systemUids) {
+      if (systemUids.length === 0 || closed) return
+      // While the broker is known to be away, a change does not make its request wait: it joins the retries.
+      if (!healthy) { for (const uid of systemUids) retry.add(uid); scheduleRetry(); return }
+      await attempt(systemUids)
+    },
+    async close () {
+      closed = true
+      clearTimeout(timer)
+      await chain
+      await dynsec.close()
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// AirLink gateways polled over SNMP or AceManager (issue 13, MSCI; conventions.md §Devices, MSCI; protocols.md §5) as
+// one device transport (ingest/transport.ts). It listens on nothing: the service goes to the gateways. Its poller is
+// the repeatable job `msci.poll`, and its device tasks go out at the gateway's next poll (a gateway with waiting
+// tasks is polled at once), so it has no push and no gateway is ever "connected" between polls.
+import type { DeviceTransport, TransportDeps, TransportFactory } from '../transport.js'
+import { acemanagerAccess } from './acemanager-access.js'
+import { snmpAccess } from './snmp-access.js'
+import { createPoller, TICK_MS, type PollerStats } from './poller.js'
+import type { OpenAccess } from './poll.js'
+
+export const openAccess: OpenAccess = (p, timeoutMs) => p.access === 'snmp' ? snmpAccess(p, timeoutMs) : acemanagerAccess(p, timeoutMs)
+
+export interface MsciTransport extends DeviceTransport {
+  /** Polls made by this process (the bench reads it). */
+  stats (): PollerStats
+}
+
+export function createMsciTransport (deps: TransportDeps, open: OpenAccess = openAccess): MsciTransport {
+  const poller = createPoller({
+    polls: deps.devices.msci,
+    ingest: deps.ingest,
+    open,
+    timeoutMs: deps.config.MSCI_TIMEOUT_MS,
+    concurrency: deps.config.MSCI_POLL_CONCURRENCY,
+    now: deps.now,
+    log: deps.log,
+    metrics: deps.metrics
+  })
+  return {
+    name: 'msci',
+    protocols: ['MSCI'],
+    connected: () => false,
+    connections: () => [{ kind: 'polling', count: poller.running() }],
+    jobs: { 'msci.poll': { everyMs: TICK_MS, run: poller.tick } },
+    stats: poller.stats,
+    close: poller.close
+  }
+}
+
+export const msciTransport: TransportFactory = async (deps) => createMsciTransport(deps)

@@ -1,0 +1,35 @@
+import type { EventBus, EventListener, FleetEvent } from '../../core/ports/events.js'
+
+/** Deliveries to one listener that throw are reported here (the composition root logs them). */
+export type ListenerFailure = (err: unknown) => void
+
+/**
+ * Calls every listener with each event, off the publisher's path: the commit that published goes on at once (the
+ * ingest acknowledges devices after it) and the streams do their work on a later turn of the loop.
+ */
+export function deliverLater (listeners: ReadonlySet<EventListener>, events: readonly FleetEvent[], onFailure: ListenerFailure): void {
+  if (listeners.size === 0 || events.length === 0) return
+  setImmediate(() => {
+    for (const event of events) {
+      for (const listener of listeners) {
+        try { listener(event) } catch (err) { onFailure(err) }
+      }
+    }
+  })
+}
+
+/** The events of this process only (the embedded mode, shared/design.md: one process by default). */
+export function createLocalEventBus (onFailure: ListenerFailure = () => {}): EventBus {
+  const listeners = new Set<EventListener>()
+  return {
+    publish (events) { deliverLater(listeners, events, onFailure) },
+    async subscribe (listener) {
+      // A listener added twice is still two subscriptions: each remover takes back its own.
+      const own: EventListener = (e) => { listener(e) }
+      listeners.add(own)
+      return () => { listeners.delete(own) }
+    },
+    listening: () => listeners.size > 0,
+    async close () { listeners.clear() }
+  }
+}

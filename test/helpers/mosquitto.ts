@@ -1,0 +1,119 @@
+// A Mosquitto of a test's own (issue 14: tests start their own broker): the binary of the machine with the dynamic
+// security plugin, on a free port, its configuration and dynamic security file in a temporary directory, an admin
+// account made by `mosquitto_ctrl dynsec init`. Stopped by its pid.
+import { execFile, spawn, type ChildProcess } from 'node:child_process'
+import { once } from 'node:events'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir, userInfo } from 'node:os'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
+import { freePort } from './child.js'
+
+const PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so'
+export const DYNSEC_ADMIN = 'fleet-admin'
+export const DYNSEC_ADMIN_PASSWORD = 'fleet-admin-pw'
+
+export interface Mosquitto {
+  port: number
+  /** mqtt://127.0.0.1:<port> */
+  url: string
+  /** The admin account in the URL: what the service's MQTT_URL is. */
+  adminUrl: string
+  /** A connection as the admin account (who may read every topic), closed with the broker. */
+  admin (): Promise<MqttClient>
+  /** Runs dynamic security commands as the admin; answers the responses. */
+  dynsec (commands: Array<Record<string, unknown>>): Promise<Array<{ command: string, error?: string, data?: any }>>
+  stop (): Promise<void>
+}
+
+async function waitListening (port: number, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`mosquitto exited with ${child.exitCode}`)
+    try {
+      const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: DYNSEC_ADMIN, password: DYNSEC_ADMIN_PASSWORD, reconnectPeriod: 0, connectTimeout: 2000 })
+      await c.endAsync()
+      return
+    } catch (err) {
+      if (Date.now() > deadline) throw err
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  }
+}
+
+/** `port`: a port chosen beforehand (a service told of a broker that is not there yet); default: a free one. */
+export async function startMosquitto (opts: { port?: number } = {}): Promise<Mosquitto> {
+  const dir = await mkdtemp(join(tmpdir(), 'fleet-mosquitto-'))
+  const dynsecFile = join(dir, 'dynamic-security.json')
+  await promisify(execFile)('mosquitto_ctrl', ['dynsec', 'init', dynsecFile, DYNSEC_ADMIN, DYNSEC_ADMIN_PASSWORD])
+  const port = opts.port ?? await freePort()
+  const conf = join(dir, 'mosquitto.conf')
+  await writeFile(conf, [
+    `listener ${port} 127.0.0.1`,
+    'allow_anonymous false',
+    `plugin ${PLUGIN}`,
+    `plugin_opt_config_file ${dynsecFile}`,
+    'persistence false',
+    // Started as root, Mosquitto becomes the user `mosquitto`, who cannot read the temporary directory: it stays who
+    // started it (ignored when not root).
+    `user ${userInfo().username}`,
+    ''
+  ].join('\n'))
+  const child = spawn('mosquitto', ['-c', conf], { stdio: 'ignore' })
+  const clients: MqttClient[] = []
+  const stop = async (): Promise<void> => {
+    for (const c of clients.splice(0)) await c.endAsync(true)
+    if (child.exitCode === null && child.pid !== undefined) {
+      const exited = once(child, 'exit')
+      process.kill(child.pid, 'SIGTERM')
+      await exited
+    }
+    await rm(dir, { recursive: true, force: true })
+  }
+  try { await waitListening(port, child) } catch (err) { await stop(); throw err }
+
+  const url = `mqtt://127.0.0.1:${port}`
+  const admin = async (): Promise<MqttClient> => {
+    const c = await mqtt.connectAsync(url, { username: DYNSEC_ADMIN, password: DYNSEC_ADMIN_PASSWORD, reconnectPeriod: 0 })
+    clients.push(c)
+    return c
+  }
+  let control: Promise<MqttClient> | undefined
+  let seq = 0
+  const waiting = new Map<string, (r: any) => void>()
+  const controlClient = async (): Promise<MqttClient> => {
+    control ??= (async () => {
+      const c = await admin()
+      c.on('message', (_t, p) => {
+        for (const r of JSON.parse(p.toString()).responses ?? []) { const w = waiting.get(r.correlationData); if (w !== undefined) { waiting.delete(r.correlationData); w(r) } }
+      })
+      await c.subscribeAsync('$CONTROL/dynamic-security/v1/response')
+      return c
+    })()
+    return await control
+  }
+  return {
+    port,
+    url,
+    adminUrl: `mqtt://${DYNSEC_ADMIN}:${DYNSEC_ADMIN_PASSWORD}@127.0.0.1:${port}`,
+    admin,
+    async dynsec (commands) {
+      const c = await controlClient()
+      const ids = commands.map(() => `test-${++seq}`)
+      const answers = ids.map((id) => new Promise<any>((resolve) => { waiting.set(id, resolve) }))
+      c.publish('$CONTROL/dynamic-security/v1', JSON.stringify({ commands: commands.map((x, i) => ({ ...x, correlationData: ids[i] })) }))
+      return await Promise.all(answers)
+    },
+    stop
+  }
+}
+
+/** A device's connection attempt: the client when accepted, the refusal's message otherwise. */
+export async function tryConnect (url: string, username: string, password: string, opts: IClientOptions = {}): Promise<MqttClient | string> {
+  try {
+    return await mqtt.connectAsync(url, { username, password, reconnectPeriod: 0, connectTimeout: 5000, ...opts })
+  } catch (err) {
+    return (err as Error).message
+  }
+}
