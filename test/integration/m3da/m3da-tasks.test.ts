@@ -26,13 +26,14 @@ const messages = (objects: M3daObject[]): M3daMessage[] => objects.filter((o): o
 /** The device's side: how it sends a package (unsecured or signed) on a link. */
 type Send = (objects: Outgoing[]) => Promise<M3daObject[]>
 
-/** Sends keep-alives until the reply carries Messages (the operation's device task is written asynchronously). */
+/** Sends keep-alives until the reply carries Messages (the operation's device task is written asynchronously, by a
+ * worker that, in CI's servers run, shares two cores and one PostgreSQL with every other suite: 30 s, not 15). */
 async function tasksReceived (send: Send): Promise<M3daMessage[]> {
   let got: M3daMessage[] = []
   await until('the task in a reply', async () => {
     got = messages(await send([]))
     return got.length > 0
-  }, 15_000)
+  }, 30_000)
   return got
 }
 
