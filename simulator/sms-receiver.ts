@@ -2,8 +2,9 @@
 // (conventions.md §Device tasks: POST `{"to": <mobileNumber>, "text", "system"}` as JSON, a 2xx answer means sent)
 // reach the device whose SIM has that number, as a shoulder-tap SMS would.
 import { once } from 'node:events'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { readBody } from './http-body.js'
 
 export interface SmsReceiverOptions {
   /** 0: any free port. */
@@ -25,17 +26,6 @@ export interface SmsReceiver {
 // A shoulder tap is a few dozen bytes; anything much larger is not one.
 const MAX_BODY = 16 * 1024
 
-async function readBody (req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY) return undefined
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
-
 function reply (res: ServerResponse, status: number, body: Record<string, unknown>): void {
   res.writeHead(status, { 'content-type': 'application/json' })
   res.end(JSON.stringify(body))
@@ -55,7 +45,7 @@ export async function startSmsReceiver (opts: SmsReceiverOptions): Promise<SmsRe
   let delivered = 0
   const server = createServer((req, res) => {
     if (req.method !== 'POST') { reply(res, 405, { error: 'POST an SMS: {"to", "text", "system"}' }); return }
-    readBody(req).then((text) => {
+    readBody(req, MAX_BODY).then((text) => {
       const target = smsTarget(text)
       if ('refused' in target) { reply(res, 400, { error: target.refused }); return }
       // A number outside the fleet is answered 404, so the service records the request as failed, not sent.

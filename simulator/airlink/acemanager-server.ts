@@ -8,6 +8,7 @@ import {
   CONNECT_PATH, GET_PATH, SET_PATH, formatValues, parseGetBody, parseLoginBody, parseValues
 } from '../../protocols/msci/acemanager.js'
 import type { AirlinkGateway } from './gateway.js'
+import { readBody } from '../http-body.js'
 
 export interface AceManagerOptions { user: string, password: string, host?: string, port?: number }
 
@@ -19,17 +20,6 @@ export type Gateways = AirlinkGateway | ((localAddress: string) => AirlinkGatewa
 export interface SimulatedAceManager { port: number, close (): Promise<void> }
 
 const MAX_BODY = 64 * 1024
-
-async function bodyOf (req: IncomingMessage): Promise<string | undefined> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length
-    if (size > MAX_BODY) return undefined
-    chunks.push(chunk as Buffer)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
 
 export async function startAceManager (gateways: Gateways, opts: AceManagerOptions): Promise<SimulatedAceManager> {
   const gatewayOf = typeof gateways === 'function' ? gateways : () => gateways
@@ -47,7 +37,7 @@ export async function startAceManager (gateways: Gateways, opts: AceManagerOptio
     (async () => {
       const gateway = gatewayOf((req.socket.localAddress ?? '').replace(/^::ffff:/, ''))
       if (gateway === undefined || !gateway.up()) { req.socket.destroy(); return } // none there, or rebooting: no answer
-      const body = await bodyOf(req)
+      const body = await readBody(req, MAX_BODY)
       if (req.method !== 'POST' || body === undefined) return send(res, 400, '')
       if (req.url === CONNECT_PATH) {
         const login = parseLoginBody(body)
