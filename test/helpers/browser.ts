@@ -1,0 +1,111 @@
+// The console in a real browser (issue 15, "Tested in a real browser"): Debian's Chromium driven by playwright-core
+// (no browser download; .ci/run installs the package), the service listening on real ports, and simulated devices
+// from simulator/ sending over MQTT. One browser per test file, closed with everything else by `close()`.
+import { mkdirSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
+import { deviceIdentity, newRunTag } from '../../simulator/devices/identity.js'
+import type { SimulatedDevice } from '../../simulator/devices/simulated-device.js'
+import { addDevice, genericApplication } from '../../simulator/fleet.js'
+import { connectApi, type ApiClient } from '../../simulator/provision.js'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, CLIENT_ID, CLIENT_SECRET, startStack, type Stack } from './stack.js'
+
+export const CHROMIUM = '/usr/bin/chromium'
+// The machine has no network: without these Chromium spends its time on updates, sync and QUIC probes that never
+// answer (and its sandbox needs privileges that containers lack).
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync']
+
+/** Where each page's screenshot goes (gitignored; CI keeps the folder as an artifact, the README names it). */
+export const SCREENSHOTS = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url))
+
+/** A phone's width (issue 15: "readable on a phone's width"). */
+export const PHONE = { width: 360, height: 740 }
+const DESKTOP = { width: 1280, height: 860 }
+
+export interface ConsoleTab {
+  page: Page
+  context: BrowserContext
+  /** Uncaught exceptions and console.error lines of the page: a test ends by expecting none. */
+  errors: string[]
+}
+
+export interface Harness {
+  stack: Stack
+  browser: Browser
+  /** The simulator's API client (the admin's token), which registers devices as an installer would. */
+  api: ApiClient
+  /** The run tag: devices' serial numbers are SIM<run><n> and their systems carry the label sim-<run>. */
+  run: string
+  /** Registers a system through the API and connects its simulated device over MQTT. */
+  addDevice (labels?: string[]): Promise<SimulatedDevice>
+  /** A new browser context (its own storage: signed out) with one page. */
+  open (viewport?: { width: number, height: number }): Promise<ConsoleTab>
+  close (): Promise<void>
+}
+
+export async function startHarness (): Promise<Harness> {
+  const stack = await startStack({ listen: true })
+  const devices: SimulatedDevice[] = []
+  const contexts: BrowserContext[] = []
+  let browser: Browser | undefined
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS })
+    const api = await connectApi({ url: stack.httpUrl, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, email: ADMIN_EMAIL, password: ADMIN_PASSWORD })
+    const applicationUid = await genericApplication(api, 'mqtt')
+    const run = newRunTag()
+    const b = browser
+    return {
+      stack,
+      browser: b,
+      api,
+      run,
+      async addDevice (labels = [`sim-${run}`]) {
+        const device = await addDevice(api, deviceIdentity(run, devices.length + 1), { protocol: 'mqtt', mqttUrl: stack.mqttUrl }, { labels, applicationUid, rebootMs: 200 })
+        devices.push(device)
+        return device
+      },
+      async open (viewport = DESKTOP) {
+        const context = await b.newContext({ viewport })
+        contexts.push(context)
+        const page = await context.newPage()
+        const errors: string[] = []
+        page.on('pageerror', (err) => { errors.push(`uncaught: ${err.message}`) })
+        page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console.error: ${msg.text()}`) })
+        return { page, context, errors }
+      },
+      async close () {
+        for (const d of devices) await d.close().catch(() => {})
+        for (const c of contexts) await c.close().catch(() => {})
+        await b.close()
+        await stack.close()
+      }
+    }
+  } catch (err) {
+    await browser?.close()
+    await stack.close()
+    throw err
+  }
+}
+
+/**
+ * Opens the console and signs in through the service's own sign-in page (the authorization_code grant with PKCE,
+ * conventions.md §Authentication), then waits for the console's main area.
+ */
+export async function signIn (tab: ConsoleTab, stack: Stack, who: { email: string, password: string } = { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, route = ''): Promise<void> {
+  const { page } = tab
+  await page.goto(`${stack.httpUrl}/console/${route}`)
+  await page.getByLabel('E-mail').fill(who.email)
+  await page.getByLabel('Password').fill(who.password)
+  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.waitForURL((u) => u.pathname === '/console/' && !u.searchParams.has('code'))
+  await page.getByRole('main').waitFor()
+}
+
+/** A screenshot of the whole page under artifacts/screenshots/<name>.png. */
+export async function screenshot (page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  const path = `${SCREENSHOTS}${name}.png`
+  await page.screenshot({ path, fullPage: true })
+  return path
+}
