@@ -12,7 +12,7 @@
 // committed messages and points per second beside the MQTT figure, and their ratio to it.
 //
 // Env: BENCH_SECONDS (60, measured seconds per target), BENCH_DEVICES (1000), BENCH_INFLIGHT (4 per connection),
-// DATABASE_URL (a PostgreSQL server).
+// DATABASE_URL (a PostgreSQL server), DATA_ROLLUPS (true; false: the service writes no hourly rollups).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -102,7 +102,9 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
     console.log(`\n== ${store}: starting the service and registering ${DEVICES} systems`)
     const config = benchConfig(dataDir, scratch?.url, {
       FLEET_ADMIN_PASSWORD: 'bench-password',
-      FLEET_CLIENT_SECRET: 'bench-secret'
+      FLEET_CLIENT_SECRET: 'bench-secret',
+      // DATA_ROLLUPS=false measures the ingest without the hourly rollups it writes in the same transaction (issue 12).
+      DATA_ROLLUPS: process.env.DATA_ROLLUPS
     })
     const infra = await openInfra(config)
     const service = await assembleService(config, pino({ level: 'silent' }), infra)
