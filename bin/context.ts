@@ -142,6 +142,7 @@ export async function bootstrapStore (ctx: AppContext, db: Db): Promise<Bootstra
   return await bootstrap({
     config: ctx.config,
     seed: ctx.services.seed,
-    isEmpty: async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM companies')).rows[0]?.n === 0
+    isEmpty: async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM companies')).rows[0]?.n === 0,
+    hasClient: async (clientId) => (await db.query('SELECT 1 FROM api_clients WHERE client_id = $1', [clientId])).rows.length > 0
   })
 }

@@ -26,6 +26,11 @@ export interface Config {
   FLEET_ADMIN_PASSWORD: string | undefined
   FLEET_CLIENT_ID: string
   FLEET_CLIENT_SECRET: string | undefined
+  /**
+   * The address users reach the service at (e.g. https://fleet.example.com behind a TLS proxy): the web console's
+   * redirect URI is <PUBLIC_URL>/console/. Absent: the address each sign-in request came to (console-client.ts).
+   */
+  PUBLIC_URL: string | undefined
   /** Embedded MQTT broker port (conventions.md §Devices). */
   MQTT_PORT: number
   /** M3DA TCP port (conventions.md §Devices). */
@@ -265,6 +270,7 @@ export function loadConfig (env: Env): Readonly<Config> {
     FLEET_ADMIN_PASSWORD: optional(env, 'FLEET_ADMIN_PASSWORD'),
     FLEET_CLIENT_ID: str(env, 'FLEET_CLIENT_ID', 'fleet-cli'),
     FLEET_CLIENT_SECRET: optional(env, 'FLEET_CLIENT_SECRET'),
+    PUBLIC_URL: url(env, 'PUBLIC_URL', ['http:', 'https:']),
     MQTT_PORT: int(env, 'MQTT_PORT', 1883, 0, 65535),
     M3DA_PORT: int(env, 'M3DA_PORT', 44900, 0, 65535),
     M3DA_SERVER_ID: str(env, 'M3DA_SERVER_ID', 'AIRVANTAGE'),

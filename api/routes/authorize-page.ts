@@ -3,7 +3,15 @@
 
 const escape = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
-export interface PageFields { response_type: string, client_id: string, redirect_uri: string, state?: string | undefined }
+export interface PageFields {
+  response_type: string
+  client_id: string
+  redirect_uri: string
+  state?: string | undefined
+  /** PKCE (RFC 7636), carried through the form to the POST. */
+  code_challenge?: string | undefined
+  code_challenge_method?: string | undefined
+}
 
 export function signInPage (fields: PageFields, opts: { clientName: string, username?: string | undefined, error?: string }): string {
   const hidden = Object.entries(fields)

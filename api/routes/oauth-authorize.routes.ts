@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AuthorizeRefused, OAuthError, type AuthService } from '../../core/services/auth.service.js'
+import { AuthorizeRefused, ClientRedirectError, OAuthError, type AuthService } from '../../core/services/auth.service.js'
+import { consoleRedirectUri } from '../../core/domain/console-client.js'
 import type { RateCounter } from '../../core/ports/store.js'
 import { isFleetError } from '../../core/errors.js'
 import { withFragment, withParams } from '../../core/domain/redirect-uri.js'
@@ -8,7 +9,13 @@ import { refusedPage, signInPage, type PageFields } from './authorize-page.js'
 import { param } from './oauth.routes.js'
 import { AuthorizeForm, AuthorizeQuery, Redirect, RefusedPage, SignInPage, ThrottledPage, WrongCredentialsPage } from '../schemas/oauth.schema.js'
 
-export interface AuthorizeRoutesOptions { auth: AuthService, rateCounter: RateCounter, ratePerSecond: number }
+export interface AuthorizeRoutesOptions {
+  auth: AuthService
+  rateCounter: RateCounter
+  ratePerSecond: number
+  /** PUBLIC_URL: the service's address for its users; absent, the address each request came to (console-client.ts). */
+  publicUrl?: string | undefined
+}
 
 /**
  * `/api/oauth/authorize` (conventions.md §Authentication; RFC 6749 §4.1): GET shows the sign-in form, POST checks
@@ -17,20 +24,25 @@ export interface AuthorizeRoutesOptions { auth: AuthService, rateCounter: RateCo
  * client or redirect URI is answered here (400), never redirected; an unsupported response_type is sent to the
  * redirect URI as `error`.
  */
-export default async function authorizeRoutes (app: FastifyInstance, { auth, rateCounter, ratePerSecond }: AuthorizeRoutesOptions): Promise<void> {
+export default async function authorizeRoutes (app: FastifyInstance, { auth, rateCounter, ratePerSecond, publicUrl }: AuthorizeRoutesOptions): Promise<void> {
   const request = (req: FastifyRequest) => ({
     responseType: param(req, 'response_type'),
     clientId: param(req, 'client_id'),
     redirectUri: param(req, 'redirect_uri'),
-    state: param(req, 'state')
+    state: param(req, 'state'),
+    codeChallenge: param(req, 'code_challenge'),
+    codeChallengeMethod: param(req, 'code_challenge_method'),
+    // The Host header names the address the browser used (no proxy header is trusted: behind one, set PUBLIC_URL).
+    consoleRedirectUri: consoleRedirectUri(publicUrl, `${req.protocol}://${req.host}`)
   })
+  const pkceFields = (r: ReturnType<typeof request>) => ({ code_challenge: r.codeChallenge, code_challenge_method: r.codeChallengeMethod })
   const html = (reply: FastifyReply, status: number, body: string): FastifyReply =>
     reply.status(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').header('x-frame-options', 'DENY').send(body)
 
   /** Errors common to both steps; answers undefined when `err` is not one of them. */
   const refused = (reply: FastifyReply, err: unknown, redirectUri: string | undefined, state: string | undefined): FastifyReply | undefined => {
     if (err instanceof AuthorizeRefused) return html(reply, 400, refusedPage(err.description))
-    if (err instanceof OAuthError && err.error === 'unsupported_response_type') {
+    if (err instanceof ClientRedirectError) {
       // The URI was checked against the client's before this error is raised; left out, it is answered here.
       if (redirectUri === undefined) return html(reply, 400, refusedPage(err.description))
       return reply.redirect(withParams(redirectUri, { error: err.error, error_description: err.description, state }), 302)
@@ -42,7 +54,9 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
     const r = request(req)
     try {
       const target = await auth.authorizeTarget(r)
-      const fields: PageFields = { response_type: target.responseType, client_id: target.clientId, redirect_uri: target.redirectUri, state: r.state }
+      const fields: PageFields = {
+        response_type: target.responseType, client_id: target.clientId, redirect_uri: target.redirectUri, state: r.state, ...pkceFields(r)
+      }
       return html(reply, 200, signInPage(fields, { clientName: target.clientId }))
     } catch (err) {
       const answered = refused(reply, err, r.redirectUri, r.state)
@@ -64,7 +78,7 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
     } catch (err) {
       const answered = refused(reply, err, r.redirectUri, r.state)
       if (answered !== undefined) return answered
-      const fields: PageFields = { response_type: r.responseType ?? '', client_id: r.clientId ?? '', redirect_uri: r.redirectUri ?? '', state: r.state }
+      const fields: PageFields = { response_type: r.responseType ?? '', client_id: r.clientId ?? '', redirect_uri: r.redirectUri ?? '', state: r.state, ...pkceFields(r) }
       const page = (status: number, error: string): FastifyReply => html(reply, status, signInPage(fields, { clientName: r.clientId ?? '', username, error }))
       // login-throttle.ts: during a wait the form is shown again with the wait, and Retry-After (conventions.md §Errors).
       const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS

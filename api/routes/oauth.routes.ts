@@ -40,7 +40,8 @@ function tokenRequest (req: FastifyRequest): TokenRequest {
     password: param(req, 'password'),
     refreshToken: param(req, 'refresh_token'),
     code: param(req, 'code'),
-    redirectUri: param(req, 'redirect_uri')
+    redirectUri: param(req, 'redirect_uri'),
+    codeVerifier: param(req, 'code_verifier')
   }
 }
 

@@ -15,7 +15,8 @@ const tokenParams = {
   password: text('password grant: the user\'s password'),
   refresh_token: text('refresh_token grant: the refresh token (each one is used once; a second use revokes the tokens issued from it)'),
   code: text('authorization_code grant: the code the sign-in page sent to the redirect URI'),
-  redirect_uri: text('authorization_code grant: the redirect URI given to /api/oauth/authorize')
+  redirect_uri: text('authorization_code grant: the redirect URI given to /api/oauth/authorize'),
+  code_verifier: text('authorization_code grant with PKCE (RFC 7636): the verifier of the code_challenge; a public client (no secret) must use PKCE')
 }
 
 const form = <T extends TProperties>(props: T, example: Record<string, string>) => ({
@@ -52,7 +53,9 @@ const authorizeParams = {
   response_type: text('code (authorization code grant) or token (implicit grant)', documented({ enum: ['code', 'token'] })),
   client_id: text('API client id'),
   redirect_uri: text('Where to send the browser back: one of the client\'s registered redirect URIs'),
-  state: text('Opaque value sent back to the redirect URI')
+  state: text('Opaque value sent back to the redirect URI'),
+  code_challenge: text('PKCE (RFC 7636): base64url SHA-256 of the code verifier; required of a public client'),
+  code_challenge_method: text('PKCE: S256 (plain is refused)', documented({ enum: ['S256'] }))
 }
 
 export const AuthorizeQuery = Type.Object(authorizeParams)

@@ -60,7 +60,8 @@ export interface MembershipsRepository {
 
 export interface ApiClientRecord {
   clientId: string
-  secretHash: string
+  /** Null for a public client (the web console, issue 15): it may use the authorization_code grant with PKCE only. */
+  secretHash: string | null
   name: string
   userUid: string | null
   /** Where the authorization_code grant may send its codes (exact match). */
@@ -111,7 +112,15 @@ export interface TokensRepository {
   takeCode (hash: string): Promise<AuthorizationCode | undefined>
 }
 
-export interface AuthorizationCode { hash: string, clientId: string, userUid: string, redirectUri: string, expiresAt: number }
+export interface AuthorizationCode {
+  hash: string
+  clientId: string
+  userUid: string
+  redirectUri: string
+  expiresAt: number
+  /** The PKCE challenge (RFC 7636, S256) given at /api/oauth/authorize; null when the client sent none. */
+  codeChallenge: string | null
+}
 
 /** The columns of a systems row that services write. */
 export type SystemRow = Omit<System, 'gateway' | 'subscription' | 'applications' | 'offer'> & {

@@ -4,6 +4,8 @@ import type { Repositories, ApiClientRecord, TokenRecord } from '../ports/reposi
 import type { Actor, ActorMembership } from '../domain/actor.js'
 import { rightsOf } from '../domain/rights.js'
 import { DUMMY_PASSWORD_HASH, randomSecret, sha256, verifyPassword } from '../security/secrets.js'
+import { challengeProblem, verifierMatches } from '../security/pkce.js'
+import { CONSOLE_CLIENT_ID } from '../domain/console-client.js'
 import type { AccessEpoch } from './access-epoch.js'
 import type { LoginThrottle } from './login-throttle.js'
 
@@ -12,12 +14,18 @@ const ACTORS_MAX = 100_000
 
 /** An RFC 6749 error: rendered as `{error, error_description}` by the token route. */
 export class OAuthError extends Error {
-  constructor (readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unsupported_grant_type' | 'unsupported_response_type',
+  constructor (readonly error: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'unsupported_response_type',
     readonly description: string, readonly status = error === 'invalid_client' ? 401 : 400) {
     super(description)
     this.name = 'OAuthError'
   }
 }
+
+/**
+ * An error of an authorization request found once the client and its redirect URI are known: sent to the redirect
+ * URI as `error` (RFC 6749 §4.1.2.1; RFC 7636 §4.4.1 for a missing or unsupported code challenge).
+ */
+export class ClientRedirectError extends OAuthError {}
 
 export interface TokenResponse {
   access_token: string
@@ -46,6 +54,8 @@ export interface TokenRequest {
   /** authorization_code grant */
   code?: string | undefined
   redirectUri?: string | undefined
+  /** PKCE (RFC 7636 §4.5): the verifier of the challenge given at /authorize. */
+  codeVerifier?: string | undefined
 }
 
 /** GET or POST /api/oauth/authorize: who asks for a code (or a token, the implicit grant), and where it goes. */
@@ -54,6 +64,11 @@ export interface AuthorizeRequest {
   responseType?: string | undefined
   clientId?: string | undefined
   redirectUri?: string | undefined
+  /** PKCE (RFC 7636 §4.3): S256 only. */
+  codeChallenge?: string | undefined
+  codeChallengeMethod?: string | undefined
+  /** The console client's redirect URI for this request (core/domain/console-client.ts): the console's own address. */
+  consoleRedirectUri?: string | undefined
 }
 
 /** RFC 6749 §4.1.2.1: a request naming an unknown client or an unregistered redirect URI is never redirected. */
@@ -89,8 +104,12 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     (await verify(secret, hash ?? DUMMY_PASSWORD_HASH)) && hash !== null && hash !== undefined
 
   async function client (req: TokenRequest): Promise<ApiClientRecord> {
-    if (req.clientId === undefined || req.clientSecret === undefined) {
-      throw new OAuthError('invalid_client', 'client credentials are missing')
+    if (req.clientId === undefined) throw new OAuthError('invalid_client', 'client credentials are missing')
+    if (req.clientSecret === undefined) {
+      // A public client (no secret) is named only (RFC 6749 §2.1); the grant then proves who asks (PKCE).
+      const found = await repos.clients.find(req.clientId)
+      if (found === undefined || found.secretHash !== null) throw new OAuthError('invalid_client', 'client credentials are missing')
+      return found
     }
     const { clientId, clientSecret } = req
     let found: ApiClientRecord | undefined
@@ -169,6 +188,11 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
   }
 
   /** The code is bound to the client and to the redirect URI given at /authorize, checked again here. */
+  /**
+   * The code is bound to the client and to the redirect URI given at /authorize, checked again here, and to the PKCE
+   * challenge when there was one (RFC 7636 §4.6). A verifier for a code without challenge is refused too (RFC 9700
+   * §2.1.1), and a public client's code always has one (authorizeTarget).
+   */
   async function codeGrant (c: ApiClientRecord, req: TokenRequest): Promise<TokenResponse> {
     if (req.code === undefined) throw new OAuthError('invalid_request', 'code is required')
     const found = await repos.tokens.takeCode(sha256(req.code))
@@ -176,6 +200,11 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
       throw new OAuthError('invalid_grant', 'authorization code is invalid, used or expired')
     }
     if (req.redirectUri !== found.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request')
+    if (found.codeChallenge === null) {
+      if (req.codeVerifier !== undefined || c.secretHash === null) throw new OAuthError('invalid_grant', 'the authorization request had no code_challenge')
+    } else if (req.codeVerifier === undefined || !verifierMatches(req.codeVerifier, found.codeChallenge)) {
+      throw new OAuthError('invalid_grant', 'code_verifier is missing or does not match the code_challenge')
+    }
     return await issueNew(c.clientId, found.userUid)
   }
 
@@ -187,6 +216,11 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
       throw new OAuthError('unsupported_grant_type', `grant_type ${grant} is not supported`)
     }
     const c = await client(req)
+    // A public client holds no secret that could stand for the user or itself: the code grant (with PKCE) and the
+    // refresh of what it gave only.
+    if (c.secretHash === null && grant !== 'authorization_code' && grant !== 'refresh_token') {
+      throw new OAuthError('unauthorized_client', `a public client may not use grant_type ${grant}`)
+    }
     if (grant === 'password') return await passwordGrant(c, req)
     if (grant === 'refresh_token') return await refreshGrant(c, req)
     if (grant === 'authorization_code') return await codeGrant(c, req)
@@ -195,20 +229,28 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
 
   /**
    * The client and redirect URI of an authorization request. The redirect URI must be one the client registered;
-   * it may be left out when the client registered exactly one.
-   * @throws AuthorizeRefused (never redirected); OAuthError unsupported_response_type (sent to the redirect URI)
+   * it may be left out when the client registered exactly one. The console client's redirect URI is the console's own
+   * address (core/domain/console-client.ts). A public client must send a PKCE challenge with response_type=code.
+   * @throws AuthorizeRefused (never redirected); ClientRedirectError unsupported_response_type or invalid_request (a
+   * missing or unsupported code challenge), sent to the redirect URI
    */
   async function authorizeTarget (req: AuthorizeRequest): Promise<{ clientId: string, redirectUri: string, responseType: 'code' | 'token' }> {
     if (req.clientId === undefined) throw new AuthorizeRefused('invalid_request', 'client_id is required')
     const c = await repos.clients.find(req.clientId)
     if (c === undefined) throw new AuthorizeRefused('invalid_client', 'unknown client')
-    const redirectUri = req.redirectUri ?? (c.redirectUris.length === 1 ? c.redirectUris[0] : undefined)
-    if (redirectUri === undefined || !c.redirectUris.includes(redirectUri)) {
+    const allowed = c.clientId === CONSOLE_CLIENT_ID && req.consoleRedirectUri !== undefined ? [...c.redirectUris, req.consoleRedirectUri] : c.redirectUris
+    const redirectUri = req.redirectUri ?? (allowed.length === 1 ? allowed[0] : undefined)
+    if (redirectUri === undefined || !allowed.includes(redirectUri)) {
       throw new AuthorizeRefused('invalid_request', 'redirect_uri is missing or not registered for this client')
     }
     const responseType = req.responseType
     if (responseType !== 'code' && responseType !== 'token') {
-      throw new OAuthError('unsupported_response_type', 'response_type must be code or token')
+      throw new ClientRedirectError('unsupported_response_type', 'response_type must be code or token')
+    }
+    if (responseType === 'code') {
+      const problem = challengeProblem(req.codeChallenge, req.codeChallengeMethod) ??
+        (c.secretHash === null && req.codeChallenge === undefined ? 'a public client must send code_challenge (PKCE, S256)' : undefined)
+      if (problem !== undefined) throw new ClientRedirectError('invalid_request', problem)
     }
     return { clientId: c.clientId, redirectUri, responseType }
   }
@@ -230,7 +272,9 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
       return { redirectUri: target.redirectUri, token: { access_token: access, token_type: 'bearer', expires_in: tokenTtlS } }
     }
     const code = randomSecret(32)
-    await repos.tokens.insertCode({ hash: sha256(code), clientId: target.clientId, userUid, redirectUri: target.redirectUri, expiresAt: now + CODE_TTL_MS }, now)
+    await repos.tokens.insertCode({
+      hash: sha256(code), clientId: target.clientId, userUid, redirectUri: target.redirectUri, expiresAt: now + CODE_TTL_MS, codeChallenge: req.codeChallenge ?? null
+    }, now)
     return { code, redirectUri: target.redirectUri }
   }
 

@@ -3,6 +3,7 @@ import type { SeedService } from './seed.service.js'
 import { ALL_RIGHTS } from '../domain/rights.js'
 import { randomSecret } from '../security/secrets.js'
 import { genericApplicationsSeed, starterTemplatesSeed } from './seed/catalogue.seed.js'
+import { CONSOLE_CLIENT_ID } from '../domain/console-client.js'
 
 export interface BootstrapResult {
   created: boolean
@@ -25,14 +26,19 @@ export interface BootstrapDeps {
   seed: SeedService
   /** Whether the store holds no company yet. */
   isEmpty: () => Promise<boolean>
+  /** Whether the API client exists. */
+  hasClient: (clientId: string) => Promise<boolean>
 }
 
-export async function bootstrap ({ config, seed, isEmpty }: BootstrapDeps): Promise<BootstrapResult> {
+export async function bootstrap ({ config, seed, isEmpty, hasClient }: BootstrapDeps): Promise<BootstrapResult> {
   const result: BootstrapResult = {
     created: false, companyName: config.FLEET_COMPANY_NAME, adminEmail: config.FLEET_ADMIN_EMAIL, clientId: config.FLEET_CLIENT_ID
   }
   // The public catalogue (issue 9): the generic firmware applications, at every start so that an older store gets them.
   await seed.seed({ applications: genericApplicationsSeed() })
+  // The web console's public client (issue 15), in new and older stores alike; its redirect URI is not stored but
+  // computed per request (core/domain/console-client.ts). Left as it is once it exists.
+  if (!(await hasClient(CONSOLE_CLIENT_ID))) await seed.seed({ clients: [{ clientId: CONSOLE_CLIENT_ID, name: 'Fleet web console' }] })
   if (!(await isEmpty())) return result
   const password = config.FLEET_ADMIN_PASSWORD ?? randomSecret(12)
   const secret = config.FLEET_CLIENT_SECRET ?? randomSecret(24)

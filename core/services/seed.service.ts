@@ -37,7 +37,8 @@ const SeedUser = Type.Object({
 
 const SeedClient = Type.Object({
   clientId: Type.String({ minLength: 1 }),
-  clientSecret: Type.String({ minLength: 1 }),
+  /** Absent: the secret the client has; none for a new one, which makes it a public client (PKCE only). */
+  clientSecret: Type.Optional(Type.String({ minLength: 1 })),
   name: Type.Optional(Type.String()),
   user: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   /** The authorization_code grant's redirect URIs; absent: those the client has, none for a new one. */
@@ -144,7 +145,7 @@ export function createSeedService ({ inTransaction, clock, epoch }: SeedServiceD
       const found = await repos.clients.find(c.clientId)
       await repos.clients.put({
         clientId: c.clientId,
-        secretHash: await hashPassword(c.clientSecret),
+        secretHash: c.clientSecret === undefined ? found?.secretHash ?? null : await hashPassword(c.clientSecret),
         name: c.name ?? found?.name ?? c.clientId,
         userUid,
         redirectUris: c.redirectUris ?? found?.redirectUris ?? []

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../core/ports/store.js'
 import type { ApiClientRecord, ApiClientsRepository } from '../../core/ports/repositories.js'
 
-interface ClientRow { client_id: string, secret_hash: string, name: string, user_uid: string | null, redirect_uris: string[] | null }
+interface ClientRow { client_id: string, secret_hash: string | null, name: string, user_uid: string | null, redirect_uris: string[] | null }
 
 const toClient = (r: ClientRow): ApiClientRecord =>
   ({ clientId: r.client_id, secretHash: r.secret_hash, name: r.name, userUid: r.user_uid, redirectUris: r.redirect_uris ?? [] })

@@ -50,14 +50,16 @@ export function createTokensRepository (q: Queryable): TokensRepository {
     },
     async insertCode (c, createdAt) {
       await q.query(
-        'INSERT INTO oauth_codes (hash, client_id, user_uid, redirect_uri, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6)',
-        [c.hash, c.clientId, c.userUid, c.redirectUri, c.expiresAt, createdAt])
+        'INSERT INTO oauth_codes (hash, client_id, user_uid, redirect_uri, expires_at, created_at, code_challenge) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [c.hash, c.clientId, c.userUid, c.redirectUri, c.expiresAt, createdAt, c.codeChallenge])
     },
     async takeCode (hash) {
-      const { rows } = await q.query<{ hash: string, client_id: string, user_uid: string, redirect_uri: string, expires_at: number }>(
-        'DELETE FROM oauth_codes WHERE hash = $1 RETURNING hash, client_id, user_uid, redirect_uri, expires_at', [hash])
+      const { rows } = await q.query<{ hash: string, client_id: string, user_uid: string, redirect_uri: string, expires_at: number, code_challenge: string | null }>(
+        'DELETE FROM oauth_codes WHERE hash = $1 RETURNING hash, client_id, user_uid, redirect_uri, expires_at, code_challenge', [hash])
       const r = rows[0]
-      return r === undefined ? undefined : { hash: r.hash, clientId: r.client_id, userUid: r.user_uid, redirectUri: r.redirect_uri, expiresAt: Number(r.expires_at) } satisfies AuthorizationCode
+      return r === undefined
+        ? undefined
+        : { hash: r.hash, clientId: r.client_id, userUid: r.user_uid, redirectUri: r.redirect_uri, expiresAt: Number(r.expires_at), codeChallenge: r.code_challenge } satisfies AuthorizationCode
     },
     async revoke (hash) {
       await q.query('DELETE FROM tokens WHERE hash = $1 OR pair_hash = $1', [hash])

@@ -161,7 +161,8 @@ describe.each(kinds)('fleet CLI on %s', { timeout: 300_000 }, (_kind, makeStore)
       expect(JSON.parse(res.body)).toMatchObject({ token_type: 'bearer' })
       expect(await child.exited()).toEqual({ code: 0, signal: null })
 
-      expect(await inspect(theStore(), counts)).toEqual({ companies: 1, users: 1, profiles: 1, clients: 1 })
+      // Two clients: fleet-cli and the web console's public client (fleet-console).
+      expect(await inspect(theStore(), counts)).toEqual({ companies: 1, users: 1, profiles: 1, clients: 2 })
     })
   })
 
