@@ -1,0 +1,73 @@
+// A time chart with uPlot (issue 15: "charts of any data id"): one series, x in epoch seconds, sized to its box and
+// resized with it. The wrapper is an image with a text summary (uPlot draws on a canvas, which says nothing to a
+// screen reader) and carries the point count in data-points, which the browser tests read.
+import UPlot from 'uplot'
+import 'uplot/dist/uPlot.min.css'
+import { h } from './dom.js'
+import { formatDate, formatValue } from './format.js'
+import './chart.css'
+
+export interface TimeChart {
+  el: HTMLElement
+  setData: (xs: number[], ys: Array<number | null>) => void
+  destroy: () => void
+}
+
+const ACCENT = '#2b6cb0'
+const HEIGHT = 260
+
+export function timeChart (label: string): TimeChart {
+  const el = h('figure', { class: 'time-chart', role: 'img', 'aria-label': label, 'data-points': 0 })
+  const plotBox = h('div', { class: 'time-chart-plot' })
+  const caption = h('figcaption', { class: 'time-chart-caption' })
+  el.append(plotBox, caption)
+  let xs: number[] = []
+  let ys: Array<number | null> = []
+  let plot: UPlot | null = null
+
+  const opts = (width: number): UPlot.Options => ({
+    width,
+    height: HEIGHT,
+    scales: { x: { time: true } },
+    legend: { show: false },
+    cursor: { drag: { x: false, y: false } },
+    series: [
+      {},
+      { label, stroke: ACCENT, width: 2, fill: 'rgba(43, 108, 176, 0.08)', spanGaps: false, points: { show: xs.length < 80, size: 5 } }
+    ],
+    axes: [{ stroke: '#4a5568', grid: { stroke: '#edf2f7' } }, { stroke: '#4a5568', grid: { stroke: '#edf2f7' }, size: 60 }]
+  })
+
+  const summarise = (): void => {
+    el.dataset.points = String(xs.length)
+    const last = xs.length - 1
+    const lastY = ys[last]
+    caption.textContent = last < 0
+      ? 'No point in this range.'
+      : `${xs.length} point${xs.length === 1 ? '' : 's'}; last value ${formatValue(lastY ?? null) || '(none)'} at ${formatDate((xs[last] ?? 0) * 1000)}`
+    el.setAttribute('aria-label', `Chart of ${label}: ${caption.textContent}`)
+  }
+
+  // Built once the box has a width (the chart is created before it is in the page).
+  const resize = new ResizeObserver(() => {
+    const width = Math.max(200, Math.floor(plotBox.clientWidth))
+    if (plot === null) plot = new UPlot(opts(width), [xs, ys], plotBox)
+    else if (plot.width !== width) plot.setSize({ width, height: HEIGHT })
+  })
+  resize.observe(plotBox)
+
+  return {
+    el,
+    setData (nextXs, nextYs) {
+      xs = nextXs
+      ys = nextYs
+      plot?.setData([xs, ys])
+      summarise()
+    },
+    destroy () {
+      resize.disconnect()
+      plot?.destroy()
+      plot = null
+    }
+  }
+}

@@ -1,0 +1,140 @@
+// The system page's chart (issue 15): any data id, raw or aggregated (interval and function chosen), over the last
+// hour, day, week, month or a custom range; a raw chart of a range ending now takes the stream's new points.
+import { timeChart } from '../../lib/chart.js'
+import { h, replace } from '../../lib/dom.js'
+import { formatDate, formatValue } from '../../lib/format.js'
+import type { PageContext } from '../../page.js'
+import {
+  appendPoint, chartQuery, defaultInterval, drawable, FUNCTIONS, isLive, parseInterval, rangeOf, RANGES, seriesOf,
+  UNITS, type PointsAnswer, type RangeName, type Series, type TimeRange
+} from './series.js'
+
+/** fleet-api.md §System usage data ids: computed from usage records, so only aggregated. */
+const USAGE_IDS = ['DATA_BYTES_TOTAL', 'DATA_BYTES_SENT', 'DATA_BYTES_RECEIVED', 'DATA_SESSION', 'DATA_DURATION', 'SMS_SENT', 'SMS_RECEIVED', 'VOICE_IN_DURATION', 'VOICE_OUT_DURATION', 'MSU']
+const RANGE_TEXT: Record<RangeName, string> = { hour: 'Last hour', day: 'Last day', week: 'Last week', month: 'Last month', custom: 'Custom range' }
+/** An aggregated chart of a range ending now is read again at most this often while points arrive. */
+const REFRESH_MS = 10_000
+
+export interface ChartPanel { el: HTMLElement, show: (dataId: string) => void, setIds: (ids: string[]) => void, point: (dataId: string, ts: number, v: unknown) => void, destroy: () => void }
+
+const localInput = (ms: number): string => {
+  const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000)
+  return d.toISOString().slice(0, 16)
+}
+
+function labelled (text: string, control: HTMLElement, cls = 'control'): HTMLElement {
+  return h('label', { class: cls }, h('span', {}, text), control)
+}
+
+export function chartPanel (ctx: Pick<PageContext, 'api' | 'notify'>, uid: string, alive: () => boolean): ChartPanel {
+  const list = h('datalist', { id: `chart-ids-${uid}` })
+  const dataId = h('input', { type: 'text', list: list.id, autocomplete: 'off', placeholder: 'e.g. machine.temperature' })
+  const range = h('select', {}, ...RANGES.map((r) => h('option', { value: r, selected: r === 'day' }, RANGE_TEXT[r])))
+  const from = h('input', { type: 'datetime-local', value: localInput(Date.now() - 86_400_000) })
+  const to = h('input', { type: 'datetime-local', value: localInput(Date.now()) })
+  const custom = h('div', { class: 'custom-range', hidden: true }, labelled('From', from), labelled('To', to))
+  const mode = h('select', {}, h('option', { value: 'raw' }, 'Raw points'), h('option', { value: 'aggregated' }, 'Aggregated'))
+  const count = h('input', { type: 'number', min: 1, max: 50, value: 1, class: 'interval-count' })
+  const unit = h('select', {}, ...UNITS.map((u) => h('option', { value: u }, `${u}s`)))
+  const fn = h('select', {}, ...FUNCTIONS.map((f) => h('option', { value: f }, f)))
+  const aggregation = h('div', { class: 'aggregation', hidden: true }, labelled('Interval', count), labelled('Interval unit', unit), labelled('Function', fn))
+  const state = h('p', { class: 'chart-state', 'aria-live': 'polite' }, 'Choose a data id to chart it.')
+  const chart = timeChart('data')
+  const textValues = h('div', {})
+  const form = h('form', { class: 'chart-controls', 'aria-label': 'Chart settings' },
+    labelled('Data id', dataId), list, labelled('Time range', range), custom, labelled('Values', mode), aggregation,
+    h('button', { type: 'submit', class: 'primary' }, 'Show'))
+  const el = h('section', { class: 'card chart-card', 'aria-labelledby': 'system-chart' }, h('h2', { id: 'system-chart' }, 'Chart'), form, state, chart.el, textValues)
+
+  let series: Series = { xs: [], ys: [] }
+  /** The points as answered (most recent first), for a text data id, which is listed rather than drawn. */
+  let raw: Array<{ ts: number, v: unknown }> = []
+  let shown: { dataId: string, range: TimeRange, rangeName: RangeName, aggregated: boolean } | null = null
+  let loads = 0
+  let refresh: ReturnType<typeof setTimeout> | null = null
+
+  const sync = (): void => {
+    custom.hidden = range.value !== 'custom'
+    aggregation.hidden = mode.value !== 'aggregated'
+  }
+  const setDefaultInterval = (): void => {
+    const r = rangeOf(range.value as RangeName, Date.now(), { from: new Date(from.value).getTime(), to: new Date(to.value).getTime() })
+    const i = parseInterval(defaultInterval(r ?? { from: 0, to: 86_400_000 }))
+    if (i !== null) { count.value = String(i.n); unit.value = i.unit }
+  }
+
+  async function load (): Promise<void> {
+    const id = dataId.value.trim()
+    if (id === '') { state.textContent = 'Choose a data id to chart it.'; return }
+    if (USAGE_IDS.includes(id) && mode.value === 'raw') { mode.value = 'aggregated'; fn.value = 'sum'; sync() }
+    const rangeName = range.value as RangeName
+    const r = rangeOf(rangeName, Date.now(), { from: new Date(from.value).getTime(), to: new Date(to.value).getTime() })
+    if (r === null) { state.textContent = 'The range must start before it ends.'; return }
+    const interval = `${count.value}${unit.value}`
+    if (mode.value === 'aggregated' && parseInterval(interval) === null) { state.textContent = 'The interval is 1 to 50 units.'; return }
+    const aggregate = mode.value === 'aggregated' ? { interval, fn: fn.value } : null
+    const mine = ++loads
+    state.textContent = `Loading ${id}…`
+    el.setAttribute('aria-busy', 'true')
+    const { path, query } = chartQuery({ uid, dataId: id, range: r, aggregate })
+    try {
+      const answer = await ctx.api.get<PointsAnswer>(path, query)
+      if (!alive() || mine !== loads) return
+      series = seriesOf(answer, uid, id)
+      shown = { dataId: id, range: r, rangeName, aggregated: aggregate !== null }
+      raw = answer[uid]?.[id] ?? []
+      draw()
+    } catch (err) {
+      if (!alive() || mine !== loads) return
+      state.textContent = 'The chart could not be loaded.'
+      ctx.notify(err instanceof Error ? err : String(err), 'error')
+    } finally {
+      if (mine === loads) el.setAttribute('aria-busy', 'false')
+    }
+  }
+
+  function draw (): void {
+    if (shown === null) return
+    const what = `${shown.dataId}, ${shown.aggregated ? `${fn.value} per ${count.value} ${unit.value}` : 'raw'}, ${RANGE_TEXT[shown.rangeName].toLowerCase()}`
+    chart.el.hidden = !drawable(series) && series.xs.length > 0
+    chart.setData(series.xs, series.ys)
+    replace(textValues)
+    if (series.xs.length === 0) state.textContent = `No point of ${what}.`
+    else if (!drawable(series)) {
+      state.textContent = `${shown.dataId} holds text, not numbers: its last values are listed.`
+      replace(textValues, h('ul', { class: 'text-values' }, ...raw.slice(0, 20).map((p) => h('li', {}, `${formatDate(p.ts)}: ${formatValue(p.v)}`))))
+    } else state.textContent = `${what}${isLive(shown.rangeName) ? '; new points appear as they arrive' : ''}.`
+  }
+
+  const reload = (): void => { load().catch((err: unknown) => { ctx.notify(err instanceof Error ? err : String(err), 'error') }) }
+  form.addEventListener('submit', (e) => { e.preventDefault(); reload() })
+  range.addEventListener('change', () => { sync(); setDefaultInterval(); reload() })
+  for (const c of [mode, unit, fn]) c.addEventListener('change', () => { sync(); reload() })
+  for (const c of [dataId, count, from, to]) c.addEventListener('change', reload)
+  setDefaultInterval()
+
+  return {
+    el,
+    show (id) {
+      dataId.value = id
+      reload()
+      el.scrollIntoView({ behavior: 'smooth', block: 'start' })
+    },
+    setIds (ids) { replace(list, [...ids, ...USAGE_IDS].map((id) => h('option', { value: id }))) },
+    point (id, ts, v) {
+      if (shown === null || shown.dataId !== id || !isLive(shown.rangeName)) return
+      if (shown.aggregated) {
+        refresh ??= setTimeout(() => { refresh = null; reload() }, REFRESH_MS)
+        return
+      }
+      const r = rangeOf(shown.rangeName, Date.now())
+      series = appendPoint(series, ts, v, r?.from ?? 0)
+      raw = [{ ts, v }, ...raw].slice(0, 20)
+      draw()
+    },
+    destroy () {
+      if (refresh !== null) clearTimeout(refresh)
+      chart.destroy()
+    }
+  }
+}

@@ -1,0 +1,107 @@
+// The system's description (fleet-api.md §System, §Gateway, §Subscription, §Application): what it is, its gateway,
+// its subscription and its applications, as definition lists and a table.
+import { h } from '../../lib/dom.js'
+import { formatBytes, formatDate } from '../../lib/format.js'
+
+type Text = string | null | undefined
+
+export interface SystemView {
+  uid: string
+  name?: Text
+  type?: Text
+  lifeCycleState?: Text
+  commStatus?: Text
+  syncStatus?: Text
+  labels?: string[] | null
+  creationDate?: number | null
+  activationDate?: number | null
+  lastCommDate?: number | null
+  lastStateChangeDate?: number | null
+  metadata?: Record<string, string> | null
+  gateway?: Record<string, unknown> | null
+  subscription?: Record<string, unknown> | null
+  applications?: Array<{ uid: string, name?: Text, revision?: Text, type?: Text, category?: Text }> | null
+  data?: Record<string, unknown> | null
+  heartbeat?: { state?: Text, period?: Text } | null
+  offer?: { name?: Text } | null
+  dataUsage?: { bytesTotal?: number | null, timestamp?: number | null, status?: Text } | null
+}
+
+const date = (v: number | null | undefined): string => typeof v === 'number' ? formatDate(v) : ''
+const str = (v: unknown): string => v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)
+
+/** A definition list of the pairs that have a value; a dash where none has. */
+export function definitions (pairs: Array<[string, string | Node]>): HTMLElement {
+  const shown = pairs.filter(([, v]) => typeof v !== 'string' || v !== '')
+  if (shown.length === 0) return h('p', { class: 'empty' }, 'Nothing recorded.')
+  return h('dl', { class: 'definitions' }, ...shown.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))
+}
+
+function card (title: string, ...content: Node[]): HTMLElement {
+  const id = `system-${title.toLowerCase().replace(/\W+/g, '-')}`
+  return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...content)
+}
+
+export function detailsCard (s: SystemView): HTMLElement {
+  const labels = (s.labels ?? []).length === 0 ? '' : h('span', { class: 'labels' }, ...(s.labels ?? []).map((l) => h('span', { class: 'label-chip' }, l)))
+  const metadata = Object.entries(s.metadata ?? {}).map(([k, v]): [string, string] => [`Metadata ${k}`, v])
+  const usage = s.dataUsage
+  return card('Details', definitions([
+    ['uid', s.uid],
+    ['Type', str(s.type)],
+    ['Life cycle state', str(s.lifeCycleState)],
+    ['Sync status', str(s.syncStatus)],
+    ['Labels', labels],
+    ['Created', date(s.creationDate)],
+    ['Activated', date(s.activationDate)],
+    ['Last state change', date(s.lastStateChangeDate)],
+    ['Heartbeat', s.heartbeat === null || s.heartbeat === undefined ? '' : `${str(s.heartbeat.state)} every ${str(s.heartbeat.period)}`],
+    ['Offer', str(s.offer?.name)],
+    ['Data this month', typeof usage?.bytesTotal === 'number' ? `${formatBytes(usage.bytesTotal)} (${str(usage.status).toLowerCase().replace(/_/g, ' ')})` : ''],
+    ...metadata
+  ]))
+}
+
+const GATEWAY: Array<[string, string]> = [['serialNumber', 'Serial number'], ['imei', 'IMEI'], ['macAddress', 'MAC address'], ['type', 'Type'], ['uid', 'uid'], ['creationDate', 'Created']]
+const SUBSCRIPTION: Array<[string, string]> = [['identifier', 'ICCID'], ['operator', 'Operator'], ['state', 'State'], ['mobileNumber', 'Mobile number'],
+  ['networkIdentifier', 'IMSI'], ['ipAddress', 'IP address'], ['technology', 'Technology'], ['formFactor', 'Form factor'], ['eid', 'EID'], ['uid', 'uid']]
+
+function fieldsOf (o: Record<string, unknown> | null | undefined, names: Array<[string, string]>): Array<[string, string]> {
+  return names.map(([k, label]) => [label, k === 'creationDate' ? date(o?.[k] as number | null) : str(o?.[k])])
+}
+
+export function gatewayCard (s: SystemView): HTMLElement {
+  return card('Gateway', s.gateway == null ? h('p', { class: 'empty' }, 'No gateway.') : definitions(fieldsOf(s.gateway, GATEWAY)))
+}
+
+export function subscriptionCard (s: SystemView): HTMLElement {
+  return card('Subscription', s.subscription == null ? h('p', { class: 'empty' }, 'No subscription.') : definitions(fieldsOf(s.subscription, SUBSCRIPTION)))
+}
+
+export function applicationsCard (s: SystemView): HTMLElement {
+  const apps = s.applications ?? []
+  if (apps.length === 0) return card('Applications', h('p', { class: 'empty' }, 'No application.'))
+  return card('Applications', h('div', { class: 'table-scroll' }, h('table', {},
+    h('thead', {}, h('tr', {}, ...['Name', 'Revision', 'Type', 'Category'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', {}, ...apps.map((a) => h('tr', {}, h('th', { scope: 'row' }, str(a.name)), h('td', {}, str(a.revision)), h('td', {}, str(a.type)), h('td', {}, str(a.category))))))))
+}
+
+/** fleet-api.md §System data: the device-management values, each level beside its raw value. */
+const LEVELS: Array<[string, string, string | null]> = [
+  ['Signal (RSSI)', 'rssi', 'rssiLevel'], ['Ec/Io', 'ecio', 'ecioLevel'], ['RSRP', 'rsrp', 'rsrpLevel'], ['RSRQ', 'rsrq', 'rsrqLevel'],
+  ['Signal strength', 'signalStrength', null], ['Signal bars', 'signalBars', null], ['Network', 'networkServiceType', null],
+  ['Operator', 'networkOperator', null], ['Roaming', 'roamingStatus', null], ['APN', 'apn', null], ['Cell', 'cellId', null],
+  ['Firmware', 'firmwareVersion', null], ['Board temperature', 'boardTemp', null], ['Radio temperature', 'radioModuleTemp', null],
+  ['Resets', 'numberOfResets', null], ['Latitude', 'latitude', null], ['Longitude', 'longitude', null],
+  ['Bytes this month', 'monthBytesTotal', null], ['Alert', 'alertState', null]
+]
+
+export function levelsOf (data: Record<string, unknown> | null | undefined): Array<[string, string]> {
+  return LEVELS.map(([label, key, level]) => {
+    const v = data?.[key]
+    const l = level === null ? null : data?.[level]
+    const value = key === 'monthBytesTotal' && typeof v === 'number' ? formatBytes(v) : str(v)
+    const withLevel = l !== null && l !== undefined && l !== 'NO_REPORT' ? `${value} (${str(l).toLowerCase().replace(/_/g, ' ')})` : value
+    return [label, withLevel]
+  })
+}
