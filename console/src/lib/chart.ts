@@ -9,7 +9,8 @@ import './chart.css'
 
 export interface TimeChart {
   el: HTMLElement
-  setData: (xs: number[], ys: Array<number | null>) => void
+  /** x in epoch seconds ascending; `range` (epoch ms) is the span shown, the points' own span when absent. */
+  setData: (xs: number[], ys: Array<number | null>, range?: { from: number, to: number }) => void
   destroy: () => void
 }
 
@@ -24,11 +25,13 @@ export function timeChart (label: string): TimeChart {
   let xs: number[] = []
   let ys: Array<number | null> = []
   let plot: UPlot | null = null
+  let span: { from: number, to: number } | undefined
 
   const opts = (width: number): UPlot.Options => ({
     width,
     height: HEIGHT,
-    scales: { x: { time: true } },
+    // The x axis shows the range asked for, so a single point does not stretch over years.
+    scales: { x: { time: true, range: (_u, min, max) => span === undefined ? [min, max] : [span.from / 1000, span.to / 1000] } },
     legend: { show: false },
     cursor: { drag: { x: false, y: false } },
     series: [
@@ -58,9 +61,10 @@ export function timeChart (label: string): TimeChart {
 
   return {
     el,
-    setData (nextXs, nextYs) {
+    setData (nextXs, nextYs, range) {
       xs = nextXs
       ys = nextYs
+      span = range
       plot?.setData([xs, ys])
       summarise()
     },

@@ -30,7 +30,7 @@ function viewOf (corners: LonLat[]): View {
 export interface FitOptions {
   /** Share of the fleet's extent added on each side. */
   padding?: number
-  /** The smallest width shown, in map units (about degrees of longitude), so one system still shows its region. */
+  /** The smallest width shown, in map units (degrees of longitude): a fleet in one town still shows its country's shape. */
   minWidth?: number
 }
 
@@ -41,7 +41,7 @@ export interface FitOptions {
 export function fitView (points: readonly LonLat[], aspect: number, opts: FitOptions = {}): View {
   if (points.length === 0 || !(aspect > 0)) return { ...WORLD_VIEW }
   const padding = opts.padding ?? 0.1
-  const minWidth = opts.minWidth ?? 10
+  const minWidth = opts.minWidth ?? 30
   const pts = points.map(project)
   const minX = Math.min(...pts.map((p) => p[0]))
   const maxX = Math.max(...pts.map((p) => p[0]))

@@ -49,7 +49,7 @@ export function worldMap (markers: readonly MapMarker[], href: (uid: string) => 
   root.append(svg('rect', { class: 'world-sea', x: view.x, y: view.y, width: view.width, height: view.height }))
   root.append(svg('path', { class: 'world-land', d: landD() }))
   // A dot stays the same size on screen whatever the zoom: its radius is a share of the view's width.
-  const r = view.width / 160
+  const r = view.width / 90
   // Errors last, so that they are drawn on top of their neighbours.
   const order = ['UNDEFINED', 'OK', 'WARNING', 'ERROR']
   const sorted = [...markers].sort((a, b) => order.indexOf(a.status ?? 'UNDEFINED') - order.indexOf(b.status ?? 'UNDEFINED'))

@@ -17,9 +17,18 @@ interface StreamEvent { event: string, system?: string, dataId?: string, ts?: nu
 /** After a device message, the system (its levels) is read again once things settle, not on every point. */
 const REFRESH_MS = 2000
 
-/** The data id charted first: application data before the device-management ids (_RSSI...). */
-function firstChart (ids: string[]): string | null {
-  return ids.find((id) => !id.startsWith('_')) ?? ids[0] ?? null
+/**
+ * The data id charted first, unless the address names one (`?chart=<id>`): a number, the most recently sent,
+ * application data before the device-management ids (_RSSI...) and before settings (`config.*`), then by name.
+ */
+function firstChart (last: LastData): string | null {
+  const ts = (id: string): number => last[id]?.[0]?.timestamp ?? 0
+  const ids = Object.keys(last).sort((a, b) => a.localeCompare(b))
+  const numbers = ids.filter((id) => typeof last[id]?.[0]?.value === 'number')
+  const app = numbers.filter((id) => !id.startsWith('_') && !id.startsWith('config.'))
+  const pool = app.length > 0 ? app : numbers
+  const latest = Math.max(...pool.map(ts))
+  return pool.find((id) => ts(id) === latest) ?? ids[0] ?? null
 }
 
 export const systemPage: PageFactory = (ctx: PageContext): Page => {
@@ -48,7 +57,7 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/fleet' }, '← Fleet')),
     h('header', { class: 'page-header' }, title, badge, lastComm),
     info,
-    h('div', { class: 'system-grid' }, last.el, chart.el, messages.el, usageCard(ctx, uid, (id) => { chart.show(id) }, alive))))
+    h('div', { class: 'system-grid' }, chart.el, last.el, messages.el, usageCard(ctx, uid, (id) => { chart.show(id) }, alive))))
   replace(info, h('p', { class: 'table-state', 'aria-busy': 'true' }, 'Loading the system…'))
 
   function render (s: SystemView): void {
@@ -77,7 +86,7 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
       if (disposed) return
       last.setLastData(data)
       chart.setIds(last.ids())
-      const first = firstChart(last.ids())
+      const first = ctx.params.chart ?? firstChart(data)
       if (first !== null) chart.show(first)
     } catch (err) {
       if (disposed) return

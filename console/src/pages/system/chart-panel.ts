@@ -22,6 +22,15 @@ const localInput = (ms: number): string => {
   return d.toISOString().slice(0, 16)
 }
 
+/**
+ * The charted data id goes into the address (`#/systems/<uid>?chart=<id>`) so that a link or a reload shows the same
+ * chart; replaceState changes it without a hashchange, which would draw the page again.
+ */
+function keepInAddress (uid: string, dataId: string): void {
+  const hash = `#/systems/${encodeURIComponent(uid)}?${new URLSearchParams({ chart: dataId }).toString()}`
+  if (window.location.hash !== hash) window.history.replaceState(window.history.state, '', hash)
+}
+
 function labelled (text: string, control: HTMLElement, cls = 'control'): HTMLElement {
   return h('label', { class: cls }, h('span', {}, text), control)
 }
@@ -82,6 +91,7 @@ export function chartPanel (ctx: Pick<PageContext, 'api' | 'notify'>, uid: strin
       if (!alive() || mine !== loads) return
       series = seriesOf(answer, uid, id)
       shown = { dataId: id, range: r, rangeName, aggregated: aggregate !== null }
+      keepInAddress(uid, id)
       raw = answer[uid]?.[id] ?? []
       draw()
     } catch (err) {
@@ -97,7 +107,7 @@ export function chartPanel (ctx: Pick<PageContext, 'api' | 'notify'>, uid: strin
     if (shown === null) return
     const what = `${shown.dataId}, ${shown.aggregated ? `${fn.value} per ${count.value} ${unit.value}` : 'raw'}, ${RANGE_TEXT[shown.rangeName].toLowerCase()}`
     chart.el.hidden = !drawable(series) && series.xs.length > 0
-    chart.setData(series.xs, series.ys)
+    chart.setData(series.xs, series.ys, isLive(shown.rangeName) ? rangeOf(shown.rangeName, Date.now()) ?? shown.range : shown.range)
     replace(textValues)
     if (series.xs.length === 0) state.textContent = `No point of ${what}.`
     else if (!drawable(series)) {
