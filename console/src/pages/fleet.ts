@@ -65,7 +65,8 @@ export const fleetPage: PageFactory = (ctx: PageContext): Page => {
     ctx.api.get<ListAnswer<SystemRow>>('/api/v1/systems', fleetApiQuery(q, fieldsFor(columns))).then((answer) => {
       if (disposed || mine !== loads) return
       current.setRows(answer.items, hasFilters(q) ? 'No system matches these filters.' : 'No system yet: register or create systems through the API.')
-      summary.textContent = `${answer.count} system${answer.count === 1 ? '' : 's'}${hasFilters(q) ? ' match these filters' : ''}`
+      const one = answer.count === 1
+      summary.textContent = `${answer.count} system${one ? '' : 's'}${hasFilters(q) ? ` match${one ? 'es' : ''} these filters` : ''}`
       replace(pagerBox, pager(q, answer.count, go))
       follow(answer.items.map((s) => s.uid))
     }, (err: unknown) => {

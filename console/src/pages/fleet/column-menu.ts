@@ -5,7 +5,7 @@ import { COLUMNS, type Column } from './columns.js'
 export function columnMenu (chosen: readonly Column[], change: (columns: Column[]) => void): HTMLElement {
   const ids = new Set(chosen.map((c) => c.id))
   const boxes = COLUMNS.map((c) => {
-    const input = h('input', { type: 'checkbox', value: c.id, checked: ids.has(c.id) })
+    const input = h('input', { type: 'checkbox', value: c.id, checked: ids.has(c.id), 'aria-label': `Show the ${c.label} column` })
     input.addEventListener('change', () => {
       const next = COLUMNS.filter((col) => boxes.some((b) => b.value === col.id && b.checked))
       // At least one column stays: an empty table says nothing.
@@ -14,8 +14,16 @@ export function columnMenu (chosen: readonly Column[], change: (columns: Column[
     })
     return input
   })
-  return h('details', { class: 'column-menu' },
-    h('summary', {}, 'Columns'),
-    h('fieldset', {}, h('legend', { class: 'visually-hidden' }, 'Columns shown'),
+  const summary = h('summary', {}, 'Columns')
+  const menu = h('details', { class: 'column-menu' }, summary,
+    h('fieldset', { 'aria-label': 'Columns shown' },
       ...COLUMNS.map((c, i) => h('label', { class: 'filter-check' }, boxes[i], ' ', c.label))))
+  // A menu closes with Escape (focus back on its button) and when the focus goes elsewhere.
+  menu.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && menu.open) { menu.open = false; summary.focus() }
+  })
+  menu.addEventListener('focusout', (e) => {
+    if (!menu.contains(e.relatedTarget as Node | null) && e.relatedTarget !== null) menu.open = false
+  })
+  return menu
 }

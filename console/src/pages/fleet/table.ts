@@ -35,11 +35,10 @@ export function fleetTable (opts: FleetTableOptions): FleetTable {
   const { columns } = opts
   const all = h('input', { type: 'checkbox', 'aria-label': 'Select all systems on this page' })
   const tbody = h('tbody', {})
-  const table = h('table', { class: 'fleet-table' },
-    h('caption', { class: 'visually-hidden' }, 'Systems'),
+  const table = h('table', { class: 'data fleet-table', 'aria-label': 'Systems' },
     h('thead', {}, h('tr', {}, h('th', { scope: 'col', class: 'select' }, all), ...columns.map((c) => header(c, opts.query, opts.onSort)))),
     tbody)
-  const el = h('div', { class: 'table-scroll' }, table)
+  const el = h('div', { class: 'table-wrap' }, table)
   const boxes = new Map<string, HTMLInputElement>()
   const statusCells = new Map<string, { badge: HTMLElement | null, lastComm: HTMLElement | null }>()
 

@@ -34,7 +34,7 @@ const str = (v: unknown): string => v === null || v === undefined ? '' : typeof 
 export function definitions (pairs: Array<[string, string | Node]>): HTMLElement {
   const shown = pairs.filter(([, v]) => typeof v !== 'string' || v !== '')
   if (shown.length === 0) return h('p', { class: 'empty' }, 'Nothing recorded.')
-  return h('dl', { class: 'definitions' }, ...shown.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))
+  return h('dl', { class: 'details' }, ...shown.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))
 }
 
 function card (title: string, ...content: Node[]): HTMLElement {
@@ -81,7 +81,7 @@ export function subscriptionCard (s: SystemView): HTMLElement {
 export function applicationsCard (s: SystemView): HTMLElement {
   const apps = s.applications ?? []
   if (apps.length === 0) return card('Applications', h('p', { class: 'empty' }, 'No application.'))
-  return card('Applications', h('div', { class: 'table-scroll' }, h('table', {},
+  return card('Applications', h('div', { class: 'table-wrap' }, h('table', { class: 'data', 'aria-label': 'Applications' },
     h('thead', {}, h('tr', {}, ...['Name', 'Revision', 'Type', 'Category'].map((t) => h('th', { scope: 'col' }, t)))),
     h('tbody', {}, ...apps.map((a) => h('tr', {}, h('th', { scope: 'row' }, str(a.name)), h('td', {}, str(a.revision)), h('td', {}, str(a.type)), h('td', {}, str(a.category))))))))
 }

@@ -19,12 +19,11 @@ export function lastDataCard (chart: (dataId: string) => void): LastDataCard {
   const levels = h('div', {})
   const tbody = h('tbody', {})
   const rows = new Map<string, { ts: number, value: HTMLElement, time: HTMLElement }>()
-  const table = h('table', { class: 'last-data' },
-    h('caption', { class: 'visually-hidden' }, 'Last value of each data id'),
-    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Data id'), h('th', { scope: 'col' }, 'Value'), h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Chart')))),
+  const table = h('table', { class: 'data', 'aria-label': 'Last value of each data id' },
+    h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Data id'), h('th', { scope: 'col' }, 'Value'), h('th', { scope: 'col' }, 'Time'), h('th', { scope: 'col' }, 'Chart'))),
     tbody)
   const el = h('section', { class: 'card', 'aria-labelledby': 'system-last-data' },
-    h('h2', { id: 'system-last-data' }, 'Last data and levels'), levels, h('h3', {}, 'Last data'), h('div', { class: 'table-scroll' }, table))
+    h('h2', { id: 'system-last-data' }, 'Last data and levels'), levels, h('h3', {}, 'Last data'), h('div', { class: 'table-wrap' }, table))
 
   function row (id: string, ts: number, v: unknown): HTMLTableRowElement {
     const value = h('td', {}, formatValue(v))

@@ -28,8 +28,7 @@ export function messagesCard (ctx: Pick<PageContext, 'api' | 'notify'>, uid: str
   const more = h('button', { type: 'button', hidden: true }, 'Older messages')
   const el = h('section', { class: 'card', 'aria-labelledby': 'system-messages' },
     h('h2', { id: 'system-messages' }, 'Messages'),
-    h('div', { class: 'table-scroll' }, h('table', { class: 'messages' },
-      h('caption', { class: 'visually-hidden' }, 'Messages received from the device, most recent first'),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'data', 'aria-label': 'Messages received from the device, most recent first' },
       h('thead', {}, h('tr', {}, ...['Time', 'Protocol', 'Data points', 'Data'].map((t) => h('th', { scope: 'col' }, t)))),
       tbody)),
     more)

@@ -36,8 +36,7 @@ export function usageCard (ctx: Pick<PageContext, 'api' | 'notify'>, uid: string
       h('label', { class: 'control' }, h('span', {}, 'Usage period'), days),
       h('button', { type: 'button', onclick: () => { chart('DATA_BYTES_TOTAL') } }, 'Chart data bytes'),
       h('button', { type: 'button', onclick: () => { chart('SMS_SENT') } }, 'Chart SMS sent')),
-    h('div', { class: 'table-scroll' }, h('table', {},
-      h('caption', { class: 'visually-hidden' }, 'Usage records, most recent first'),
+    h('div', { class: 'table-wrap' }, h('table', { class: 'data', 'aria-label': 'Usage records, most recent first' },
       h('thead', {}, h('tr', {}, ...['Type', 'Start', 'End', 'Amount', 'Peer', 'Visited network'].map((t) => h('th', { scope: 'col' }, t)))),
       tbody)),
     note)
