@@ -9,6 +9,7 @@ import { fieldsFor, loadColumns, saveColumns, type Column, type SystemRow } from
 import { filterForm } from './fleet/filters.js'
 import { mapPanel } from './fleet/map-panel.js'
 import { fleetApiQuery, fleetPath, hasFilters, nextSort, PAGE_SIZES, parseFleetQuery, type FleetQuery } from './fleet/query.js'
+import { statusSummary } from './fleet/status-summary.js'
 import { fleetTable, type FleetTable } from './fleet/table.js'
 import './fleet/fleet.css'
 
@@ -86,6 +87,7 @@ export const fleetPage: PageFactory = (ctx: PageContext): Page => {
 
   replace(ctx.root, h('div', { class: 'fleet-page' },
     h('header', { class: 'page-header' }, h('h1', {}, 'Fleet'), summary),
+    statusSummary(ctx, q, alive),
     filterForm(q, go),
     h('div', { class: 'fleet-layout' },
       h('section', { class: 'fleet-systems', 'aria-label': 'Systems' },

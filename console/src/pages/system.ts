@@ -87,7 +87,7 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
       last.setLastData(data)
       chart.setIds(last.ids())
       const first = ctx.params.chart ?? firstChart(data)
-      if (first !== null) chart.show(first)
+      if (first !== null) chart.show(first, false)
     } catch (err) {
       if (disposed) return
       last.setLastData(null)

@@ -15,7 +15,16 @@ const RANGE_TEXT: Record<RangeName, string> = { hour: 'Last hour', day: 'Last da
 /** An aggregated chart of a range ending now is read again at most this often while points arrive. */
 const REFRESH_MS = 10_000
 
-export interface ChartPanel { el: HTMLElement, show: (dataId: string) => void, setIds: (ids: string[]) => void, point: (dataId: string, ts: number, v: unknown) => void, destroy: () => void }
+export interface ChartPanel {
+  el: HTMLElement
+  /** Charts a data id (scrolling to the chart unless told not to: the first chart of the page). */
+  show: (dataId: string, scroll?: boolean) => void
+  /** The data ids offered in the data id field. */
+  setIds: (ids: string[]) => void
+  /** A live point of the stream. */
+  point: (dataId: string, ts: number, v: unknown) => void
+  destroy: () => void
+}
 
 const localInput = (ms: number): string => {
   const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000)
@@ -125,10 +134,10 @@ export function chartPanel (ctx: Pick<PageContext, 'api' | 'notify'>, uid: strin
 
   return {
     el,
-    show (id) {
+    show (id, scroll = true) {
       dataId.value = id
       reload()
-      el.scrollIntoView({ behavior: 'smooth', block: 'start' })
+      if (scroll) el.scrollIntoView({ behavior: 'smooth', block: 'start' })
     },
     setIds (ids) { replace(list, [...ids, ...USAGE_IDS].map((id) => h('option', { value: id }))) },
     point (id, ts, v) {
