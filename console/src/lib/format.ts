@@ -6,6 +6,16 @@ export function formatDate (ms: number): string {
   return new Date(ms).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' })
 }
 
+/** The time alone for today ("11:43:09"), else the short date and time: for columns of recent times. */
+export function formatShort (ms: number, now: number = Date.now()): string {
+  if (!Number.isFinite(ms)) return ''
+  const d = new Date(ms)
+  const sameDay = d.toDateString() === new Date(now).toDateString()
+  return sameDay
+    ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    : d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+}
+
 /** "12 s ago", "5 min ago", "3 h ago", "2 d ago"; a date beyond a month. */
 export function formatAgo (ms: number, now: number = Date.now()): string {
   const s = Math.round((now - ms) / 1000)

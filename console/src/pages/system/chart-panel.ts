@@ -47,7 +47,8 @@ function labelled (text: string, control: HTMLElement, cls = 'control'): HTMLEle
 export function chartPanel (ctx: Pick<PageContext, 'api' | 'notify'>, uid: string, alive: () => boolean): ChartPanel {
   const list = h('datalist', { id: `chart-ids-${uid}` })
   const dataId = h('input', { type: 'text', list: list.id, autocomplete: 'off', placeholder: 'e.g. machine.temperature' })
-  const range = h('select', {}, ...RANGES.map((r) => h('option', { value: r, selected: r === 'day' }, RANGE_TEXT[r])))
+  // The last hour first: what the device is doing now, with the stream's points arriving at the right end.
+  const range = h('select', {}, ...RANGES.map((r) => h('option', { value: r, selected: r === 'hour' }, RANGE_TEXT[r])))
   const from = h('input', { type: 'datetime-local', value: localInput(Date.now() - 86_400_000) })
   const to = h('input', { type: 'datetime-local', value: localInput(Date.now()) })
   const custom = h('div', { class: 'custom-range', hidden: true }, labelled('From', from), labelled('To', to))

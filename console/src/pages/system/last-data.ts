@@ -1,7 +1,7 @@
 // The system's last data (fleet-api.md §Last data points) and levels (§System data): a table of every data id with
 // its last value, a button to chart it, and the rows kept up to date by the stream's points.
 import { h, replace } from '../../lib/dom.js'
-import { formatDate, formatValue } from '../../lib/format.js'
+import { formatDate, formatShort, formatValue } from '../../lib/format.js'
 import { definitions, levelsOf } from './details.js'
 
 export type LastData = Record<string, Array<{ value: unknown, timestamp: number }> | undefined>
@@ -27,7 +27,7 @@ export function lastDataCard (chart: (dataId: string) => void): LastDataCard {
 
   function row (id: string, ts: number, v: unknown): HTMLTableRowElement {
     const value = h('td', {}, formatValue(v))
-    const time = h('td', {}, formatDate(ts))
+    const time = h('td', { title: formatDate(ts) }, formatShort(ts))
     rows.set(id, { ts, value, time })
     return h('tr', { 'data-id': id }, h('th', { scope: 'row' }, id), value, time,
       h('td', {}, h('button', { type: 'button', 'aria-label': `Chart ${id}`, onclick: () => { chart(id) } }, 'Chart')))
@@ -59,7 +59,8 @@ export function lastDataCard (chart: (dataId: string) => void): LastDataCard {
       if (ts < r.ts) return
       r.ts = ts
       r.value.textContent = formatValue(v)
-      r.time.textContent = formatDate(ts)
+      r.time.textContent = formatShort(ts)
+      r.time.title = formatDate(ts)
     },
     ids: () => [...rows.keys()]
   }

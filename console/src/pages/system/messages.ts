@@ -1,7 +1,7 @@
 // The system's device messages (fleet-api.md §Messages, §Device message): most recent first, older pages through the
 // `next` URL the service gives, a message's data points on demand, new messages from the stream on top.
 import { h, replace } from '../../lib/dom.js'
-import { formatDate, formatValue } from '../../lib/format.js'
+import { formatDate, formatShort, formatValue } from '../../lib/format.js'
 import type { PageContext } from '../../page.js'
 
 interface Message { uid: string, timestamp: number, protocol: string, nbDataPoints: number }
@@ -55,7 +55,7 @@ export function messagesCard (ctx: Pick<PageContext, 'api' | 'notify'>, uid: str
   function row (m: Message): { tr: HTMLTableRowElement, count: HTMLElement } {
     const count = h('td', {}, String(m.nbDataPoints))
     const button = h('button', { type: 'button', 'aria-expanded': 'false', 'aria-label': `Data of the message of ${formatDate(m.timestamp)}` }, 'Show')
-    const tr = h('tr', {}, h('td', {}, formatDate(m.timestamp)), h('td', {}, m.protocol), count, h('td', {}, button))
+    const tr = h('tr', {}, h('td', { title: formatDate(m.timestamp) }, formatShort(m.timestamp)), h('td', {}, m.protocol), count, h('td', {}, button))
     button.addEventListener('click', () => { detail(m, button, tr) })
     rows++
     return { tr, count }
