@@ -29,6 +29,8 @@ import usageRoutes from './routes/usage.routes.js'
 import healthRoutes, { type ReadinessCheck } from './routes/health.routes.js'
 import metricsRoutes from './routes/metrics.routes.js'
 import streamRoutes from './routes/stream.routes.js'
+import currentCompaniesRoutes from './routes/current-companies.routes.js'
+import consoleRoutes from './console/console.routes.js'
 import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
@@ -104,6 +106,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     // Inside this scope only: the docs and the OAuth endpoints are open.
     await v1.register(auth, { auth: ctx.services.auth, companies: ctx.services.companiesRepo, ...rate })
     await v1.register(usersRoutes, { users: ctx.services.users })
+    await v1.register(currentCompaniesRoutes)
     await v1.register(companiesRoutes, { companies: ctx.services.companies, pictures: ctx.services.companyPicture })
     await v1.register(systemsRoutes, { systems: ctx.services.systems })
     await v1.register(dataRoutes, { data: ctx.services.data })
@@ -122,6 +125,8 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
       recheckMs: ctx.config.STREAM_RECHECK_MS
     })
   }, { prefix: '/api/v1' })
+  // The web console (issue 15): served where the API is, bundled on first use.
+  await app.register(consoleRoutes)
   for (const plugin of opts.plugins ?? []) await app.register(plugin)
   return app
 }

@@ -1,0 +1,8 @@
+// The users page (issue 15): filled in next; for now its heading, so that the route list and the bundle hold.
+import { h } from '../lib/dom.js'
+import type { Page, PageContext } from '../page.js'
+
+export function usersPage (ctx: PageContext): Page {
+  ctx.root.append(h('h1', {}, 'Users'))
+  return {}
+}
