@@ -5,7 +5,7 @@ import { h, replace } from '../../lib/dom.js'
 import { formatDate, formatValue } from '../../lib/format.js'
 import type { PageContext } from '../../page.js'
 import {
-  appendPoint, chartQuery, defaultInterval, drawable, FUNCTIONS, isLive, parseInterval, rangeOf, RANGES, seriesOf,
+  appendPoint, chartQuery, defaultInterval, drawable, FUNCTIONS, isLive, numeric, parseInterval, rangeOf, RANGES, seriesOf,
   UNITS, type PointsAnswer, type RangeName, type Series, type TimeRange
 } from './series.js'
 
@@ -115,15 +115,18 @@ export function chartPanel (ctx: Pick<PageContext, 'api' | 'notify'>, uid: strin
 
   function draw (): void {
     if (shown === null) return
-    const what = `${shown.dataId}, ${shown.aggregated ? `${fn.value} per ${count.value} ${unit.value}` : 'raw'}, ${RANGE_TEXT[shown.rangeName].toLowerCase()}`
-    chart.el.hidden = !drawable(series) && series.xs.length > 0
+    const n = Number(count.value)
+    const per = `${fn.value} per ${n === 1 ? '' : `${n} `}${unit.value}${n === 1 ? '' : 's'}`
+    const what = `${shown.dataId}, ${shown.aggregated ? per : 'raw'}, ${RANGE_TEXT[shown.rangeName].toLowerCase()}`
+    const text = raw.some((p) => typeof p.v === 'string' && numeric(p.v) === null)
+    chart.el.hidden = text && !drawable(series)
     chart.setData(series.xs, series.ys, isLive(shown.rangeName) ? rangeOf(shown.rangeName, Date.now()) ?? shown.range : shown.range)
     replace(textValues)
-    if (series.xs.length === 0) state.textContent = `No point of ${what}.`
-    else if (!drawable(series)) {
+    if (series.xs.length === 0 || (!drawable(series) && !text)) state.textContent = `No value of ${what}.`
+    else if (text) {
       state.textContent = `${shown.dataId} holds text, not numbers: its last values are listed.`
       replace(textValues, h('ul', { class: 'text-values' }, ...raw.slice(0, 20).map((p) => h('li', {}, `${formatDate(p.ts)}: ${formatValue(p.v)}`))))
-    } else state.textContent = `${what}${isLive(shown.rangeName) ? '; new points appear as they arrive' : ''}.`
+    } else state.textContent = `${what}${!isLive(shown.rangeName) ? '' : shown.aggregated ? '; read again as points arrive' : '; new points appear as they arrive'}.`
   }
 
   const reload = (): void => { load().catch((err: unknown) => { ctx.notify(err instanceof Error ? err : String(err), 'error') }) }
