@@ -71,7 +71,10 @@ export async function startHarness (): Promise<Harness> {
         const page = await context.newPage()
         const errors: string[] = []
         page.on('pageerror', (err) => { errors.push(`uncaught: ${err.message}`) })
-        page.on('console', (msg) => { if (msg.type() === 'error') errors.push(`console.error: ${msg.text()}`) })
+        // A failed load is reported with its address (Chromium's console line has none); the API's refusals are the
+        // pages' business (they show them as sentences), the console's own files must all load.
+        page.on('console', (msg) => { if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(`console.error: ${msg.text()}`) })
+        page.on('response', (res) => { if (res.status() >= 400 && !new URL(res.url()).pathname.startsWith('/api/')) errors.push(`${res.status()} ${res.url()}`) })
         return { page, context, errors }
       },
       async close () {
