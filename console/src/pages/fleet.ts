@@ -3,12 +3,13 @@
 // position, and the bulk actions on the selected systems. The whole view is in the hash (fleet/query.ts).
 import { h, replace } from '../lib/dom.js'
 import type { Page, PageContext, PageFactory } from '../page.js'
-import { bulkBar } from './fleet/actions.js'
+import { bulkBar, type Chosen } from './fleet/actions.js'
+import { MAX_SELECTED } from './fleet/bulk.js'
 import { columnMenu } from './fleet/column-menu.js'
 import { fieldsFor, loadColumns, saveColumns, type Column, type SystemRow } from './fleet/columns.js'
 import { filterForm } from './fleet/filters.js'
 import { mapPanel } from './fleet/map-panel.js'
-import { fleetApiQuery, fleetPath, hasFilters, nextSort, PAGE_SIZES, parseFleetQuery, type FleetQuery } from './fleet/query.js'
+import { fleetApiQuery, fleetCriteria, fleetPath, hasFilters, nextSort, PAGE_SIZES, parseFleetQuery, type FleetQuery } from './fleet/query.js'
 import { statusSummary } from './fleet/status-summary.js'
 import { fleetTable, type FleetTable } from './fleet/table.js'
 import './fleet/fleet.css'
@@ -45,7 +46,23 @@ export const fleetPage: PageFactory = (ctx: PageContext): Page => {
   const tableBox = h('div', { class: 'fleet-table-box' })
   const pagerBox = h('div', {})
   let table: FleetTable | null = null
-  const bar = bulkBar(ctx, () => table?.selected() ?? [])
+  // The selection: the boxes ticked on this page, or (offered once the whole page is ticked) every system matching
+  // the filters, which the operations then select by criteria rather than by at most 100 uids.
+  const criteria = fleetCriteria(q)
+  let ticked: string[] = []
+  let allMatching = false
+  let matching = 0
+  let pageRows = 0
+  const chosen = (): Chosen | null => {
+    if (allMatching && criteria !== null) return { target: { criteria }, count: matching }
+    const uids = ticked.slice(0, MAX_SELECTED)
+    return uids.length === 0 ? null : { target: { uids }, count: uids.length }
+  }
+  const showSelection = (): void => {
+    const whole = ticked.length > 0 && ticked.length === pageRows && matching > pageRows && criteria !== null
+    bar.setState({ count: allMatching ? matching : ticked.length, all: allMatching, offerAll: !allMatching && whole ? matching : null })
+  }
+  const bar = bulkBar(ctx, chosen, (all) => { allMatching = all; showSelection() })
 
   function follow (uids: string[]): void {
     unsubscribe?.()
@@ -59,12 +76,14 @@ export const fleetPage: PageFactory = (ctx: PageContext): Page => {
 
   function load (columns: Column[]): void {
     const mine = ++loads
-    table = fleetTable({ columns, query: q, onSort: (field) => { go({ ...q, ...nextSort(q, field), offset: 0 }) }, onSelection: (uids) => { bar.setSelection(uids) } })
+    table = fleetTable({ columns, query: q, onSort: (field) => { go({ ...q, ...nextSort(q, field), offset: 0 }) }, onSelection: (uids) => { ticked = uids; allMatching = false; showSelection() } })
     replace(tableBox, table.el)
     table.setRows(null)
     const current = table
     ctx.api.get<ListAnswer<SystemRow>>('/api/v1/systems', fleetApiQuery(q, fieldsFor(columns))).then((answer) => {
       if (disposed || mine !== loads) return
+      matching = answer.count
+      pageRows = answer.items.length
       current.setRows(answer.items, hasFilters(q) ? 'No system matches these filters.' : 'No system yet: register or create systems through the API.')
       const one = answer.count === 1
       summary.textContent = `${answer.count} system${one ? '' : 's'}${hasFilters(q) ? ` match${one ? 'es' : ''} these filters` : ''}`

@@ -8,13 +8,21 @@ describe('fleet bulk operations', () => {
   })
 
   it('labels through top-level criteria uids (fleet-api.md §Label), the others through a systems selection', () => {
-    expect(labelRequest(['a', 'b'], ['x'], [])).toEqual({ path: '/api/v1/operations/systems/label', body: { criteria: { uids: ['a', 'b'] }, labels: { add: ['x'], remove: [] } } })
-    expect(rebootRequest(['a'], true)).toEqual({ path: '/api/v1/operations/systems/reboot', body: { systems: { uids: ['a'] }, requestConnection: true } })
-    expect(retrieveRequest(['a'], ['temp'], false).body).toEqual({ systems: { uids: ['a'] }, data: ['temp'], requestConnection: false })
-    expect(deleteRequest(['a'], true, false)).toEqual({ path: '/api/v1/operations/systems/delete', body: { systems: { uids: ['a'] }, deleteGateways: true, deleteSubscriptions: false } })
-    expect(settingsRequest(['a'], [{ key: 'k', value: 1 }], false, true)).toEqual({
+    const a = { uids: ['a'] }
+    expect(labelRequest({ uids: ['a', 'b'] }, ['x'], [])).toEqual({ path: '/api/v1/operations/systems/label', body: { criteria: { uids: ['a', 'b'] }, labels: { add: ['x'], remove: [] } } })
+    expect(rebootRequest(a, true)).toEqual({ path: '/api/v1/operations/systems/reboot', body: { systems: { uids: ['a'] }, requestConnection: true } })
+    expect(retrieveRequest(a, ['temp'], false).body).toEqual({ systems: { uids: ['a'] }, data: ['temp'], requestConnection: false })
+    expect(deleteRequest(a, true, false)).toEqual({ path: '/api/v1/operations/systems/delete', body: { systems: { uids: ['a'] }, deleteGateways: true, deleteSubscriptions: false } })
+    expect(settingsRequest(a, [{ key: 'k', value: 1 }], false, true)).toEqual({
       path: '/api/v1/operations/systems/settings', body: { systems: { uids: ['a'] }, settings: [{ key: 'k', value: 1 }], reboot: false, requestConnection: true }
     })
+  })
+
+  it('acts on every system matching the filters through criteria: top level for label, systems.criteria for the others', () => {
+    const all = { criteria: { commStatus: ['ERROR'], labels: ['north'] } }
+    expect(labelRequest(all, [], ['old']).body).toEqual({ criteria: { commStatus: ['ERROR'], labels: ['north'] }, labels: { add: [], remove: ['old'] } })
+    expect(rebootRequest(all, false).body).toEqual({ systems: { criteria: { commStatus: ['ERROR'], labels: ['north'] } }, requestConnection: false })
+    expect(deleteRequest({ criteria: {} }, false, false).body.systems).toEqual({ criteria: {} })
   })
 
   it('types setting values as the JSON type gives the setting type', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { EMPTY_QUERY, fleetApiQuery, fleetPath, fleetQueryParams, hasFilters, nextSort, parseFleetQuery } from '../../../console/src/pages/fleet/query.js'
+import { EMPTY_QUERY, fleetApiQuery, fleetCriteria, fleetPath, fleetQueryParams, hasFilters, nextSort, parseFleetQuery } from '../../../console/src/pages/fleet/query.js'
 
 describe('fleet query', () => {
   it('reads every filter, the sort and the page from the hash and writes them back the same', () => {
@@ -70,5 +70,20 @@ describe('fleet query', () => {
     expect([b.orderBy, b.desc]).toEqual(['name', true])
     expect(nextSort(b, 'name')).toEqual({ orderBy: '', desc: false })
     expect(nextSort(b, 'lastCommDate')).toEqual({ orderBy: 'lastCommDate', desc: false })
+  })
+
+  it('gives the same filters as bulk operation criteria, or none when a filter has no criteria counterpart', () => {
+    const q = parseFleetQuery({ name: 'pump', labels: 'a,b', commStatus: 'ERROR', lifeCycleStates: 'ACTIVE', serialNumber: 'LL', identifier: '89', lastCommBefore: '1000', orderBy: 'name', offset: '50' })
+    expect(fleetCriteria(q)).toEqual({
+      name: 'pump',
+      labels: ['a', 'b'],
+      commStatus: ['ERROR'],
+      lifeCycleStates: ['ACTIVE'],
+      gateway: { serialNumber: 'LL' },
+      subscription: { identifier: '89' },
+      lastCommBefore: 1000
+    })
+    expect(fleetCriteria(EMPTY_QUERY)).toEqual({})
+    expect(fleetCriteria(parseFleetQuery({ usageStatus: 'NEARING_PLAN' }))).toBeNull()
   })
 })

@@ -4,15 +4,29 @@ import { h } from '../../lib/dom.js'
 import { checkbox, field, openFormDialog } from '../../lib/form-dialog.js'
 import type { PageContext } from '../../page.js'
 import {
-  deleteRequest, labelRequest, MAX_SELECTED, rebootRequest, retrieveRequest, SETTING_TYPES, settingsOf, settingsRequest,
-  splitList, type BulkRequest, type SettingRow, type SettingType
+  deleteRequest, labelRequest, rebootRequest, retrieveRequest, SETTING_TYPES, settingsOf, settingsRequest, splitList,
+  type BulkRequest, type SettingRow, type SettingType, type Target
 } from './bulk.js'
 
 type Ctx = Pick<PageContext, 'api' | 'navigate'>
 
-export interface BulkBar { el: HTMLElement, setSelection: (uids: string[]) => void }
+/** What the actions act on: the target and how many systems it names (for the dialogs' words). */
+export interface Chosen { target: Target, count: number }
 
-const plural = (n: number): string => `${n} system${n === 1 ? '' : 's'}`
+export interface SelectionState {
+  /** How many systems are chosen: the boxes ticked, or all those matching. */
+  count: number
+  /** Every system matching the filters is chosen (criteria), not the boxes of the page. */
+  all: boolean
+  /** When the whole page is ticked and more systems match: how many, to offer them all. */
+  offerAll: number | null
+}
+
+export interface BulkBar { el: HTMLElement, setState: (state: SelectionState) => void }
+
+const plural = (n: number): string => `${n.toLocaleString()} system${n === 1 ? '' : 's'}`
+/** The dialogs name the systems: "3 systems", or "all 1,204 systems matching the filters". */
+const named = (c: Chosen): string => 'criteria' in c.target ? `all ${plural(c.count)} matching the filters` : plural(c.count)
 
 async function run (ctx: Ctx, req: BulkRequest): Promise<boolean> {
   const answer = await ctx.api.post<{ operation: string }>(req.path, req.body)
@@ -20,43 +34,43 @@ async function run (ctx: Ctx, req: BulkRequest): Promise<boolean> {
   return true
 }
 
-function labelDialog (ctx: Ctx, uids: string[]): void {
+function labelDialog (ctx: Ctx, c: Chosen): void {
   const add = h('input', { type: 'text', autocomplete: 'off' })
   const remove = h('input', { type: 'text', autocomplete: 'off' })
   openFormDialog({
-    title: `Label ${plural(uids.length)}`,
+    title: `Label ${named(c)}`,
     body: [field('Labels to add', add, 'Separated by commas or spaces'), field('Labels to remove', remove)],
     submitLabel: 'Label',
     submit: async () => {
       const a = splitList(add.value)
       const r = splitList(remove.value)
       if (a.length === 0 && r.length === 0) throw new Error('Give a label to add or to remove.')
-      return await run(ctx, labelRequest(uids, a, r))
+      return await run(ctx, labelRequest(c.target, a, r))
     }
   })
 }
 
-function rebootDialog (ctx: Ctx, uids: string[]): void {
+function rebootDialog (ctx: Ctx, c: Chosen): void {
   const wake = checkbox('Ask the devices to connect now (SMS wake-up) when possible', false)
   openFormDialog({
-    title: `Reboot ${plural(uids.length)}`,
+    title: `Reboot ${named(c)}`,
     body: [h('p', {}, 'Each device reboots at its next connection.'), wake.el],
     submitLabel: 'Reboot',
-    submit: async () => await run(ctx, rebootRequest(uids, wake.input.checked))
+    submit: async () => await run(ctx, rebootRequest(c.target, wake.input.checked))
   })
 }
 
-function retrieveDialog (ctx: Ctx, uids: string[]): void {
+function retrieveDialog (ctx: Ctx, c: Chosen): void {
   const ids = h('input', { type: 'text', autocomplete: 'off', placeholder: 'e.g. _RSSI, machine.temperature' })
   const wake = checkbox('Ask the devices to connect now (SMS wake-up) when possible', false)
   openFormDialog({
-    title: `Retrieve data from ${plural(uids.length)}`,
+    title: `Retrieve data from ${named(c)}`,
     body: [field('Data ids', ids, 'Separated by commas or spaces'), wake.el],
     submitLabel: 'Retrieve',
     submit: async () => {
       const dataIds = splitList(ids.value)
       if (dataIds.length === 0) throw new Error('Give at least one data id.')
-      return await run(ctx, retrieveRequest(uids, dataIds, wake.input.checked))
+      return await run(ctx, retrieveRequest(c.target, dataIds, wake.input.checked))
     }
   })
 }
@@ -68,7 +82,7 @@ function settingRow (n: number): { el: HTMLElement, read: () => SettingRow } {
   return { el: h('div', { class: 'setting-row' }, key, value, type), read: () => ({ key: key.value, value: value.value, type: type.value as SettingType }) }
 }
 
-function settingsDialog (ctx: Ctx, uids: string[]): void {
+function settingsDialog (ctx: Ctx, c: Chosen): void {
   const rows = [settingRow(1)]
   const list = h('div', { class: 'setting-rows' }, rows[0]?.el)
   const addRow = h('button', { type: 'button' }, 'Add a setting')
@@ -81,31 +95,37 @@ function settingsDialog (ctx: Ctx, uids: string[]): void {
   const reboot = checkbox('Reboot after the settings are applied', true)
   const wake = checkbox('Ask the devices to connect now (SMS wake-up) when possible', false)
   openFormDialog({
-    title: `Apply settings to ${plural(uids.length)}`,
+    title: `Apply settings to ${named(c)}`,
     body: [h('p', { class: 'hint' }, 'Auto type: true/false is a boolean, a number a number, anything else text.'), list, addRow, reboot.el, wake.el],
     submitLabel: 'Apply settings',
     submit: async () => {
       const { settings, error } = settingsOf(rows.map((r) => r.read()))
       if (error !== null) throw new Error(error)
       if (settings.length === 0) throw new Error('Give at least one setting key.')
-      return await run(ctx, settingsRequest(uids, settings, reboot.input.checked, wake.input.checked))
+      return await run(ctx, settingsRequest(c.target, settings, reboot.input.checked, wake.input.checked))
     }
   })
 }
 
-function deleteDialog (ctx: Ctx, uids: string[]): void {
+function deleteDialog (ctx: Ctx, c: Chosen): void {
   const gateways = checkbox('Also delete their gateways', false)
   const subscriptions = checkbox('Also delete their subscriptions', false)
+  // Deleting by criteria can reach far more than the page shows: the number is typed, not just clicked.
+  const confirm = 'criteria' in c.target ? h('input', { type: 'text', inputmode: 'numeric', autocomplete: 'off' }) : null
   openFormDialog({
-    title: `Delete ${plural(uids.length)}?`,
-    body: [h('p', {}, `The ${plural(uids.length)} will be deleted for good. The operation stays in the history.`), gateways.el, subscriptions.el],
-    submitLabel: `Delete ${plural(uids.length)}`,
+    title: `Delete ${named(c)}?`,
+    body: [h('p', {}, `${named(c).replace(/^./, (x) => x.toUpperCase())} will be deleted for good. The operation stays in the history.`),
+      gateways.el, subscriptions.el, confirm === null ? '' : field(`Type ${c.count} to confirm`, confirm)],
+    submitLabel: `Delete ${plural(c.count)}`,
     danger: true,
-    submit: async () => await run(ctx, deleteRequest(uids, gateways.input.checked, subscriptions.input.checked))
+    submit: async () => {
+      if (confirm !== null && confirm.value.trim() !== String(c.count)) throw new Error(`Type ${c.count} to delete every system matching the filters.`)
+      return await run(ctx, deleteRequest(c.target, gateways.input.checked, subscriptions.input.checked))
+    }
   })
 }
 
-const ACTIONS: Array<[string, (ctx: Ctx, uids: string[]) => void]> = [
+const ACTIONS: Array<[string, (ctx: Ctx, c: Chosen) => void]> = [
   ['Label…', labelDialog],
   ['Reboot…', rebootDialog],
   ['Apply settings…', settingsDialog],
@@ -113,24 +133,33 @@ const ACTIONS: Array<[string, (ctx: Ctx, uids: string[]) => void]> = [
   ['Delete…', deleteDialog]
 ]
 
-/** The bar above the table: how many are selected and the actions, disabled while none is. */
-export function bulkBar (ctx: Ctx, selection: () => string[]): BulkBar {
+/**
+ * The bar above the table: what is selected, the actions (disabled while nothing is), and when the whole page is
+ * ticked and more systems match, the offer to act on all of them.
+ */
+export function bulkBar (ctx: Ctx, chosen: () => Chosen | null, selectAll: (all: boolean) => void): BulkBar {
   const count = h('span', { class: 'bulk-count', 'aria-live': 'polite' }, 'No system selected')
+  const all = h('button', { type: 'button', class: 'link-button', hidden: true })
+  let allChosen = false
+  all.addEventListener('click', () => { selectAll(!allChosen) })
   const buttons = ACTIONS.map(([label, open]) => h('button', {
     type: 'button',
     disabled: true,
     class: label.startsWith('Delete') ? 'danger-outline' : null,
     onclick: () => {
-      const uids = selection().slice(0, MAX_SELECTED)
-      if (uids.length > 0) open(ctx, uids)
+      const c = chosen()
+      if (c !== null && c.count > 0) open(ctx, c)
     }
   }, label))
-  const el = h('div', { class: 'bulk-bar', role: 'toolbar', 'aria-label': 'Actions on the selected systems' }, count, h('div', { class: 'bulk-buttons' }, buttons))
+  const el = h('div', { class: 'bulk-bar', role: 'toolbar', 'aria-label': 'Actions on the selected systems' }, count, all, h('div', { class: 'bulk-buttons' }, buttons))
   return {
     el,
-    setSelection (uids) {
-      count.textContent = uids.length === 0 ? 'No system selected' : `${plural(uids.length)} selected`
-      for (const b of buttons) b.disabled = uids.length === 0
+    setState (state) {
+      allChosen = state.all
+      count.textContent = state.count === 0 ? 'No system selected' : state.all ? `All ${plural(state.count)} matching the filters selected` : `${plural(state.count)} selected`
+      all.hidden = !state.all && state.offerAll === null
+      all.textContent = state.all ? 'Select this page only' : `Select all ${plural(state.offerAll ?? 0)} matching`
+      for (const b of buttons) b.disabled = state.count === 0
     }
   }
 }

@@ -6,29 +6,35 @@ export interface BulkRequest { path: string, body: Record<string, unknown> }
 /** fleet-api.md §Limits: a selection names at most 100 distinct uids. */
 export const MAX_SELECTED = 100
 
+/** Which systems an operation acts on: the selected uids, or every system matching the fleet's filters. */
+export type Target = { uids: readonly string[] } | { criteria: Record<string, unknown> }
+
+/** The `systems` selection of fleet-api.md §System selection: exactly one of uids or criteria. */
+const selection = (t: Target): Record<string, unknown> => 'uids' in t ? { uids: [...t.uids] } : { criteria: t.criteria }
+
 /** "a, b  c" → ['a', 'b', 'c']: labels and data ids typed in one field, by commas or spaces, each once. */
 export function splitList (text: string): string[] {
   return [...new Set(text.split(/[\s,]+/).map((s) => s.trim()).filter((s) => s !== ''))]
 }
 
-/** Label: `criteria.uids` at the top level, no `systems` wrapper (fleet-api.md §Label). */
-export function labelRequest (uids: readonly string[], add: readonly string[], remove: readonly string[]): BulkRequest {
+/** Label: the criteria (uids among them) at the top level, no `systems` wrapper (fleet-api.md §Label). */
+export function labelRequest (t: Target, add: readonly string[], remove: readonly string[]): BulkRequest {
   return {
     path: '/api/v1/operations/systems/label',
-    body: { criteria: { uids: [...uids] }, labels: { add: [...add], remove: [...remove] } }
+    body: { criteria: 'uids' in t ? { uids: [...t.uids] } : t.criteria, labels: { add: [...add], remove: [...remove] } }
   }
 }
 
-export function rebootRequest (uids: readonly string[], requestConnection: boolean): BulkRequest {
-  return { path: '/api/v1/operations/systems/reboot', body: { systems: { uids: [...uids] }, requestConnection } }
+export function rebootRequest (t: Target, requestConnection: boolean): BulkRequest {
+  return { path: '/api/v1/operations/systems/reboot', body: { systems: selection(t), requestConnection } }
 }
 
-export function retrieveRequest (uids: readonly string[], dataIds: readonly string[], requestConnection: boolean): BulkRequest {
-  return { path: '/api/v1/operations/systems/data/retrieve', body: { systems: { uids: [...uids] }, data: [...dataIds], requestConnection } }
+export function retrieveRequest (t: Target, dataIds: readonly string[], requestConnection: boolean): BulkRequest {
+  return { path: '/api/v1/operations/systems/data/retrieve', body: { systems: selection(t), data: [...dataIds], requestConnection } }
 }
 
-export function deleteRequest (uids: readonly string[], deleteGateways: boolean, deleteSubscriptions: boolean): BulkRequest {
-  return { path: '/api/v1/operations/systems/delete', body: { systems: { uids: [...uids] }, deleteGateways, deleteSubscriptions } }
+export function deleteRequest (t: Target, deleteGateways: boolean, deleteSubscriptions: boolean): BulkRequest {
+  return { path: '/api/v1/operations/systems/delete', body: { systems: selection(t), deleteGateways, deleteSubscriptions } }
 }
 
 export const SETTING_TYPES = ['auto', 'string', 'number', 'boolean'] as const
@@ -66,6 +72,6 @@ export function settingsOf (rows: readonly SettingRow[]): { settings: Array<{ ke
   return { settings, error: null }
 }
 
-export function settingsRequest (uids: readonly string[], settings: ReadonlyArray<{ key: string, value: SettingValue }>, reboot: boolean, requestConnection: boolean): BulkRequest {
-  return { path: '/api/v1/operations/systems/settings', body: { systems: { uids: [...uids] }, settings: [...settings], reboot, requestConnection } }
+export function settingsRequest (t: Target, settings: ReadonlyArray<{ key: string, value: SettingValue }>, reboot: boolean, requestConnection: boolean): BulkRequest {
+  return { path: '/api/v1/operations/systems/settings', body: { systems: selection(t), settings: [...settings], reboot, requestConnection } }
 }

@@ -144,6 +144,29 @@ export function fleetApiQuery (q: FleetQuery, fields: readonly string[]): ApiQue
   return out
 }
 
+/**
+ * The same filters as the `criteria` of a bulk operation (fleet-api.md §System selection: lists as arrays, the
+ * gateway and subscription maps as objects), so that an operation acts on every system the table lists; null when a
+ * filter has no criteria counterpart (usageStatus).
+ */
+export function fleetCriteria (q: FleetQuery): Record<string, unknown> | null {
+  if (q.usageStatus !== '') return null
+  const gateway = { ...(q.serialNumber !== '' ? { serialNumber: q.serialNumber } : {}), ...(q.imei !== '' ? { imei: q.imei } : {}) }
+  const c: Record<string, unknown> = {
+    name: q.name || undefined,
+    type: q.type || undefined,
+    labels: q.labels.length > 0 ? [...q.labels] : undefined,
+    commStatus: q.commStatus.length > 0 ? [...q.commStatus] : undefined,
+    lifeCycleStates: q.lifeCycleStates.length > 0 ? [...q.lifeCycleStates] : undefined,
+    gateway: Object.keys(gateway).length > 0 ? gateway : undefined,
+    subscription: q.identifier !== '' ? { identifier: q.identifier } : undefined,
+    lastCommAfter: q.lastCommAfter ?? undefined,
+    lastCommBefore: q.lastCommBefore ?? undefined
+  }
+  for (const k of Object.keys(c)) if (c[k] === undefined) delete c[k]
+  return c
+}
+
 /** Whether any filter is set (the empty state then says "no system matches" rather than "no system yet"). */
 export function hasFilters (q: FleetQuery): boolean {
   return Object.keys(fleetFilters(q)).length > 0
