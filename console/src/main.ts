@@ -50,7 +50,18 @@ async function start (): Promise<void> {
     companies,
     routes,
     notices: notices.element,
-    onCompany: (uid) => { chooseCompany(uid); location.reload() },
+    onCompany: (uid) => {
+      chooseCompany(uid)
+      // Another company's system or operation does not open there: its list does, or the fleet for a page the user
+      // does not administer in the new company.
+      const route = matchRoute(routes, location.hash)?.route
+      const admin = companies.find((c) => c.uid === uid)?.administrator === true
+      const path = route === undefined || (route.adminOnly === true && !admin)
+        ? DEFAULT_ROUTE
+        : route.label !== null ? route.pattern : route.pattern.startsWith('/operations') ? '/operations' : DEFAULT_ROUTE
+      history.replaceState(null, '', `#${path}`)
+      location.reload()
+    },
     onSignOut: () => {
       stream.close()
       background(signOut().then(() => { standalone('Signed out', 'You have signed out of the fleet console.', 'Sign in', goSignIn) }))

@@ -1,5 +1,5 @@
 // The console's client of the fleet API (issue 15): JSON in and out, query objects (arrays joined by commas:
-// conventions.md §HTTP basics), multipart for files, the bearer token of the session, one refresh on 401, and every
+// conventions.md §HTTP basics), multipart (FormData) or raw (Blob) for files, the bearer token of the session, one refresh on 401, and every
 // error thrown as an ApiError carrying its sentence (errors.ts).
 import { errorSentence } from './errors.js'
 
@@ -78,6 +78,8 @@ export class ApiClient {
       const headers: Record<string, string> = { accept: 'application/json' }
       if (token !== undefined) headers.authorization = `Bearer ${token}`
       if (body === undefined || body instanceof FormData) return { method, headers, body: body as FormData | undefined }
+      // A file sent as the raw body (the company picture: fleet-api.md §Companies), with its own type.
+      if (body instanceof Blob) return { method, headers: { ...headers, 'content-type': body.type || 'application/octet-stream' }, body }
       headers['content-type'] = 'application/json'
       return { method, headers, body: JSON.stringify(body) }
     }

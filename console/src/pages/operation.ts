@@ -1,8 +1,95 @@
-// The operation page (issue 15): filled in next; for now its heading, so that the route list and the bundle hold.
-import { h } from '../lib/dom.js'
+// One operation (`#/operations/<uid>`, issue 15): what it is, its live progress (the stream's `operation` events),
+// its tasks with the reason of each failure, Cancel while it runs, and the file of an export once it has finished.
+import { h, replace } from '../lib/dom.js'
+import { formatDate } from '../lib/format.js'
+import { openFormDialog } from '../lib/form-dialog.js'
 import type { Page, PageContext } from '../page.js'
+import { cancellable, progress, stateText, typeText, type Operation, type OperationEvent } from './operations/view.js'
+import { tasksPanel } from './operations/tasks.js'
+import './operations/operations.css'
 
-export function operationPage (ctx: PageContext): Page {
-  ctx.root.append(h('h1', {}, 'Operation'))
-  return {}
+/** Tasks are read again at most this often while the operation moves. */
+const TASKS_EVERY_MS = 2000
+const EXPORT = 'SYSTEM_EXPORT_DATA_HISTORY'
+
+async function download (ctx: PageContext, op: Operation): Promise<void> {
+  const blob = await ctx.api.blob(`/api/v1/operations/${encodeURIComponent(op.uid)}/file`)
+  const url = URL.createObjectURL(blob)
+  const a = h('a', { href: url, download: `export-${op.uid}.csv` })
+  document.body.append(a)
+  a.click()
+  a.remove()
+  setTimeout(() => { URL.revokeObjectURL(url) }, 10_000)
+}
+
+function details (op: Operation): HTMLElement {
+  const item = (term: string, value: string | Node): HTMLElement[] => [h('dt', {}, term), h('dd', {}, value)]
+  return h('dl', { class: 'details' },
+    item('State', h('span', { class: 'op-state' }, stateText(op.state))),
+    item('Created', formatDate(op.createdAt)),
+    op.scheduledTime === null ? [] : item('Scheduled for', formatDate(op.scheduledTime)),
+    op.startDate === null ? [] : item('Started', formatDate(op.startDate)),
+    op.endDate === null ? [] : item('Ended', formatDate(op.endDate)),
+    op.cancelDate === null ? [] : item('Cancelled', formatDate(op.cancelDate)),
+    item('Timeout', formatDate(op.timeoutDate)),
+    item('Systems', String(op.total)),
+    op.user === null ? [] : item('By', op.user.email ?? op.user.uid))
+}
+
+export async function operationPage (ctx: PageContext): Promise<Page> {
+  const uid = ctx.params.uid ?? ''
+  let op = await ctx.api.get<Operation>(`/api/v1/operations/${encodeURIComponent(uid)}`)
+  const bar = progress('Progress')
+  const tasks = tasksPanel(ctx, uid)
+  const actions = h('div', { class: 'toolbar' })
+  const info = h('div', {})
+  const aborted = h('div', {})
+
+  const render = (): void => {
+    bar.update(op.state, op.counters, op.total)
+    replace(info, details(op))
+    replace(aborted, op.abortedBy === null
+      ? null
+      : h('p', { class: 'card op-aborted', role: 'note' },
+        `Stopped: ${op.abortedBy.failed} of the ${op.abortedBy.ended} ended tasks failed, reaching the limit of ${op.abortedBy.failurePercent} %. The remaining tasks were cancelled.`))
+    const cancel = h('button', { type: 'button', class: 'danger' }, 'Cancel operation')
+    cancel.addEventListener('click', () => {
+      openFormDialog({
+        title: 'Cancel this operation?',
+        body: [h('p', {}, 'Tasks that have not finished are cancelled; those already done stay done.')],
+        submitLabel: 'Cancel operation',
+        danger: true,
+        submit: async () => {
+          op = await ctx.api.post<Operation>(`/api/v1/operations/${encodeURIComponent(uid)}/cancel`)
+          render()
+          tasks.reload()
+          ctx.notify('The operation is being cancelled.')
+          return true
+        }
+      })
+    })
+    const file = h('button', { type: 'button', class: 'primary' }, 'Download the export')
+    file.addEventListener('click', () => { download(ctx, op).catch((err: unknown) => { ctx.notify(err as Error) }) })
+    replace(actions, cancellable(op) ? cancel : null, op.operationType === EXPORT && op.state === 'FINISHED' ? file : null)
+  }
+
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const unsubscribe = ctx.stream.subscribe<OperationEvent>({ operations: { uids: [uid] } }, (e) => {
+    if (e.event !== 'operation' || e.uid !== uid) return
+    const changed = e.state !== op.state
+    op = { ...op, state: e.state, counters: e.counters }
+    bar.update(op.state, op.counters, op.total)
+    if (changed) {
+      // Dates and the abort come with the operation itself.
+      ctx.api.get<Operation>(`/api/v1/operations/${encodeURIComponent(uid)}`).then((fresh) => { op = fresh; render() }).catch(() => { render() })
+    }
+    timer ??= setTimeout(() => { timer = undefined; tasks.reload() }, TASKS_EVERY_MS)
+  })
+
+  render()
+  replace(ctx.root, h('div', { class: 'op-detail' },
+    h('p', {}, h('a', { href: '#/operations' }, '← All operations')),
+    h('div', { class: 'page-header' }, h('h1', {}, typeText(op.operationType)), actions),
+    bar.element, aborted, h('div', { class: 'card' }, info), tasks.element))
+  return { dispose: () => { unsubscribe(); clearTimeout(timer) } }
 }

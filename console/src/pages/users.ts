@@ -1,8 +1,95 @@
-// The users page (issue 15): filled in next; for now its heading, so that the route list and the bundle hold.
-import { h } from '../lib/dom.js'
+// The users page (`#/users`, administrators only, issue 15): the company's users with their profile (fleet-api.md
+// §Users: GET /users with fields=profile), a search, paging, and per user: change the profile, remove the access.
+// fleet-api.md has no list of profiles: the choice offers the profiles the company's users hold.
+import { h, replace } from '../lib/dom.js'
+import { field, openFormDialog } from '../lib/form-dialog.js'
 import type { Page, PageContext } from '../page.js'
 
+interface Ref { uid: string, name?: string }
+interface User { uid: string, name?: string, email?: string, profile?: Ref | null }
+interface ListAnswer<T> { items: T[], count: number }
+
+const SIZE = 50
+
+async function knownProfiles (ctx: PageContext): Promise<Ref[]> {
+  const all = await ctx.api.get<ListAnswer<User>>('/api/v1/users', { fields: ['uid', 'profile'], size: 500 })
+  const byUid = new Map<string, Ref>()
+  for (const u of all.items) if (u.profile != null) byUid.set(u.profile.uid, u.profile)
+  return [...byUid.values()].sort((a, b) => (a.name ?? '').localeCompare(b.name ?? ''))
+}
+
 export function usersPage (ctx: PageContext): Page {
-  ctx.root.append(h('h1', {}, 'Users'))
+  const offset = Math.max(0, Number(ctx.params.offset ?? 0) || 0)
+  const search = h('input', { type: 'search', value: ctx.params.freetext ?? '', placeholder: 'Name or e-mail' })
+  const form = h('form', { class: 'toolbar', role: 'search' }, h('label', { class: 'inline' }, 'Search users', search), h('button', { type: 'submit' }, 'Search'))
+  const go = (next: number): void => {
+    const q = new URLSearchParams()
+    if (search.value.trim() !== '') q.set('freetext', search.value.trim())
+    if (next > 0) q.set('offset', String(next))
+    ctx.navigate(`/users${q.size === 0 ? '' : `?${q.toString()}`}`)
+  }
+  form.addEventListener('submit', (e) => { e.preventDefault(); go(0) })
+  const body = h('div', {}, h('p', { class: 'loading', role: 'status' }, 'Loading users…'))
+  replace(ctx.root, h('h1', {}, 'Users'), form, body)
+
+  const editProfile = (user: User, done: () => void): void => {
+    knownProfiles(ctx).then((profiles) => {
+      const select = h('select', {}, ...profiles.map((p) => h('option', { value: p.uid, selected: p.uid === user.profile?.uid }, p.name ?? p.uid)))
+      openFormDialog({
+        title: `Profile of ${user.name ?? user.email ?? ''}`,
+        body: [field('Profile', select, 'The profile gives the user their rights in this company.')],
+        submitLabel: 'Save profile',
+        submit: async () => {
+          await ctx.api.put(`/api/v1/users/${encodeURIComponent(user.uid)}`, { profile: { uid: select.value } })
+          ctx.notify('The profile is saved.')
+          done()
+          return true
+        }
+      })
+    }).catch((err: unknown) => { ctx.notify(err as Error) })
+  }
+
+  const revoke = (user: User, done: () => void): void => {
+    openFormDialog({
+      title: `Remove ${user.name ?? user.email ?? ''}?`,
+      body: [h('p', {}, `${user.email ?? 'This user'} will no longer have access to ${ctx.session.company.name}.`)],
+      submitLabel: 'Remove access',
+      danger: true,
+      submit: async () => {
+        await ctx.api.delete(`/api/v1/users/${encodeURIComponent(user.uid)}`)
+        ctx.notify('The access is removed.')
+        done()
+        return true
+      }
+    })
+  }
+
+  const load = (): void => {
+    ctx.api.get<ListAnswer<User>>('/api/v1/users', { fields: ['uid', 'name', 'email', 'profile'], freetext: search.value.trim() || undefined, offset, size: SIZE, orderBy: 'name' })
+      .then((answer) => {
+        if (answer.items.length === 0) {
+          replace(body, h('p', { class: 'empty' }, search.value.trim() === '' ? 'The company has no user.' : 'No user matches this search.'))
+          return
+        }
+        const last = Math.min(offset + answer.items.length, answer.count)
+        replace(body,
+          h('div', { class: 'table-wrap' }, h('table', { class: 'data', 'aria-label': 'Users' },
+            h('thead', {}, h('tr', {}, ...['Name', 'E-mail', 'Profile', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))),
+            h('tbody', {}, ...answer.items.map((u) => h('tr', {},
+              h('td', {}, u.name ?? ''),
+              h('td', {}, u.email ?? ''),
+              h('td', {}, u.profile?.name ?? 'No profile'),
+              h('td', { class: 'actions' },
+                h('button', { type: 'button', 'aria-label': `Change the profile of ${u.name ?? u.email ?? ''}`, onclick: () => { editProfile(u, load) } }, 'Change profile'),
+                ' ',
+                u.uid === ctx.session.user.uid ? null : h('button', { type: 'button', 'aria-label': `Remove ${u.name ?? u.email ?? ''}`, onclick: () => { revoke(u, load) } }, 'Remove'))))))),
+          h('nav', { class: 'pager', 'aria-label': 'Pages of users' },
+            h('span', {}, `${offset + 1}–${last} of ${answer.count}`),
+            h('button', { type: 'button', disabled: offset === 0, onclick: () => { go(Math.max(0, offset - SIZE)) } }, 'Previous page'),
+            h('button', { type: 'button', disabled: last >= answer.count, onclick: () => { go(offset + SIZE) } }, 'Next page')))
+      })
+      .catch((err: unknown) => { replace(body, h('p', { class: 'empty' }, 'The users could not be loaded.')); ctx.notify(err as Error) })
+  }
+  load()
   return {}
 }
