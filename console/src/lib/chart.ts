@@ -9,16 +9,20 @@ import './chart.css'
 
 export interface TimeChart {
   el: HTMLElement
-  /** x in epoch seconds ascending; `range` (epoch ms) is the span shown, the points' own span when absent. */
-  setData: (xs: number[], ys: Array<number | null>, range?: { from: number, to: number }) => void
+  /**
+   * x in epoch seconds ascending; `range` (epoch ms) is the span shown, the points' own span when absent; `name`
+   * is what the chart shows (the data id), for its text summary.
+   */
+  setData: (xs: number[], ys: Array<number | null>, range?: { from: number, to: number }, name?: string) => void
   destroy: () => void
 }
 
 const ACCENT = '#2b6cb0'
 const HEIGHT = 260
 
-export function timeChart (label: string): TimeChart {
-  const el = h('figure', { class: 'time-chart', role: 'img', 'aria-label': label, 'data-points': 0 })
+export function timeChart (initialName: string): TimeChart {
+  let label = initialName
+  const el = h('figure', { class: 'time-chart', role: 'img', 'aria-label': 'Chart', 'data-points': 0 })
   const plotBox = h('div', { class: 'time-chart-plot' })
   const caption = h('figcaption', { class: 'time-chart-caption' })
   el.append(plotBox, caption)
@@ -61,7 +65,8 @@ export function timeChart (label: string): TimeChart {
 
   return {
     el,
-    setData (nextXs, nextYs, range) {
+    setData (nextXs, nextYs, range, name) {
+      label = name ?? label
       xs = nextXs
       ys = nextYs
       span = range

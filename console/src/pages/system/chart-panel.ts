@@ -58,7 +58,7 @@ export function chartPanel (ctx: Pick<PageContext, 'api' | 'notify'>, uid: strin
   const fn = h('select', {}, ...FUNCTIONS.map((f) => h('option', { value: f }, f)))
   const aggregation = h('div', { class: 'aggregation', hidden: true }, labelled('Interval', count), labelled('Interval unit', unit), labelled('Function', fn))
   const state = h('p', { class: 'chart-state', 'aria-live': 'polite' }, 'Choose a data id to chart it.')
-  const chart = timeChart('data')
+  const chart = timeChart('the chosen data id')
   const textValues = h('div', {})
   const form = h('form', { class: 'chart-controls', 'aria-label': 'Chart settings' },
     labelled('Data id', dataId), list, labelled('Time range', range), custom, labelled('Values', mode), aggregation,
@@ -120,7 +120,7 @@ export function chartPanel (ctx: Pick<PageContext, 'api' | 'notify'>, uid: strin
     const what = `${shown.dataId}, ${shown.aggregated ? per : 'raw'}, ${RANGE_TEXT[shown.rangeName].toLowerCase()}`
     const text = raw.some((p) => typeof p.v === 'string' && numeric(p.v) === null)
     chart.el.hidden = text && !drawable(series)
-    chart.setData(series.xs, series.ys, isLive(shown.rangeName) ? rangeOf(shown.rangeName, Date.now()) ?? shown.range : shown.range)
+    chart.setData(series.xs, series.ys, isLive(shown.rangeName) ? rangeOf(shown.rangeName, Date.now()) ?? shown.range : shown.range, shown.dataId)
     replace(textValues)
     if (series.xs.length === 0 || (!drawable(series) && !text)) state.textContent = `No value of ${what}.`
     else if (text) {
