@@ -62,6 +62,7 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
 
   function render (s: SystemView): void {
     title.textContent = s.name ?? s.uid
+    document.title = `${title.textContent} · Fleet console`
     setCommStatus(badge, s.commStatus)
     lastCommDate = s.lastCommDate ?? null
     showLastComm()

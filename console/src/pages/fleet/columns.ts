@@ -1,7 +1,7 @@
 // The columns the fleet table can show, the `fields` each needs from GET /api/v1/systems (fleet-api.md §Find
 // systems: "a system in a list response carries only the requested fields"), and the operator's choice kept in
 // localStorage. No DOM here: the table renders the text these give.
-import { formatShort } from '../../lib/format.js'
+import { formatDate, formatShort } from '../../lib/format.js'
 
 /** A system as a list answers it: only the fields asked for are there. */
 export interface SystemRow {
@@ -27,15 +27,18 @@ export interface Column {
   /** The sortable attribute (fleet-api.md §Find systems), when the service sorts on it. */
   sort?: string
   text: (s: SystemRow) => string
+  /** The full text where the cell shortens it (a date of today shows only its time). */
+  title?: (s: SystemRow) => string
 }
 
 const str = (v: unknown): string => v === null || v === undefined ? '' : String(v)
 const date = (v: number | null | undefined): string => v === null || v === undefined ? '' : formatShort(v)
+const fullDate = (v: number | null | undefined): string => v === null || v === undefined ? '' : formatDate(v)
 
 export const COLUMNS: readonly Column[] = [
   { id: 'name', label: 'Name', field: 'name', sort: 'name', text: (s) => str(s.name) },
   { id: 'commStatus', label: 'Comm status', field: 'commStatus', text: (s) => str(s.commStatus) },
-  { id: 'lastCommDate', label: 'Last communication', field: 'lastCommDate', sort: 'lastCommDate', text: (s) => date(s.lastCommDate) },
+  { id: 'lastCommDate', label: 'Last communication', field: 'lastCommDate', sort: 'lastCommDate', text: (s) => date(s.lastCommDate), title: (s) => fullDate(s.lastCommDate) },
   { id: 'lifeCycleState', label: 'Life cycle', field: 'lifeCycleState', text: (s) => str(s.lifeCycleState) },
   { id: 'labels', label: 'Labels', field: 'labels', text: (s) => (s.labels ?? []).join(', ') },
   { id: 'type', label: 'Type', field: 'type', text: (s) => str(s.type) },
@@ -49,7 +52,7 @@ export const COLUMNS: readonly Column[] = [
   { id: 'networkServiceType', label: 'Network', field: 'data', text: (s) => str(s.data?.networkServiceType) },
   { id: 'firmwareVersion', label: 'Firmware', field: 'data', text: (s) => str(s.data?.firmwareVersion) },
   { id: 'syncStatus', label: 'Sync status', field: 'syncStatus', text: (s) => str(s.syncStatus) },
-  { id: 'creationDate', label: 'Created', field: 'creationDate', sort: 'creationDate', text: (s) => date(s.creationDate) }
+  { id: 'creationDate', label: 'Created', field: 'creationDate', sort: 'creationDate', text: (s) => date(s.creationDate), title: (s) => fullDate(s.creationDate) }
 ]
 
 export const DEFAULT_COLUMNS: readonly string[] = ['name', 'commStatus', 'lastCommDate', 'lifeCycleState', 'labels', 'serialNumber']

@@ -66,7 +66,7 @@ export function fleetTable (opts: FleetTableOptions): FleetTable {
         refs.badge = commStatusBadge(s.commStatus)
         return h('td', {}, refs.badge)
       }
-      const td = h('td', {}, c.text(s))
+      const td = h('td', { title: c.title?.(s) || null }, c.text(s))
       if (c.id === 'lastCommDate') refs.lastComm = td
       return td
     })
@@ -94,7 +94,10 @@ export function fleetTable (opts: FleetTableOptions): FleetTable {
       if (refs === undefined) return
       if (refs.badge !== null) setCommStatus(refs.badge, status)
       const col = columns.find((c) => c.id === 'lastCommDate')
-      if (refs.lastComm !== null && col !== undefined && lastCommDate !== null) refs.lastComm.textContent = col.text({ uid, lastCommDate })
+      if (refs.lastComm !== null && col !== undefined && lastCommDate !== null) {
+        refs.lastComm.textContent = col.text({ uid, lastCommDate })
+        refs.lastComm.title = col.title?.({ uid, lastCommDate }) ?? ''
+      }
     }
   }
 }
