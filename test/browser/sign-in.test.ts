@@ -1,7 +1,7 @@
 // Signing in to the console in Chromium (issue 15): the console sends the browser to the service's own sign-in page
 // with a PKCE challenge (conventions.md §Authentication, RFC 7636), and exchanges the code with the verifier.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { screenshot, signIn, startHarness, type Harness } from '../helpers/browser.js'
+import { screenshot, signIn, SOON, startHarness, type Harness } from '../helpers/browser.js'
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/stack.js'
 
 let h: Harness
@@ -58,7 +58,7 @@ describe('the console\'s sign-in', { timeout: 60_000 }, () => {
     await page.getByLabel('E-mail').fill(ADMIN_EMAIL)
     await page.getByLabel('Password').fill('not-the-password')
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await expect.poll(async () => await page.getByRole('alert').textContent()).toMatch(/\w+ \w+/)
+    await expect.poll(async () => await page.getByRole('alert').textContent(), SOON).toMatch(/\w+ \w+/)
     await page.getByLabel('Password').fill(ADMIN_PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
     await page.getByRole('main').waitFor()

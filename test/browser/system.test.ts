@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import type { SimulatedDevice } from '../../simulator/devices/simulated-device.js'
-import { screenshot, signIn, startHarness, type Harness } from '../helpers/browser.js'
+import { screenshot, signIn, SOON, startHarness, type Harness } from '../helpers/browser.js'
 
 let h: Harness
 let device: SimulatedDevice
@@ -30,7 +30,7 @@ describe('the system page', { timeout: 60_000 }, () => {
     await signIn(tab, h.stack, undefined, `#/systems/${device.systemUid}?chart=${CHARTED}`)
     await page.getByRole('heading', { level: 1, name: device.identity.serialNumber }).waitFor()
     await page.getByLabel('Time range').selectOption('hour')
-    await expect.poll(async () => await chartPoints(page), { timeout: 10_000 }).toBe(SENT_BEFORE)
+    await expect.poll(async () => await chartPoints(page), SOON).toBe(SENT_BEFORE)
     // uPlot drew: the canvas is there, with a size.
     const canvas = await page.locator('.time-chart canvas').first().boundingBox()
     expect(canvas?.width).toBeGreaterThan(100)
@@ -38,7 +38,7 @@ describe('the system page', { timeout: 60_000 }, () => {
     // Live: the device's next message reaches the open page through the stream, without a reload.
     const sent = await device.publish()
     const value = sent.find((p) => p.dataId === CHARTED)?.value as number
-    await expect.poll(async () => await chartPoints(page), { timeout: 10_000 }).toBe(SENT_BEFORE + 1)
+    await expect.poll(async () => await chartPoints(page), SOON).toBe(SENT_BEFORE + 1)
     const label = await page.getByRole('img', { name: /^Chart of / }).getAttribute('aria-label')
     expect(label).toContain(`last value ${Math.round(value * 10_000) / 10_000} `)
     await screenshot(page, 'system')
@@ -49,7 +49,7 @@ describe('the system page', { timeout: 60_000 }, () => {
     const tab = await h.open()
     const { page } = tab
     await signIn(tab, h.stack, undefined, '#/systems/0123456789abcdef0123456789abcdef')
-    await expect.poll(async () => await page.getByRole('alert').allTextContents()).toContainEqual(expect.stringContaining('This system does not exist in the company.'))
+    await expect.poll(async () => await page.getByRole('alert').allTextContents(), SOON).toContainEqual(expect.stringContaining('This system does not exist in the company.'))
     expect((await page.getByRole('alert').allTextContents()).join(' ')).not.toContain('system.unknown')
     await screenshot(page, 'system-unknown')
     expect(tab.errors).toEqual([])

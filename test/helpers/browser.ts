@@ -19,6 +19,9 @@ const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable
 /** Where each page's screenshot goes (gitignored; CI keeps the folder as an artifact, the README names it). */
 export const SCREENSHOTS = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url))
 
+/** For expect.poll on a page (its default of 1 s is short for a page that loads through the API on a loaded CI machine). */
+export const SOON = { timeout: 15_000, interval: 100 }
+
 /** A phone's width (issue 15: "readable on a phone's width"). */
 export const PHONE = { width: 360, height: 740 }
 const DESKTOP = { width: 1280, height: 860 }
