@@ -9,6 +9,7 @@ import { chartPanel } from './system/chart-panel.js'
 import { applicationsCard, detailsCard, gatewayCard, subscriptionCard, type SystemView } from './system/details.js'
 import { lastDataCard, type LastData } from './system/last-data.js'
 import { messagesCard } from './system/messages.js'
+import { firstChart } from './system/series.js'
 import { usageCard } from './system/usage.js'
 import './system/system.css'
 
@@ -16,20 +17,6 @@ interface StreamEvent { event: string, system?: string, dataId?: string, ts?: nu
 
 /** After a device message, the system (its levels) is read again once things settle, not on every point. */
 const REFRESH_MS = 2000
-
-/**
- * The data id charted first, unless the address names one (`?chart=<id>`): a number, the most recently sent,
- * application data before the device-management ids (_RSSI...) and before settings (`config.*`), then by name.
- */
-function firstChart (last: LastData): string | null {
-  const ts = (id: string): number => last[id]?.[0]?.timestamp ?? 0
-  const ids = Object.keys(last).sort((a, b) => a.localeCompare(b))
-  const numbers = ids.filter((id) => typeof last[id]?.[0]?.value === 'number')
-  const app = numbers.filter((id) => !id.startsWith('_') && !id.startsWith('config.'))
-  const pool = app.length > 0 ? app : numbers
-  const latest = Math.max(...pool.map(ts))
-  return pool.find((id) => ts(id) === latest) ?? ids[0] ?? null
-}
 
 export const systemPage: PageFactory = (ctx: PageContext): Page => {
   const uid = ctx.params.uid ?? ''

@@ -1,7 +1,7 @@
 // The columns the fleet table can show, the `fields` each needs from GET /api/v1/systems (fleet-api.md §Find
 // systems: "a system in a list response carries only the requested fields"), and the operator's choice kept in
 // localStorage. No DOM here: the table renders the text these give.
-import { formatDate, formatShort } from '../../lib/format.js'
+import { formatDate, formatShort, formatValue as str } from '../../lib/format.js'
 
 /** A system as a list answers it: only the fields asked for are there. */
 export interface SystemRow {
@@ -31,7 +31,6 @@ export interface Column {
   title?: (s: SystemRow) => string
 }
 
-const str = (v: unknown): string => v === null || v === undefined ? '' : String(v)
 const date = (v: number | null | undefined): string => v === null || v === undefined ? '' : formatShort(v)
 const fullDate = (v: number | null | undefined): string => v === null || v === undefined ? '' : formatDate(v)
 

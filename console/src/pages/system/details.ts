@@ -1,7 +1,7 @@
 // The system's description (fleet-api.md §System, §Gateway, §Subscription, §Application): what it is, its gateway,
 // its subscription and its applications, as definition lists and a table.
 import { h } from '../../lib/dom.js'
-import { formatBytes, formatDate } from '../../lib/format.js'
+import { formatBytes, formatDate, formatValue as str } from '../../lib/format.js'
 
 type Text = string | null | undefined
 
@@ -28,7 +28,6 @@ export interface SystemView {
 }
 
 const date = (v: number | null | undefined): string => typeof v === 'number' ? formatDate(v) : ''
-const str = (v: unknown): string => v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)
 
 /** A definition list of the pairs that have a value; a dash where none has. */
 export function definitions (pairs: Array<[string, string | Node]>): HTMLElement {
@@ -84,24 +83,4 @@ export function applicationsCard (s: SystemView): HTMLElement {
   return card('Applications', h('div', { class: 'table-wrap' }, h('table', { class: 'data', 'aria-label': 'Applications' },
     h('thead', {}, h('tr', {}, ...['Name', 'Revision', 'Type', 'Category'].map((t) => h('th', { scope: 'col' }, t)))),
     h('tbody', {}, ...apps.map((a) => h('tr', {}, h('th', { scope: 'row' }, str(a.name)), h('td', {}, str(a.revision)), h('td', {}, str(a.type)), h('td', {}, str(a.category))))))))
-}
-
-/** fleet-api.md §System data: the device-management values, each level beside its raw value. */
-const LEVELS: Array<[string, string, string | null]> = [
-  ['Signal (RSSI)', 'rssi', 'rssiLevel'], ['Ec/Io', 'ecio', 'ecioLevel'], ['RSRP', 'rsrp', 'rsrpLevel'], ['RSRQ', 'rsrq', 'rsrqLevel'],
-  ['Signal strength', 'signalStrength', null], ['Signal bars', 'signalBars', null], ['Network', 'networkServiceType', null],
-  ['Operator', 'networkOperator', null], ['Roaming', 'roamingStatus', null], ['APN', 'apn', null], ['Cell', 'cellId', null],
-  ['Firmware', 'firmwareVersion', null], ['Board temperature', 'boardTemp', null], ['Radio temperature', 'radioModuleTemp', null],
-  ['Resets', 'numberOfResets', null], ['Latitude', 'latitude', null], ['Longitude', 'longitude', null],
-  ['Bytes this month', 'monthBytesTotal', null], ['Alert', 'alertState', null]
-]
-
-export function levelsOf (data: Record<string, unknown> | null | undefined): Array<[string, string]> {
-  return LEVELS.map(([label, key, level]) => {
-    const v = data?.[key]
-    const l = level === null ? null : data?.[level]
-    const value = key === 'monthBytesTotal' && typeof v === 'number' ? formatBytes(v) : str(v)
-    const withLevel = l !== null && l !== undefined && l !== 'NO_REPORT' ? `${value} (${str(l).toLowerCase().replace(/_/g, ' ')})` : value
-    return [label, withLevel]
-  })
 }

@@ -2,9 +2,11 @@
 // its last value, a button to chart it, and the rows kept up to date by the stream's points.
 import { h, replace } from '../../lib/dom.js'
 import { formatDate, formatShort, formatValue } from '../../lib/format.js'
-import { definitions, levelsOf } from './details.js'
+import { definitions } from './details.js'
+import { levelsOf } from './levels.js'
+import type { LastValues } from './series.js'
 
-export type LastData = Record<string, Array<{ value: unknown, timestamp: number }> | undefined>
+export type LastData = LastValues
 
 export interface LastDataCard {
   el: HTMLElement

@@ -116,3 +116,20 @@ export function appendPoint (s: Series, ts: number, v: unknown, from: number): S
   drop = Math.max(drop, xs.length - MAX_POINTS)
   return { xs: xs.slice(drop), ys: ys.slice(drop) }
 }
+
+/** The answer of GET /systems/{uid}/data (fleet-api.md §Last data points): data id → its last point. */
+export type LastValues = Record<string, Array<{ value: unknown, timestamp: number }> | undefined>
+
+/**
+ * The data id charted first, unless the address names one (`?chart=<id>`): a number, the most recently sent,
+ * application data before the device-management ids (_RSSI...) and before settings (`config.*`), then by name.
+ */
+export function firstChart (last: LastValues): string | null {
+  const ts = (id: string): number => last[id]?.[0]?.timestamp ?? 0
+  const ids = Object.keys(last).sort((a, b) => a.localeCompare(b))
+  const numbers = ids.filter((id) => typeof last[id]?.[0]?.value === 'number')
+  const app = numbers.filter((id) => !id.startsWith('_') && !id.startsWith('config.'))
+  const pool = app.length > 0 ? app : numbers
+  const latest = Math.max(...pool.map(ts))
+  return pool.find((id) => ts(id) === latest) ?? ids[0] ?? null
+}
