@@ -1,0 +1,93 @@
+// The fleet page in Chromium (issue 15): the systems of simulated MQTT devices in the table, filtered by label (the
+// view kept in the address), and a reboot run from the table on one system, followed on the operation's page until
+// FINISHED once the simulated device has rebooted and acknowledged (conventions.md §Device tasks).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Locator, Page } from 'playwright-core'
+import type { SimulatedDevice } from '../../simulator/devices/simulated-device.js'
+import { screenshot, signIn, SOON, startHarness, type Harness } from '../helpers/browser.js'
+import { getOperation } from '../helpers/operations.js'
+
+/** Hamburg, Paris, Lyon, Milan, Madrid. */
+const CITIES: Array<[number, number]> = [[53.55, 9.99], [48.86, 2.35], [45.76, 4.84], [45.46, 9.19], [40.42, -3.7]]
+
+let h: Harness
+const north: SimulatedDevice[] = []
+const south: SimulatedDevice[] = []
+beforeAll(async () => {
+  h = await startHarness()
+  for (let i = 0; i < 3; i++) north.push(await h.addDevice(['north', 'pumps']))
+  for (let i = 0; i < 2; i++) south.push(await h.addDevice(['south', 'pumps']))
+  // Each sends once (comm status OK), then its position in a city of its own so the map shows a spread fleet; a
+  // system without a device stays UNDEFINED.
+  const devices = [...north, ...south]
+  for (const [i, d] of devices.entries()) {
+    await d.publish()
+    const [lat, lon] = CITIES[i] ?? [0, 0]
+    const ts = Date.now()
+    await d.transport.sendData([{ dataId: '_LATITUDE', ts, value: lat }, { dataId: '_LONGITUDE', ts, value: lon }])
+  }
+  const res = await h.api.request('POST', '/api/v1/systems', { name: 'Spare pump (not installed)', labels: ['spare'] })
+  expect(res.status).toBe(200)
+})
+afterAll(async () => { await h?.close() })
+
+const table = (page: Page): Locator => page.getByRole('table', { name: 'Systems' })
+/** The names of the table's rows (row headers link to the systems). */
+const names = async (page: Page): Promise<string[]> => (await table(page).getByRole('rowheader').allTextContents()).map((s) => s.trim()).sort()
+const serials = (devices: SimulatedDevice[]): string[] => devices.map((d) => d.identity.serialNumber).sort()
+
+describe('the fleet page', { timeout: 60_000 }, () => {
+  it('lists the systems with their comm status and filters them by label, the view kept in the address', async () => {
+    const tab = await h.open()
+    const { page } = tab
+    await signIn(tab, h.stack)
+    await expect.poll(async () => await names(page), SOON).toEqual([...serials([...north, ...south]), 'Spare pump (not installed)'].sort())
+    const row = table(page).getByRole('row').filter({ has: page.getByRole('rowheader', { name: north[0]?.identity.serialNumber }) })
+    await expect.poll(async () => await row.textContent(), SOON).toContain('OK')
+    await screenshot(page, 'fleet')
+
+    const filters = page.getByRole('search', { name: 'Filter systems' })
+    await filters.getByLabel('Labels').fill('north')
+    await filters.getByRole('button', { name: 'Apply filters' }).click()
+    await expect.poll(async () => await names(page), SOON).toEqual(serials(north))
+    expect(new URL(page.url()).hash).toBe('#/fleet?labels=north')
+    // The address alone gives the same view (a copied link, a reload).
+    await page.reload()
+    await expect.poll(async () => await names(page), SOON).toEqual(serials(north))
+    await screenshot(page, 'fleet-filtered')
+    expect(tab.errors).toEqual([])
+  })
+
+  it('reboots a system from the table and follows the operation until FINISHED', async () => {
+    const tab = await h.open()
+    const { page } = tab
+    const device = south[0] as SimulatedDevice
+    const name = device.identity.serialNumber
+    await signIn(tab, h.stack, undefined, '#/fleet?labels=south')
+    await expect.poll(async () => await names(page), SOON).toEqual(serials(south))
+
+    await page.getByRole('checkbox', { name: `Select ${name}` }).check()
+    await page.getByRole('toolbar', { name: 'Actions on the selected systems' }).getByRole('button', { name: 'Reboot…' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Reboot 1 system' })
+    await dialog.getByRole('button', { name: 'Reboot', exact: true }).click()
+    await page.waitForURL(/#\/operations\/[0-9a-f]{32}$/)
+    const uid = new URL(page.url()).hash.replace('#/operations/', '')
+
+    // The simulated device reboots and acknowledges; the page follows the operation live to its end.
+    const main = page.getByRole('main')
+    await main.getByRole('heading', { level: 1, name: 'Reboot' }).waitFor()
+    const bar = main.getByRole('progressbar', { name: 'Progress' })
+    await expect.poll(async () => await bar.getAttribute('aria-valuetext'), { ...SOON, timeout: 30_000 }).toBe('1 of 1 tasks ended')
+    await expect.poll(async () => await main.getByRole('definition').allTextContents(), SOON).toContain('Finished')
+    expect([await bar.getAttribute('value'), await bar.getAttribute('max')]).toEqual(['1', '1']) // full
+    await expect.poll(async () => await main.textContent(), SOON).toContain('Succeeded 1')
+    // The task list follows too: the system's task succeeded.
+    const task = main.getByRole('row').filter({ has: page.getByRole('link', { name }) })
+    await expect.poll(async () => await task.textContent(), SOON).toContain('Succeeded')
+    await screenshot(page, 'operation')
+    const op = await getOperation(h.stack, uid)
+    expect(op).toMatchObject({ operationType: 'SYSTEM_REBOOT', state: 'FINISHED', total: 1 })
+    expect(device.model.numberOfResets).toBe(1)
+    expect(tab.errors).toEqual([])
+  })
+})
