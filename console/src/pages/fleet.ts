@@ -15,7 +15,7 @@ import { fleetTable, type FleetTable } from './fleet/table.js'
 import './fleet/fleet.css'
 
 interface ListAnswer<T> { items: T[], count: number, size: number, offset: number }
-interface StreamEvent { event: string, system?: string, status?: string, lastCommDate?: number }
+interface StreamEvent { event: string, system?: string, status?: string, lastCommDate?: number, timestamp?: number }
 
 function storage (): Storage | null {
   try { return window.localStorage } catch { return null }
@@ -68,9 +68,11 @@ export const fleetPage: PageFactory = (ctx: PageContext): Page => {
     unsubscribe?.()
     unsubscribe = null
     if (uids.length === 0) return
-    // Only comm status changes: no data point (dataIds []), see README "Live stream".
+    // Comm status changes and messages (the last communication), no data point (dataIds []): README "Live stream".
     unsubscribe = ctx.stream.subscribe({ systems: { uids }, dataIds: [] }, (e: StreamEvent) => {
-      if (e.event === 'commStatus' && e.system !== undefined && e.status !== undefined) table?.updateStatus(e.system, e.status, e.lastCommDate ?? null)
+      if (e.system === undefined) return
+      if (e.event === 'commStatus' && e.status !== undefined) table?.updateStatus(e.system, e.status, e.lastCommDate ?? null)
+      else if (e.event === 'message' && e.timestamp !== undefined) table?.updateStatus(e.system, null, e.timestamp)
     })
   }
 

@@ -10,8 +10,11 @@ export interface FleetTable {
   /** Rows of this page; null while loading. */
   setRows: (rows: SystemRow[] | null, empty?: string) => void
   selected: () => string[]
-  /** A `commStatus` event of the live stream: the badge and the last communication of that row change in place. */
-  updateStatus: (uid: string, status: string, lastCommDate: number | null) => void
+  /**
+   * A `commStatus` event of the live stream (or a `message`, with a null status): the badge and the last
+   * communication of that row change in place.
+   */
+  updateStatus: (uid: string, status: string | null, lastCommDate: number | null) => void
 }
 
 export interface FleetTableOptions {
@@ -92,7 +95,7 @@ export function fleetTable (opts: FleetTableOptions): FleetTable {
     updateStatus (uid, status, lastCommDate) {
       const refs = statusCells.get(uid)
       if (refs === undefined) return
-      if (refs.badge !== null) setCommStatus(refs.badge, status)
+      if (refs.badge !== null && status !== null) setCommStatus(refs.badge, status)
       const col = columns.find((c) => c.id === 'lastCommDate')
       if (refs.lastComm !== null && col !== undefined && lastCommDate !== null) {
         refs.lastComm.textContent = col.text({ uid, lastCommDate })
