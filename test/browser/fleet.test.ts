@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Locator, Page } from 'playwright-core'
 import type { SimulatedDevice } from '../../simulator/devices/simulated-device.js'
 import { screenshot, signIn, SOON, startHarness, type Harness } from '../helpers/browser.js'
-import { getOperation } from '../helpers/operations.js'
+import { countOperations, getOperation } from '../helpers/operations.js'
 
 /** Hamburg, Paris, Lyon, Milan, Madrid. */
 const CITIES: Array<[number, number]> = [[53.55, 9.99], [48.86, 2.35], [45.76, 4.84], [45.46, 9.19], [40.42, -3.7]]
@@ -67,8 +67,14 @@ describe('the fleet page', { timeout: 60_000 }, () => {
     await expect.poll(async () => await names(page), SOON).toEqual(serials(south))
 
     await page.getByRole('checkbox', { name: `Select ${name}` }).check()
-    await page.getByRole('toolbar', { name: 'Actions on the selected systems' }).getByRole('button', { name: 'Reboot…' }).click()
+    const reboot = page.getByRole('toolbar', { name: 'Actions on the selected systems' }).getByRole('button', { name: 'Reboot…' })
     const dialog = page.getByRole('dialog', { name: 'Reboot 1 system' })
+    // Keyboard: Escape closes the dialog without rebooting anything.
+    await reboot.click()
+    await dialog.waitFor()
+    await page.keyboard.press('Escape')
+    await dialog.waitFor({ state: 'detached' })
+    await reboot.click()
     await dialog.getByRole('button', { name: 'Reboot', exact: true }).click()
     await page.waitForURL(/#\/operations\/[0-9a-f]{32}$/)
     const uid = new URL(page.url()).hash.replace('#/operations/', '')
@@ -88,6 +94,7 @@ describe('the fleet page', { timeout: 60_000 }, () => {
     const op = await getOperation(h.stack, uid)
     expect(op).toMatchObject({ operationType: 'SYSTEM_REBOOT', state: 'FINISHED', total: 1 })
     expect(device.model.numberOfResets).toBe(1)
+    expect(await countOperations(h.stack)).toBe(1) // the dialog closed with Escape created none
     expect(tab.errors).toEqual([])
   })
 })
