@@ -51,6 +51,23 @@ describe('the console\'s sign-in', { timeout: 60_000 }, () => {
     expect(tab.errors).toEqual([])
   })
 
+  it('signs out: the token is revoked and the console asks to sign in again', async () => {
+    const tab = await h.open()
+    const { page } = tab
+    await signIn(tab, h.stack)
+    // lib/auth.ts keeps the tokens in the tab's sessionStorage.
+    const stored = await page.evaluate('sessionStorage.getItem("fleet.console.tokens")')
+    const token = (JSON.parse(String(stored)) as { access: string }).access
+    expect((await h.stack.call(token, { method: 'GET', url: '/api/v1/users/current' })).statusCode).toBe(200)
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Signed out' }).waitFor()
+    await expect.poll(async () => (await h.stack.call(token, { method: 'GET', url: '/api/v1/users/current' })).statusCode, SOON).toBe(401)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByLabel('E-mail').waitFor()
+    expect(tab.errors).toEqual([])
+  })
+
   it('refuses a wrong password on the sign-in page with a sentence, and signs in at the next try', async () => {
     const tab = await h.open()
     const { page } = tab
