@@ -5,6 +5,7 @@ import { commStatusBadge, setCommStatus } from '../lib/comm-status.js'
 import { h, replace } from '../lib/dom.js'
 import { formatAgo, formatDate } from '../lib/format.js'
 import type { Page, PageContext, PageFactory } from '../page.js'
+import { systemActions } from './fleet/actions.js'
 import { chartPanel } from './system/chart-panel.js'
 import { applicationsCard, detailsCard, gatewayCard, subscriptionCard, type SystemView } from './system/details.js'
 import { lastDataCard, type LastData } from './system/last-data.js'
@@ -43,6 +44,7 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
   replace(ctx.root, h('div', { class: 'system-page' },
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/fleet' }, '← Fleet')),
     h('header', { class: 'page-header' }, title, badge, lastComm),
+    uid === '' ? null : systemActions(ctx, uid),
     info,
     h('div', { class: 'system-grid' }, chart.el, last.el, messages.el, usageCard(ctx, uid, (id) => { chart.show(id) }, alive))))
   replace(info, h('p', { class: 'table-state', 'aria-busy': 'true' }, 'Loading the system…'))

@@ -163,3 +163,10 @@ export function bulkBar (ctx: Ctx, chosen: () => Chosen | null, selectAll: (all:
     }
   }
 }
+
+/** The same actions on one system, from its page (deleting stays on the fleet page, behind its selection). */
+export function systemActions (ctx: Ctx, uid: string): HTMLElement {
+  const one: Chosen = { target: { uids: [uid] }, count: 1 }
+  return h('div', { class: 'bulk-buttons', role: 'toolbar', 'aria-label': 'Actions on this system' },
+    ACTIONS.filter(([label]) => !label.startsWith('Delete')).map(([label, open]) => h('button', { type: 'button', onclick: () => { open(ctx, one) } }, label)))
+}
