@@ -1,7 +1,7 @@
 // The console in a real browser (issue 15, "Tested in a real browser"): Debian's Chromium driven by playwright-core
 // (no browser download; .ci/run installs the package), the service listening on real ports, and simulated devices
 // from simulator/ sending over MQTT. One browser per test file, closed with everything else by `close()`.
-import { mkdirSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
 import { deviceIdentity, newRunTag } from '../../simulator/devices/identity.js'
@@ -48,6 +48,8 @@ export interface Harness {
 }
 
 export async function startHarness (): Promise<Harness> {
+  // No skipping: without the browser the console is untested, which CI must not pass for a success.
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install Debian's package (apt-get install chromium), as .ci/run does`)
   const stack = await startStack({ listen: true })
   const devices: SimulatedDevice[] = []
   const contexts: BrowserContext[] = []
