@@ -36,6 +36,7 @@ describe('the system page', { timeout: 60_000 }, () => {
     expect(canvas?.width).toBeGreaterThan(100)
 
     // Live: the device's next message reaches the open page through the stream, without a reload.
+    await expect.poll(() => tab.subscribed(), SOON).toBeGreaterThan(0)
     const sent = await device.publish()
     const value = sent.find((p) => p.dataId === CHARTED)?.value as number
     await expect.poll(async () => await chartPoints(page), SOON).toBe(SENT_BEFORE + 1)

@@ -31,6 +31,12 @@ export interface ConsoleTab {
   context: BrowserContext
   /** Uncaught exceptions and console.error lines of the page: a test ends by expecting none. */
   errors: string[]
+  /**
+   * How many subscriptions the live stream (`/api/v1/stream`) has acknowledged to the page so far. A page reads the
+   * API, then subscribes: what a device sends before the acknowledgement is not streamed to it, so a test of live
+   * updates waits for it before sending.
+   */
+  subscribed: () => number
 }
 
 export interface Harness {
@@ -66,7 +72,7 @@ export async function startHarness (): Promise<Harness> {
       api,
       run,
       async addDevice (labels = [`sim-${run}`]) {
-        const device = await addDevice(api, deviceIdentity(run, devices.length + 1), { protocol: 'mqtt', mqttUrl: stack.mqttUrl }, { labels, applicationUid, rebootMs: 200 })
+        const device = await addDevice(api, deviceIdentity(run, devices.length + 1), { protocol: 'mqtt', mqttUrl: stack.mqttUrl }, { labels, applicationUid })
         devices.push(device)
         return device
       },
@@ -80,7 +86,11 @@ export async function startHarness (): Promise<Harness> {
         // pages' business (they show them as sentences), the console's own files must all load.
         page.on('console', (msg) => { if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(`console.error: ${msg.text()}`) })
         page.on('response', (res) => { if (res.status() >= 400 && !new URL(res.url()).pathname.startsWith('/api/')) errors.push(`${res.status()} ${res.url()}`) })
-        return { page, context, errors }
+        let subscribed = 0
+        page.on('websocket', (ws) => {
+          ws.on('framereceived', (f) => { if (typeof f.payload === 'string' && f.payload.includes('"event":"subscribed"')) subscribed++ })
+        })
+        return { page, context, errors, subscribed: () => subscribed }
       },
       async close () {
         for (const d of devices) await d.close().catch(() => {})
