@@ -80,7 +80,8 @@ export function subscriptionCard (s: SystemView): HTMLElement {
 export function applicationsCard (s: SystemView): HTMLElement {
   const apps = s.applications ?? []
   if (apps.length === 0) return card('Applications', h('p', { class: 'empty' }, 'No application.'))
-  return card('Applications', h('div', { class: 'table-wrap' }, h('table', { class: 'data', 'aria-label': 'Applications' },
-    h('thead', {}, h('tr', {}, ...['Name', 'Revision', 'Type', 'Category'].map((t) => h('th', { scope: 'col' }, t)))),
-    h('tbody', {}, ...apps.map((a) => h('tr', {}, h('th', { scope: 'row' }, str(a.name)), h('td', {}, str(a.revision)), h('td', {}, str(a.type)), h('td', {}, str(a.category))))))))
+  // A list, not a table: the card is a quarter of the page wide, and four columns did not fit in it.
+  return card('Applications', h('ul', { class: 'app-list', 'aria-label': 'Applications' },
+    ...apps.map((a) => h('li', {}, h('strong', {}, str(a.name)), ' ', h('span', { class: 'app-revision' }, `revision ${str(a.revision)}`),
+      h('div', { class: 'app-kind' }, [str(a.type), str(a.category)].filter((t) => t !== '').join(' · '))))))
 }
