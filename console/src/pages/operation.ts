@@ -80,9 +80,15 @@ export async function operationPage (ctx: PageContext): Promise<Page> {
     op = { ...op, state: e.state, counters: e.counters }
     bar.update(op.state, op.counters, op.total)
     if (changed) {
-      // Dates and the abort come with the operation itself.
+      // Dates and the abort come with the operation itself; the tasks are read again at once, so that a FINISHED
+      // operation never shows beside tasks still in progress.
       ctx.api.get<Operation>(`/api/v1/operations/${encodeURIComponent(uid)}`).then((fresh) => { op = fresh; render() }).catch(() => { render() })
+      clearTimeout(timer)
+      timer = undefined
+      tasks.reload()
+      return
     }
+    // Counters move with every task: the task list follows at most every TASKS_EVERY_MS.
     timer ??= setTimeout(() => { timer = undefined; tasks.reload() }, TASKS_EVERY_MS)
   })
 

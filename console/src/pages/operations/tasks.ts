@@ -28,6 +28,8 @@ export function tasksPanel (ctx: PageContext, operationUid: string): TasksPanel 
     ...Object.entries(TASK_STATE_TEXT).map(([v, t]) => h('option', { value: v }, t)))
   const body = h('div', {}, h('p', { class: 'loading', role: 'status' }, 'Loading tasks…'))
   let loading = false
+  // A reload asked for while one is on its way runs after it (its answer may predate what was asked for).
+  let again = false
 
   const row = (t: Task): HTMLElement => h('tr', {},
     h('td', {}, t.system === null ? (t.line === undefined ? '—' : `CSV line ${t.line}`) : h('a', { href: `#/systems/${encodeURIComponent(t.system.uid)}` }, t.system.name ?? t.system.uid)),
@@ -37,7 +39,7 @@ export function tasksPanel (ctx: PageContext, operationUid: string): TasksPanel 
     h('td', { class: 'task-error' }, t.error === null ? '' : [errorSentence(t.error.code), ' ', h('code', {}, t.error.code)]))
 
   const reload = (): void => {
-    if (loading) return
+    if (loading) { again = true; return }
     loading = true
     ctx.api.get<ListAnswer<Task>>(`/api/v1/operations/${encodeURIComponent(operationUid)}/tasks`, { states: state.value || undefined, offset, size: SIZE })
       .then((answer) => {
@@ -56,7 +58,10 @@ export function tasksPanel (ctx: PageContext, operationUid: string): TasksPanel 
             h('button', { type: 'button', disabled: last >= answer.count, onclick: () => { offset += SIZE; reload() } }, 'Next page')))
       })
       .catch((err: unknown) => { ctx.notify(err as Error) })
-      .finally(() => { loading = false })
+      .finally(() => {
+        loading = false
+        if (again) { again = false; reload() }
+      })
   }
   state.addEventListener('change', () => { offset = 0; reload() })
   reload()
