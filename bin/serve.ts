@@ -143,7 +143,7 @@ export async function startService (config: Readonly<Config>, log: Logger): Prom
   }
 }
 
-/** What a newcomer needs after the first start: how to get a token. */
+/** What a newcomer needs after the first start: how to get a token, and where the console is. */
 export function welcome (r: BootstrapResult, port: number): string {
   if (!r.created) return ''
   const lines = [
@@ -152,6 +152,8 @@ export function welcome (r: BootstrapResult, port: number): string {
   if (r.generatedPassword !== undefined) lines.push(`  administrator password (shown once): ${r.generatedPassword}`)
   if (r.generatedSecret !== undefined) lines.push(`  client secret (shown once):          ${r.generatedSecret}`)
   lines.push('Get a token:',
-    `  curl -s "http://localhost:${port}/api/oauth/token?grant_type=password&username=${r.adminEmail}&password=<password>&client_id=${r.clientId}&client_secret=<secret>"`)
+    `  curl -s "http://localhost:${port}/api/oauth/token?grant_type=password&username=${r.adminEmail}&password=<password>&client_id=${r.clientId}&client_secret=<secret>"`,
+    `Or open the console and sign in as ${r.adminEmail}:`,
+    `  http://localhost:${port}/console/`)
   return lines.join('\n')
 }

@@ -70,6 +70,7 @@ describe.each(storeKinds())('first run on %s', { timeout: 300_000 }, (kind, make
     const { child } = await startServe(theStore())
     expect(child.stdout()).toMatch(/administrator password \(shown once\): \S+/)
     expect(child.stdout()).toMatch(/client secret \(shown once\): +\S+/)
+    expect(child.stdout()).toMatch(/http:\/\/localhost:\d+\/console\//)
     child.signal('SIGTERM')
     expect(await child.exited()).toEqual({ code: 0, signal: null })
   })
