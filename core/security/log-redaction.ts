@@ -1,5 +1,5 @@
 // Secrets never reach the log (issue 8, "Secrets in logs"): conventions.md §Authentication lets clients send
-// passwords, client secrets, tokens and authorization codes in the query string, and the request log writes URLs.
+// passwords, client secrets, tokens, authorization codes and PKCE verifiers (RFC 7636) in the query string, and the request log writes URLs.
 // Three layers: the request serializer writes URLs with those parameters masked (redactUrl), the logger masks the
 // fields that hold them (REDACTED_PATHS), and every finished line is scrubbed once more (redactLine) for what is
 // left: a URL or a header inside an error message, say.
@@ -7,7 +7,7 @@
 export const REDACTED = '[redacted]'
 
 /** Query and form parameters whose values are secrets (conventions.md §Authentication; RFC 6749 §4). */
-export const SECRET_PARAMS = ['password', 'client_secret', 'access_token', 'refresh_token', 'id_token', 'code', 'token', 'secret'] as const
+export const SECRET_PARAMS = ['password', 'client_secret', 'access_token', 'refresh_token', 'id_token', 'code', 'code_verifier', 'token', 'secret'] as const
 
 const FIELDS = ['password', 'client_secret', 'clientSecret', 'access_token', 'accessToken', 'refresh_token', 'refreshToken', 'secret', 'authorization', 'cookie']
 

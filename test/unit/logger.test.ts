@@ -45,6 +45,8 @@ describe('redaction', () => {
       .toBe(`/api/oauth/token?grant_type=password&username=a%40b.c&password=${REDACTED}&client_id=x&client_secret=${REDACTED}`)
     expect(redactUrl('/api/v1/systems?access_token=t1&fields=uid')).toBe(`/api/v1/systems?access_token=${REDACTED}&fields=uid`)
     expect(redactUrl('/x?Refresh_Token=r&code=c&state=s')).toBe(`/x?Refresh_Token=${REDACTED}&code=${REDACTED}&state=s`)
+    // The token endpoint takes GET with every parameter in the query, the PKCE verifier of the code grant too.
+    expect(redactUrl('/api/oauth/token?grant_type=authorization_code&code_verifier=v1')).toBe(`/api/oauth/token?grant_type=authorization_code&code_verifier=${REDACTED}`)
     expect(redactUrl('/x?%70assword=p')).toBe(`/x?%70assword=${REDACTED}`) // an encoded name is still the name
     expect(redactUrl('/api/v1/systems')).toBe('/api/v1/systems')
   })
