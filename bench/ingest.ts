@@ -12,7 +12,7 @@
 // committed messages and points per second beside the MQTT figure, and their ratio to it.
 //
 // Env: BENCH_SECONDS (60, measured seconds per target), BENCH_DEVICES (1000), BENCH_INFLIGHT (4 per connection),
-// DATABASE_URL (a PostgreSQL server), DATA_ROLLUPS (true; false: the service writes no hourly rollups).
+// BENCH_BARE (true), DATABASE_URL (a PostgreSQL server), BENCH_STORES (pglite,postgres: the stores to run, in that order), DATA_ROLLUPS (true; false: the service writes no hourly rollups).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer, type Server } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -35,10 +35,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 60)
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000)
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 4)
 const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
+const STORES = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',').map((s) => s.trim())
 const WARMUP = Math.min(5, Math.max(1, SECONDS / 6))
 const PASSWORD = 'bench-mqtt-password'
 // `npm run bench -- ingest --protocol m3da`, also written `ingest -- --protocol m3da`.
 const M3DA = parseArgs({ args: process.argv.slice(2).filter((a) => a !== '--'), options: { protocol: { type: 'string', default: 'mqtt' } } }).values.protocol === 'm3da'
+// BENCH_BARE=false leaves the bare broker out (a CPU profile of the run then holds the service alone).
+const BARE = !M3DA && process.env.BENCH_BARE !== 'false'
 
 /** One M3DA group of the run: what its agents had acknowledged and what the store committed meanwhile. */
 interface M3daFigures { result: TargetResult, committedPerS: number, pointsPerS: number }
@@ -126,9 +129,9 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
         console.log(`   ${r.name}: ${(r.acked / r.seconds).toFixed(0)} msg/s acknowledged (${r.ackedTotal} in all, ${r.errors} unacknowledged)`)
         if (r.name === 'service') cpu = process.cpuUsage(cpu0) // the bare broker runs in this process too, after
       }
-      const targets = [{ name: 'service', url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }, ...(M3DA ? [] : [{ name: 'bare aedes', url: bare.url }])]
+      const targets = [{ name: 'service', url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }, ...(BARE ? [{ name: 'bare aedes', url: bare.url }] : [])]
       const [svc, bareResult] = await runDevices(devicesInput(targets, { devices: DEVICES, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP, inflight: INFLIGHT }), onResult)
-      if (svc === undefined || (!M3DA && bareResult === undefined)) throw new Error('the device process answered no result')
+      if (svc === undefined || (BARE && bareResult === undefined)) throw new Error('the device process answered no result')
       const stats = service.ctx.services.ingest.stats()
 
       const counts = (await infra.db.query<{ m: number, p: number }>(
@@ -191,8 +194,8 @@ function print (f: Figures): void {
 }
 
 const results: Figures[] = []
-results.push(await benchOn('pglite'))
-if (SERVER_URL !== undefined) results.push(await benchOn('postgres'))
+if (STORES.includes('pglite')) results.push(await benchOn('pglite'))
+if (!STORES.includes('postgres')) { /* not asked for */ } else if (SERVER_URL !== undefined) results.push(await benchOn('postgres'))
 else console.log('\n(DATABASE_URL not set: PostgreSQL skipped)')
 
 console.log('\n== summary')
