@@ -3,7 +3,7 @@ import type { Config } from '../core/config.js'
 import type { Logger } from '../core/logger.js'
 import type { AppContext } from '../core/context.js'
 import type { BootstrapResult } from '../core/services/bootstrap.service.js'
-import type { DeviceTransport, TransportFactory } from '../ingest/transport.js'
+import { LISTEN_BACKLOG, type DeviceTransport, type TransportFactory } from '../ingest/transport.js'
 import { buildApi } from '../api/app.js'
 import { readinessChecks, registerDeviceGauges } from './operability.js'
 import { bootstrapStore, createContext, openInfra, type Infrastructure } from './context.js'
@@ -93,7 +93,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
     transports,
     async listen ({ host = config.HTTP_HOST, anyPort = false } = {}) {
       const http = anyPort ? 0 : config.HTTP_PORT
-      await api.listen({ port: http, host }).catch((err: unknown) => { throw portFailure('HTTP_PORT', http, host, err) })
+      await api.listen({ port: http, host, backlog: LISTEN_BACKLOG }).catch((err: unknown) => { throw portFailure('HTTP_PORT', http, host, err) })
       const address = api.server.address()
       const httpPort = typeof address === 'object' && address !== null ? address.port : http
       const ports: Record<string, number> = {}

@@ -5,7 +5,7 @@
 import type { DataPoint, DeviceMessage, DeviceProtocol } from '../core/domain/device-message.js'
 import type { DeviceSession } from '../core/services/ingest/devices.service.js'
 import type { IngestService } from '../core/services/ingest/ingest.service.js'
-import { newUid } from '../core/security/secrets.js'
+import { newTimeOrderedUid } from '../core/security/secrets.js'
 import { normaliseAirVantage, type DeviceRef } from './normalise/airvantage.normaliser.js'
 
 /** stored: committed (acknowledge); refused: malformed or unsupported, counted, nothing stored; forbidden: not the device's to send. */
@@ -54,7 +54,7 @@ export function createPipeline ({ ingest, now, protocol, normalise = normaliseAi
       const receivedAt = now()
       const decoded = decode(payload, receivedAt)
       if (!decoded.ok) return refuse(decoded.reason)
-      await ingest.accept(normalise(decoded.points, session, protocol, receivedAt, newUid))
+      await ingest.accept(normalise(decoded.points, session, protocol, receivedAt, () => newTimeOrderedUid(receivedAt)))
       return { kind: 'stored' }
     },
     async acks (session, payload, decode) {

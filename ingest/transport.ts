@@ -14,6 +14,14 @@ import type { MqttBus } from './mqtt/namespaces.js'
 import type { SparkplugNodes } from '../core/services/ingest/sparkplug-nodes.js'
 
 /** What a transport is given when it is built (bin/serve.ts). */
+/**
+ * The accept queue of every device port (MQTT, M3DA over TCP, and the HTTP port of REST devices). A fleet comes back
+ * all at once after a reboot or an outage: with Node's default of 511 pending connections, 10,000 devices rebooting
+ * within a few seconds overflowed it (the kernel's ListenOverflows counted hundreds of thousands), and each dropped
+ * connection waited for its TCP retry, 1, 3, then 7 s later (bench reboot). The kernel caps it at net.core.somaxconn.
+ */
+export const LISTEN_BACKLOG = 4096
+
 export interface TransportDeps {
   config: Readonly<Config>
   devices: DevicesService

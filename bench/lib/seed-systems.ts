@@ -16,7 +16,7 @@ export const row = {
 
 export interface SeedTimes { rowsSeconds: number, indexesSeconds: number }
 
-const TABLES = ['gateways', 'subscriptions', 'systems', 'system_applications']
+const TABLES = ['gateways', 'subscriptions', 'systems', 'system_state', 'system_applications']
 const CHUNK = 25_000
 /** Distinct device-data blobs; row i gets blob i % DATA_VARIANTS (building one per row costs more than the rest). */
 const DATA_VARIANTS = 420
@@ -84,18 +84,19 @@ async function insertRows (q: Queryable, companyUid: string, n: number, now: num
         (ARRAY['ORANGE','SFR','VODAFONE','TELEFONICA'])[1 + i % 4], 'ACTIVE', ${CREATED}
       FROM generate_series($4::int, $5::int) AS i`, params)
     await q.query(`INSERT INTO systems (uid, company_uid, name, type, life_cycle_state, state, activity_state,
-        creation_date, activation_date, last_state_change_date, last_comm_date, comm_status, labels, gateway_uid,
-        subscription_uid, metadata, data)
+        creation_date, activation_date, last_state_change_date, labels, gateway_uid, subscription_uid, metadata)
       SELECT md5('s' || i), $1, ${SQL_NAME}, (ARRAY['GL7600','FX30','RV50X','WP7702'])[1 + i % 4], lcs,
         CASE lcs WHEN 'ACTIVE' THEN 'DEPLOYED' WHEN 'TEST_READY' THEN 'READY' WHEN 'SUSPENDED' THEN 'MAINTENANCE' ELSE 'INVENTORY' END,
         'ACTIVATED', created, CASE WHEN lcs IN ('ACTIVE', 'SUSPENDED', 'RETIRED') THEN created + 3600000 END, created + 3600000,
-        CASE WHEN comm <> 'UNDEFINED' THEN $2::bigint - ((i * 7919) % 604800)::bigint * 1000 END, comm,
         ARRAY['fleet-' || (i % 20), 'region-' || (i % 7)] || CASE WHEN i % 50 = 0 THEN ARRAY['vip'] ELSE ARRAY[]::text[] END,
         md5('g' || i), md5('b' || i),
-        jsonb_build_object('site', 'site-' || (i % 500), 'owner', (ARRAY['ops','field','lab'])[1 + i % 3]), d.data
-      FROM (SELECT i, ${LIFE_CYCLE} AS lcs, ${COMM} AS comm, ${CREATED} AS created
-            FROM generate_series($4::int, $5::int) AS i) AS r
-        JOIN bench_data d ON d.v = r.i % ${DATA_VARIANTS}`, params)
+        jsonb_build_object('site', 'site-' || (i % 500), 'owner', (ARRAY['ops','field','lab'])[1 + i % 3])
+      FROM (SELECT i, ${LIFE_CYCLE} AS lcs, ${CREATED} AS created FROM generate_series($4::int, $5::int) AS i) AS r`, params)
+    // The traffic state of each system (storage/migrations/0024_system_state.sql).
+    await q.query(`INSERT INTO system_state (system_uid, last_comm_date, comm_status, data)
+      SELECT md5('s' || i), CASE WHEN comm <> 'UNDEFINED' THEN $1::bigint - ((i * 7919) % 604800)::bigint * 1000 END, comm, d.data
+      FROM (SELECT i, ${COMM} AS comm FROM generate_series($2::int, $3::int) AS i) AS r
+        JOIN bench_data d ON d.v = r.i % ${DATA_VARIANTS}`, [now, params[3], params[4]])
     await q.query(`INSERT INTO system_applications (system_uid, application_uid)
       SELECT md5('s' || i), CASE WHEN i % 2 = 0 THEN $1 ELSE $2 END FROM generate_series($3::int, $4::int) AS i`,
     [apps[0]?.uid, apps[1]?.uid, params[3], params[4]])

@@ -16,7 +16,8 @@ if (process.send === undefined) {
 
 const input = JSON.parse(process.argv[2] ?? '{}') as ServiceProcessInput
 const config = benchConfig(input.dataDir, input.databaseUrl, input.env)
-const log = pino({ level: 'silent' })
+// BENCH_LOG_LEVEL (silent): the service's log on stderr, e.g. warn to see what went wrong during a run.
+const log = pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }, pino.destination(2))
 const infra = await openInfra(config, log)
 const service = await assembleService(config, log, infra)
 const companyUid = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''

@@ -122,6 +122,17 @@ export interface Offer {
 }
 export interface SystemOption { type: string, uid: string, name: string, config?: string }
 
+/**
+ * What a device operation reads of a system (core/operations/device/targets.ts): its login (gateway serial number or
+ * IMEI) and its communication secrets, not the whole view with its parts.
+ */
+export interface DeviceSystem {
+  uid: string
+  name: string
+  communication: System['communication']
+  gateway: { serialNumber: string | null, imei: string | null } | null
+}
+
 /** A system row with its parts resolved: what the repository answers. */
 export interface System {
   uid: string

@@ -1,7 +1,7 @@
 // Repository ports: storage/repositories implements them over a Queryable (pool, transaction or PGlite).
 import type { Company, CompanyPatch, IpFilters, PictureSize } from '../domain/company.js'
 import type { Membership, Profile, UserFilter, UserRecord, UserSort } from '../domain/user.js'
-import type { Application, Gateway, Offer, Subscription, System, SystemOption, SystemSort } from '../domain/system.js'
+import type { Application, DeviceSystem, Gateway, Offer, Subscription, System, SystemOption, SystemSort } from '../domain/system.js'
 import type { CommunicationEntry, DataNode } from '../domain/application-model.js'
 import type { SystemCriteria } from '../domain/system-criteria.js'
 import type { GatewayFilter, GatewaySort, SubscriptionFilter, SubscriptionSort } from '../domain/parts.js'
@@ -143,6 +143,8 @@ export interface SystemsRepository {
   findByUid (companyUid: string, uid: string): Promise<System | undefined>
   /** The company's systems among these uids, in one statement (unknown uids are left out). */
   findByUids (companyUid: string, uids: readonly string[]): Promise<System[]>
+  /** What device operations read of the company's systems among these uids (unknown uids are left out). */
+  deviceSystems (companyUid: string, uids: readonly string[]): Promise<DeviceSystem[]>
   /** Systems of the company matching the criteria, sorted and paged; count is the total matching. */
   find (companyUid: string, criteria: SystemCriteria, sort: Array<Sort<SystemSort>>, page: Page): Promise<Found<System>>
   /** Uids only, for selections: at most `limit`. */

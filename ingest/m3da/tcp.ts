@@ -10,6 +10,7 @@ import type { DeviceTask } from '../../core/domain/device-task.js'
 import { IDLE_MS, MAX_ENVELOPE_BYTES, SESSION_MS } from './limits.js'
 import type { Peer, SessionHandler } from './session.js'
 import { createTurnGate } from './turn-gate.js'
+import { LISTEN_BACKLOG } from '../transport.js'
 
 export interface M3daTcpServer {
   listen (port: number, host: string): Promise<number>
@@ -93,7 +94,7 @@ export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3da
       const s = createServer(serve)
       server = s
       // once() rejects on 'error' (a busy port), which bin/serve.ts names with M3DA_PORT.
-      await once(s.listen(port, host), 'listening')
+      await once(s.listen({ port, host, backlog: LISTEN_BACKLOG }), 'listening')
       const address = s.address()
       return typeof address === 'object' && address !== null ? address.port : port
     },

@@ -7,6 +7,7 @@ import { peekProtocolLevel } from '../../protocols/mqtt/peek.js'
 import { createFrameLimit } from '../../protocols/mqtt/frame-limit.js'
 import { createAedesBroker, type AedesBrokerDeps } from './aedes-broker.js'
 import { serveV5 } from './v5-session.js'
+import { LISTEN_BACKLOG } from '../transport.js'
 
 /** What both MQTT versions are served with (the registry of connections is shared by them). */
 export type MqttEndpointDeps = AedesBrokerDeps
@@ -77,7 +78,7 @@ export async function createMqttEndpoint (deps: MqttEndpointDeps): Promise<MqttE
       server = createServer((socket: Socket) => { route(socket, socket.remoteAddress ?? '') })
       await new Promise<void>((resolve, reject) => {
         server?.once('error', reject)
-        server?.listen(port, host, () => { resolve() })
+        server?.listen({ port, host, backlog: LISTEN_BACKLOG }, () => { resolve() })
       })
       const address = server.address()
       return typeof address === 'object' && address !== null ? address.port : port

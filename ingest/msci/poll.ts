@@ -6,7 +6,7 @@ import type { DataPoint, DeviceMessage } from '../../core/domain/device-message.
 import type { IngestService } from '../../core/services/ingest/ingest.service.js'
 import type { PollTarget } from '../../core/services/ingest/msci-polls.js'
 import type { Logger } from '../../core/logger.js'
-import { newUid } from '../../core/security/secrets.js'
+import { newTimeOrderedUid } from '../../core/security/secrets.js'
 import { POLLED_IDS, entryOf } from '../../protocols/msci/ids.js'
 import { valueOf } from '../../protocols/msci/values.js'
 import { MsciError, type GatewayAccess } from './access.js'
@@ -28,7 +28,7 @@ export interface PollResult { ok: boolean, periodMs: number | undefined, reason?
 
 function message (target: PollTarget, points: DataPoint[], receivedAt: number): DeviceMessage {
   return {
-    uid: newUid(),
+    uid: newTimeOrderedUid(receivedAt),
     systemUid: target.systemUid,
     companyUid: target.companyUid,
     protocol: 'MSCI',

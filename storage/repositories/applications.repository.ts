@@ -88,10 +88,18 @@ export function createApplicationsRepository (q: Queryable): ApplicationsReposit
     async forSystems (systemUids) {
       const out = new Map<string, Application[]>(systemUids.map((u) => [u, []]))
       if (systemUids.length === 0) return out
-      const { rows } = await q.query<ApplicationRow & { system_uid: string }>(
-        `SELECT sa.system_uid, a.* FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
+      // Which applications each system has, then each application once: the systems of a fleet share a few
+      // applications, whose data trees are large (a chunk of 100 systems of one firmware read its tree 100 times).
+      const { rows: links } = await q.query<{ system_uid: string, application_uid: string }>(
+        `SELECT sa.system_uid, sa.application_uid FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
          WHERE sa.system_uid = ANY($1::text[]) ORDER BY sa.system_uid, a.category DESC, a.type, a.name`, [systemUids])
-      for (const r of rows) out.get(r.system_uid)?.push(toApplication(r))
+      if (links.length === 0) return out
+      const { rows } = await q.query<ApplicationRow>('SELECT * FROM applications WHERE uid = ANY($1::text[])', [[...new Set(links.map((l) => l.application_uid))]])
+      const apps = new Map(rows.map((r) => [r.uid, toApplication(r)]))
+      for (const l of links) {
+        const a = apps.get(l.application_uid)
+        if (a !== undefined) out.get(l.system_uid)?.push(a)
+      }
       return out
     }
   }

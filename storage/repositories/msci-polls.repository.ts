@@ -69,12 +69,14 @@ export function createMsciPollsRepository (q: Queryable): MsciPollsRepository {
       if (failed.length === 0) return
       // conventions.md §Data: commStatus follows communication; a gateway that does not answer its poll is a missed
       // communication now, not only once its period has passed. Never lowered from ERROR by a single failure.
+      // The state row of system_state (0024_system_state.sql), created when the system has none.
       await q.query(
-        `UPDATE systems s SET
-           comm_status = CASE WHEN s.comm_status = 'ERROR' OR f.failures >= $4 THEN 'ERROR' ELSE 'WARNING' END,
-           data = jsonb_set(s.data, '{lastCommFailureDate}', to_jsonb(f.at))
-         FROM unnest($1::text[], $2::int4[], $3::int8[]) AS f(uid, failures, at)
-         WHERE s.uid = f.uid`,
+        `INSERT INTO system_state AS st (system_uid, comm_status, data)
+         SELECT f.uid, CASE WHEN f.failures >= $4 THEN 'ERROR' ELSE 'WARNING' END, jsonb_build_object('lastCommFailureDate', f.at)
+         FROM unnest($1::text[], $2::int4[], $3::int8[]) AS f(uid, failures, at) JOIN systems s ON s.uid = f.uid
+         ON CONFLICT (system_uid) DO UPDATE SET
+           comm_status = CASE WHEN st.comm_status = 'ERROR' OR EXCLUDED.comm_status = 'ERROR' THEN 'ERROR' ELSE 'WARNING' END,
+           data = jsonb_set(st.data, '{lastCommFailureDate}', EXCLUDED.data -> 'lastCommFailureDate')`,
         [failed.map((r) => r.system_uid), failed.map((r) => r.failures), failed.map((r) => Number(r.at)), errorAfter])
     },
     async release (tokens) {

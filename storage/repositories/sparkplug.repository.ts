@@ -6,9 +6,12 @@ import type { SparkplugRepository } from '../../core/ports/sparkplug.js'
 export function createSparkplugRepository (q: Queryable): SparkplugRepository {
   return {
     async nodeDied (systemUid, at) {
+      // The state row of system_state (0024_system_state.sql), created when the system has none.
       await q.query(
-        `UPDATE systems SET comm_status = 'ERROR', data = jsonb_set(data, '{lastCommFailureDate}', to_jsonb($2::int8))
-         WHERE uid = $1`, [systemUid, at])
+        `INSERT INTO system_state AS st (system_uid, comm_status, data)
+         SELECT uid, 'ERROR', jsonb_build_object('lastCommFailureDate', $2::int8) FROM systems WHERE uid = $1
+         ON CONFLICT (system_uid) DO UPDATE SET comm_status = 'ERROR',
+           data = jsonb_set(st.data, '{lastCommFailureDate}', EXCLUDED.data -> 'lastCommFailureDate')`, [systemUid, at])
     }
   }
 }

@@ -9,8 +9,8 @@ export class Params {
 }
 
 const DATE_COLUMNS: Record<DateBound, [string, '>=' | '<=']> = {
-  lastCommAfter: ['s.last_comm_date', '>='],
-  lastCommBefore: ['s.last_comm_date', '<='],
+  lastCommAfter: ['st.last_comm_date', '>='],
+  lastCommBefore: ['st.last_comm_date', '<='],
   creationAfter: ['s.creation_date', '>='],
   creationBefore: ['s.creation_date', '<='],
   activationAfter: ['s.activation_date', '>='],
@@ -70,7 +70,8 @@ function keyed (p: Params, map: Record<string, [string, 'eq' | 'contains']>, val
 }
 
 /**
- * The WHERE conditions of a criteria object over `systems s LEFT JOIN gateways g LEFT JOIN subscriptions b`.
+ * The WHERE conditions of a criteria object over `systems s LEFT JOIN gateways g LEFT JOIN subscriptions b LEFT JOIN
+ * system_state st`.
  * Every condition is pushed into SQL so that indexes and LIMIT apply.
  */
 export function criteriaConditions (c: SystemCriteria, p: Params): string[] {
@@ -82,7 +83,7 @@ export function criteriaConditions (c: SystemCriteria, p: Params): string[] {
   if (c.states !== undefined) w.push(`s.state = ANY(${p.add(c.states)}::text[])`)
   if (c.lifeCycleStates !== undefined) w.push(`s.life_cycle_state = ANY(${p.add(c.lifeCycleStates)}::text[])`)
   if (c.activityStates !== undefined) w.push(`s.activity_state = ANY(${p.add(c.activityStates)}::text[])`)
-  if (c.commStatus !== undefined) w.push(`s.comm_status = ANY(${p.add(c.commStatus)}::text[])`)
+  if (c.commStatus !== undefined) w.push(`coalesce(st.comm_status, 'UNDEFINED') = ANY(${p.add(c.commStatus)}::text[])`)
   if (c.syncStatus !== undefined) w.push(`s.sync_status = ANY(${p.add(c.syncStatus)}::text[])`)
   if (c.lastAppliedTemplate !== undefined) w.push(`s.last_applied_template = ${p.add(c.lastAppliedTemplate)}`)
   if (c.lastConfigName !== undefined) w.push(`s.last_config_name = ${p.add(c.lastConfigName)}`)
@@ -102,7 +103,7 @@ export function criteriaConditions (c: SystemCriteria, p: Params): string[] {
       WHERE sa.system_uid = s.uid${inner.map((x) => ` AND ${x}`).join('')})`)
   }
   for (const [key, value] of Object.entries(c.data ?? {})) {
-    if (value !== undefined) w.push(`s.data ->> ${p.add(key)} = ${p.add(value)}`)
+    if (value !== undefined) w.push(`st.data ->> ${p.add(key)} = ${p.add(value)}`)
   }
   if (c.usageStatus !== undefined) w.push(`${USAGE_STATUS_SQL} = ${p.add(c.usageStatus)}`)
   if (c.offer !== undefined) w.push(`s.offer_uid = ${p.add(c.offer)}`)
@@ -120,19 +121,22 @@ export function criteriaConditions (c: SystemCriteria, p: Params): string[] {
   return w
 }
 
-/** The joins the conditions of `c` read: the gateway (g) and the subscription (b). */
-export interface CriteriaJoins { gateway: boolean, subscription: boolean }
+/** The joins the conditions of `c` read: the gateway (g), the subscription (b) and the traffic state (st). */
+export interface CriteriaJoins { gateway: boolean, subscription: boolean, state: boolean }
 
 export function criteriaJoins (c: SystemCriteria): CriteriaJoins {
   const ids = Object.entries(c.identifiers ?? {}).filter(([, v]) => v !== undefined && v.length > 0).map(([k]) => k)
   return {
     gateway: Object.keys(c.gateway ?? {}).length > 0 || ids.some((k) => k.startsWith('gateway')),
-    subscription: Object.keys(c.subscription ?? {}).length > 0 || ids.some((k) => k.startsWith('subscription'))
+    subscription: Object.keys(c.subscription ?? {}).length > 0 || ids.some((k) => k.startsWith('subscription')),
+    state: c.commStatus !== undefined || c.lastCommAfter !== undefined || c.lastCommBefore !== undefined ||
+      Object.values(c.data ?? {}).some((v) => v !== undefined)
   }
 }
 
-/** The LEFT JOINs of gateways g and subscriptions b that `j` asks for, after `FROM systems s`. */
+/** The LEFT JOINs of gateways g, subscriptions b and system_state st that `j` asks for, after `FROM systems s`. */
 export function joinsSql (j: CriteriaJoins): string {
   return (j.gateway ? ' LEFT JOIN gateways g ON g.uid = s.gateway_uid' : '') +
-    (j.subscription ? ' LEFT JOIN subscriptions b ON b.uid = s.subscription_uid' : '')
+    (j.subscription ? ' LEFT JOIN subscriptions b ON b.uid = s.subscription_uid' : '') +
+    (j.state ? ' LEFT JOIN system_state st ON st.system_uid = s.uid' : '')
 }

@@ -1,7 +1,9 @@
 import type { Queryable } from '../../core/ports/store.js'
 import { FleetError } from '../../core/errors.js'
 import type { SystemsRepository } from '../../core/ports/repositories.js'
-import type { System, SystemSort, SystemOption } from '../../core/domain/system.js'
+import type { DeviceSystem, System, SystemSort, SystemOption } from '../../core/domain/system.js'
+import type { SystemRow } from '../../core/ports/repositories.js'
+import { initialSystemData } from '../../core/domain/system-data.js'
 import type { IpFilters } from '../../core/domain/company.js'
 import { criteriaConditions, criteriaJoins, joinsSql, Params, type CriteriaJoins } from './system-criteria.sql.js'
 import { toGateway, type GatewayRow } from './gateways.repository.js'
@@ -26,7 +28,7 @@ interface Row {
   labels: string[]
   metadata: Record<string, string>
   communication: System['communication']
-  data: Record<string, unknown>
+  data: Record<string, unknown> | null
   heartbeat: unknown
   status_report: unknown
   reports: unknown[]
@@ -44,11 +46,15 @@ interface Row {
 // One statement loads a page of systems with their parts (no N+1): gateway, subscription and offer as JSON
 // objects, applications aggregated per system. json rather than jsonb: it is only sent, never queried, and
 // skipping the binary form is cheaper.
-const SELECT = `SELECT s.*, row_to_json(g) AS gw, row_to_json(b) AS sub, row_to_json(o) AS offer,
+// The state device traffic changes (lastCommDate, commStatus, System data) is the row of system_state
+// (storage/migrations/0024_system_state.sql); a system without one has never communicated.
+const SELECT = `SELECT s.*, st.last_comm_date, coalesce(st.comm_status, 'UNDEFINED') AS comm_status, st.data,
+  row_to_json(g) AS gw, row_to_json(b) AS sub, row_to_json(o) AS offer,
   (SELECT json_agg(json_build_object('uid', a.uid, 'name', a.name, 'revision', a.revision, 'type', a.type,
      'category', a.category) ORDER BY a.type, a.name)
    FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid WHERE sa.system_uid = s.uid) AS apps
-FROM systems s LEFT JOIN gateways g ON g.uid = s.gateway_uid LEFT JOIN subscriptions b ON b.uid = s.subscription_uid
+FROM systems s LEFT JOIN system_state st ON st.system_uid = s.uid
+  LEFT JOIN gateways g ON g.uid = s.gateway_uid LEFT JOIN subscriptions b ON b.uid = s.subscription_uid
   LEFT JOIN offers o ON o.uid = s.offer_uid`
 
 function toSystem (r: Row): System {
@@ -73,7 +79,8 @@ function toSystem (r: Row): System {
     applications: r.apps ?? [],
     metadata: r.metadata,
     communication: r.communication,
-    data: r.data,
+    // Every field of System data, those never written (a system created behind the repositories' back) as at creation.
+    data: { ...initialSystemData(), ...(r.data ?? {}), ...(r.last_applied_template === null ? {} : { lastTemplateName: r.last_applied_template }) },
     heartbeat: r.heartbeat,
     statusReport: r.status_report,
     reports: r.reports,
@@ -97,18 +104,18 @@ const SORT_SQL: Record<SystemSort, SortColumn> = {
   creationDate: { sql: 's.creation_date', nullable: false },
   activationDate: { sql: 's.activation_date', nullable: true },
   lastStateChangeDate: { sql: 's.last_state_change_date', nullable: false },
-  lastCommDate: { sql: 's.last_comm_date', nullable: true },
+  lastCommDate: { sql: 'st.last_comm_date', nullable: true, join: 'state' },
   serialNumber: { sql: 'g.serial_number', nullable: true, join: 'gateway' },
   imei: { sql: 'g.imei', nullable: true, join: 'gateway' },
   identifier: { sql: 'b.identifier', nullable: true, join: 'subscription' },
   ipAddress: { sql: 'b.ip_address', nullable: true, join: 'subscription' },
   requestedIp: { sql: 'b.requested_ip', nullable: true, join: 'subscription' },
-  'data.rssi': { sql: "(s.data ->> 'rssi')::float8", nullable: true },
-  'data.ecio': { sql: "(s.data ->> 'ecio')::float8", nullable: true },
-  'data.rsrp': { sql: "(s.data ->> 'rsrp')::float8", nullable: true },
-  'data.rsrq': { sql: "(s.data ->> 'rsrq')::float8", nullable: true },
-  'data.bytesSent': { sql: "(s.data ->> 'bytesSent')::float8", nullable: true },
-  'data.bytesReceived': { sql: "(s.data ->> 'bytesReceived')::float8", nullable: true },
+  'data.rssi': { sql: "(st.data ->> 'rssi')::float8", nullable: true, join: 'state' },
+  'data.ecio': { sql: "(st.data ->> 'ecio')::float8", nullable: true, join: 'state' },
+  'data.rsrp': { sql: "(st.data ->> 'rsrp')::float8", nullable: true, join: 'state' },
+  'data.rsrq': { sql: "(st.data ->> 'rsrq')::float8", nullable: true, join: 'state' },
+  'data.bytesSent': { sql: "(st.data ->> 'bytesSent')::float8", nullable: true, join: 'state' },
+  'data.bytesReceived': { sql: "(st.data ->> 'bytesReceived')::float8", nullable: true, join: 'state' },
   'data.monthBytesTotal': { sql: 's.month_bytes_total', nullable: false },
   'dataUsage.bytesTotal': { sql: MONTH_BYTES_SQL, nullable: false },
   'dataUsage.status': { sql: USAGE_STATUS_SQL, nullable: false }
@@ -135,8 +142,6 @@ const COLUMNS: Record<string, string> = {
   creationDate: 'creation_date',
   activationDate: 'activation_date',
   lastStateChangeDate: 'last_state_change_date',
-  lastCommDate: 'last_comm_date',
-  commStatus: 'comm_status',
   lastSyncDate: 'last_sync_date',
   syncStatus: 'sync_status',
   labels: 'labels',
@@ -144,7 +149,6 @@ const COLUMNS: Record<string, string> = {
   subscriptionUid: 'subscription_uid',
   metadata: 'metadata',
   communication: 'communication',
-  data: 'data',
   heartbeat: 'heartbeat',
   statusReport: 'status_report',
   reports: 'reports',
@@ -155,13 +159,29 @@ const COLUMNS: Record<string, string> = {
   monthBytesTime: 'month_bytes_time',
   usageStatus: 'usage_status'
 }
-const JSON_COLUMNS = new Set(['metadata', 'communication', 'data', 'heartbeat', 'status_report', 'reports'])
+const JSON_COLUMNS = new Set(['metadata', 'communication', 'heartbeat', 'status_report', 'reports'])
+/** The fields of a SystemRow kept in system_state. */
+const STATE_COLUMNS = { lastCommDate: 'last_comm_date', commStatus: 'comm_status', data: 'data' } as const
+
+/** Writes the system_state fields of a row or patch (creating the row when it has none). */
+async function writeState (q: Queryable, uid: string, fields: Partial<Pick<SystemRow, keyof typeof STATE_COLUMNS>>): Promise<void> {
+  const set = (Object.keys(STATE_COLUMNS) as Array<keyof typeof STATE_COLUMNS>).filter((k) => fields[k] !== undefined)
+  if (set.length === 0) return
+  const params: unknown[] = [uid, ...set.map((k) => k === 'data' ? JSON.stringify(fields[k]) : fields[k])]
+  const cols = set.map((k) => STATE_COLUMNS[k])
+  const values = set.map((k, i) => `$${i + 2}${k === 'data' ? '::jsonb' : ''}`)
+  await q.query(`INSERT INTO system_state AS st (system_uid, ${cols.join(', ')}) VALUES ($1, ${values.join(', ')})
+    ON CONFLICT (system_uid) DO UPDATE SET ${cols.map((c) => `${c} = EXCLUDED.${c}`).join(', ')}`, params)
+}
 
 function value (column: string, v: unknown): [unknown, string] {
   if (JSON_COLUMNS.has(column)) return [v === null || v === undefined ? null : JSON.stringify(v), '::jsonb']
   if (column === 'labels') return [v, '::text[]']
   return [v, '']
 }
+
+/** Tables of device traffic without a foreign key to systems: deleted with the system here. */
+const TRAFFIC_TABLES = ['data_points', 'data_rollups', 'device_messages', 'device_acks'] as const
 
 export function createSystemsRepository (q: Queryable): SystemsRepository {
   function where (companyUid: string, criteria: Parameters<SystemsRepository['find']>[1]): { sql: string, p: Params } {
@@ -179,6 +199,15 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
       if (uids.length === 0) return []
       const { rows } = await q.query<Row>(`${SELECT} WHERE s.company_uid = $1 AND s.uid = ANY($2::text[])`, [companyUid, [...new Set(uids)]])
       return rows.map(toSystem)
+    },
+    async deviceSystems (companyUid, uids) {
+      if (uids.length === 0) return []
+      const { rows } = await q.query<{ uid: string, name: string, communication: System['communication'], serial_number: string | null, imei: string | null, gateway_uid: string | null }>(
+        `SELECT s.uid, s.name, s.communication, s.gateway_uid, g.serial_number, g.imei FROM systems s LEFT JOIN gateways g ON g.uid = s.gateway_uid
+         WHERE s.company_uid = $1 AND s.uid = ANY($2::text[])`, [companyUid, [...new Set(uids)]])
+      return rows.map((r): DeviceSystem => ({
+        uid: r.uid, name: r.name, communication: r.communication, gateway: r.gateway_uid === null ? null : { serialNumber: r.serial_number, imei: r.imei }
+      }))
     },
     async find (companyUid, criteria, sort, page) {
       const { sql, p } = where(companyUid, criteria)
@@ -226,6 +255,7 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
         marks.push(`$${params.length}${cast}`)
       }
       await q.query(`INSERT INTO systems (${cols.join(', ')}) VALUES (${marks.join(', ')})`, params)
+      await writeState(q, row.uid, { lastCommDate: row.lastCommDate ?? undefined, commStatus: row.commStatus, data: row.data })
     },
     async update (uid, patch) {
       const sets: string[] = []
@@ -238,10 +268,11 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
         sets.push(`${column} = $${params.length}${cast}`)
       }
       if (sets.length > 0) await q.query(`UPDATE systems SET ${sets.join(', ')} WHERE uid = $1`, params)
+      await writeState(q, uid, patch)
     },
     async delete (uid) {
-      await q.query('DELETE FROM data_points WHERE system_uid = $1', [uid])
-      await q.query('DELETE FROM data_rollups WHERE system_uid = $1', [uid])
+      // The rows of device traffic have no foreign key to their system (0005_telemetry.sql, 0025_message_keys.sql).
+      for (const table of TRAFFIC_TABLES) await q.query(`DELETE FROM ${table} WHERE system_uid = $1`, [uid])
       await q.query('DELETE FROM systems WHERE uid = $1', [uid])
     },
     async setApplications (systemUid, applicationUids) {
@@ -253,11 +284,12 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
     },
     async recordSync (uids, sync) {
       if (uids.length === 0) return
-      // data.lastTemplateName is merged into the row as it is now (the ingest flush locks and rewrites data too).
+      // data.lastTemplateName is last_applied_template (toSystem): System data stays the ingest's alone to write, so
+      // that an answer's transaction never waits on the rows a data flush holds (and the reverse: a deadlock).
       if (sync.status === 'ERROR') await q.query("UPDATE systems SET sync_status = 'ERROR' WHERE uid = ANY($1::text[])", [uids])
       else {
-        await q.query(`UPDATE systems SET sync_status = 'OK', last_sync_date = $2, last_applied_template = $3, last_config_name = $3,
-          data = data || jsonb_build_object('lastTemplateName', $3::text) WHERE uid = ANY($1::text[])`, [uids, sync.at, sync.template])
+        await q.query(`UPDATE systems SET sync_status = 'OK', last_sync_date = $2, last_applied_template = $3, last_config_name = $3
+          WHERE uid = ANY($1::text[])`, [uids, sync.at, sync.template])
       }
     },
     async relabel (companyUid, uid, add, remove) {
@@ -273,9 +305,10 @@ export function createSystemsRepository (q: Queryable): SystemsRepository {
       return rows.map((r) => r.uid)
     },
     async deleteMany (companyUid, uids) {
-      // As delete(): the system's data points and their rollups, then the system (its other rows follow by ON DELETE CASCADE).
-      await q.query('DELETE FROM data_points WHERE system_uid IN (SELECT uid FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[]))', [companyUid, uids])
-      await q.query('DELETE FROM data_rollups WHERE system_uid IN (SELECT uid FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[]))', [companyUid, uids])
+      // As delete(): the rows of the systems' traffic, then the systems (their other rows follow by ON DELETE CASCADE).
+      for (const table of TRAFFIC_TABLES) {
+        await q.query(`DELETE FROM ${table} WHERE system_uid IN (SELECT uid FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[]))`, [companyUid, uids])
+      }
       const { rows } = await q.query<{ uid: string, gateway_uid: string | null, subscription_uid: string | null }>(
         'DELETE FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[]) RETURNING uid, gateway_uid, subscription_uid', [companyUid, uids])
       return rows.map((r) => ({ uid: r.uid, gatewayUid: r.gateway_uid, subscriptionUid: r.subscription_uid }))

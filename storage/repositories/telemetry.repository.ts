@@ -14,8 +14,10 @@ function durationMs (text: string): string {
 }
 
 // Batches are written with one statement per table: unnest() of typed arrays (shared/design.md §Storage).
-// lockSystems takes FOR NO KEY UPDATE: the flush never changes a key, and a stronger lock would make every message
-// insert's foreign-key check (FOR KEY SHARE on the system row) wait for the flush to commit.
+// The state of traffic (lastCommDate, commStatus, System data) is system_state's row (0024_system_state.sql).
+// lockSystems takes FOR NO KEY UPDATE: the flush never changes a key.
+interface StateRow { uid: string, company_uid: string, comm_status: string, last_comm_date: string | null, data: Record<string, unknown>, data_ts: Record<string, number> }
+
 export function createTelemetryRepository (q: Queryable): TelemetryRepository {
   return {
     async existingSystems (uids) {
@@ -24,9 +26,19 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
     },
     async lockSystems (uids) {
       const sorted = [...new Set(uids)].sort()
-      const { rows } = await q.query<{ uid: string, company_uid: string, comm_status: string, last_comm_date: string | null, data: Record<string, unknown>, data_ts: Record<string, number> }>(
-        `SELECT uid, company_uid, comm_status, last_comm_date, data, data_ts FROM systems WHERE uid = ANY($1::text[])
-         ORDER BY uid FOR NO KEY UPDATE`, [sorted])
+      const lock = async (keys: string[]): Promise<StateRow[]> => (await q.query<StateRow>(
+        `SELECT st.system_uid AS uid, s.company_uid, st.comm_status, st.last_comm_date, st.data, st.data_ts
+         FROM system_state st JOIN systems s ON s.uid = st.system_uid WHERE st.system_uid = ANY($1::text[])
+         ORDER BY st.system_uid FOR NO KEY UPDATE OF st`, [keys])).rows
+      let rows = await lock(sorted)
+      if (rows.length < sorted.length) {
+        // Systems without a state row yet (inserted behind the repositories' back): theirs is created, then locked.
+        const have = new Set(rows.map((r) => r.uid))
+        const missing = sorted.filter((u) => !have.has(u))
+        await q.query(`INSERT INTO system_state (system_uid) SELECT uid FROM systems WHERE uid = ANY($1::text[])
+          ON CONFLICT (system_uid) DO NOTHING`, [missing])
+        rows = [...rows, ...await lock(missing)].sort((a, b) => a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0)
+      }
       return rows.map((r): IngestSystemState => ({
         uid: r.uid, companyUid: r.company_uid, commStatus: r.comm_status, lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date), data: r.data, dataTs: r.data_ts
       }))
@@ -65,10 +77,10 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
     async updateSystems (rows) {
       if (rows.length === 0) return
       await q.query(
-        `UPDATE systems s SET data = v.data, data_ts = v.data_ts, comm_status = 'OK',
-           last_comm_date = GREATEST(coalesce(s.last_comm_date, 0), v.lc)
+        `UPDATE system_state st SET data = v.data, data_ts = v.data_ts, comm_status = 'OK',
+           last_comm_date = GREATEST(coalesce(st.last_comm_date, 0), v.lc)
          FROM jsonb_to_recordset($1::jsonb) AS v(uid text, data jsonb, data_ts jsonb, lc bigint)
-         WHERE s.uid = v.uid`,
+         WHERE st.system_uid = v.uid`,
         [JSON.stringify(rows.map((r) => ({ uid: r.uid, data: r.data, data_ts: r.dataTs, lc: r.lastCommDate })))])
     },
     async insertAcks (rows) {
@@ -99,13 +111,13 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
       // §System) replaces those two delays when given.
       const hb = (path: string): string => durationMs(`CASE WHEN upper(heartbeat ->> 'state') = 'ON' THEN heartbeat #>> '${path}' END`)
       const res = await q.query<{ uid: string, company_uid: string, comm_status: string, last_comm_date: string | null }>(
-        `UPDATE systems s SET comm_status = x.status FROM (
-           SELECT uid, CASE WHEN $1 - last_comm_date > greatest(e, w) THEN 'ERROR' WHEN $1 - last_comm_date > w THEN 'WARNING' ELSE 'OK' END AS status
-           FROM (SELECT uid, last_comm_date, coalesce(sw, p) AS w, coalesce(se, 2 * p) AS e
-                 FROM (SELECT uid, last_comm_date, coalesce(${hb('{period}')}, $2) AS p, ${hb('{sla,warning}')} AS sw, ${hb('{sla,error}')} AS se
-                       FROM systems WHERE last_comm_date IS NOT NULL) t) u) x
-         WHERE s.uid = x.uid AND s.comm_status <> x.status
-         RETURNING s.uid, s.company_uid, s.comm_status, s.last_comm_date`, [now, defaultPeriodMs])
+        `UPDATE system_state st SET comm_status = x.status FROM (
+           SELECT uid, company_uid, CASE WHEN $1 - last_comm_date > greatest(e, w) THEN 'ERROR' WHEN $1 - last_comm_date > w THEN 'WARNING' ELSE 'OK' END AS status
+           FROM (SELECT uid, company_uid, last_comm_date, coalesce(sw, p) AS w, coalesce(se, 2 * p) AS e
+                 FROM (SELECT s.uid, s.company_uid, t.last_comm_date, coalesce(${hb('{period}')}, $2) AS p, ${hb('{sla,warning}')} AS sw, ${hb('{sla,error}')} AS se
+                       FROM system_state t JOIN systems s ON s.uid = t.system_uid WHERE t.last_comm_date IS NOT NULL) t) u) x
+         WHERE st.system_uid = x.uid AND st.comm_status <> x.status
+         RETURNING st.system_uid AS uid, x.company_uid, st.comm_status, st.last_comm_date`, [now, defaultPeriodMs])
       return res.rows.map((r) => ({ uid: r.uid, companyUid: r.company_uid, status: r.comm_status, lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date) }))
     }
   }

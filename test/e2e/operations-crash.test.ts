@@ -98,9 +98,12 @@ async function seedStore (env: Record<string, string>): Promise<void> {
     })
     const now = Date.now()
     await infra.db.query(`INSERT INTO systems (uid, company_uid, name, life_cycle_state, state, activity_state, creation_date,
-        last_state_change_date, data)
-      SELECT md5('crash' || i), c.uid, 'crash-' || i, 'INVENTORY', 'INVENTORY', 'ACTIVATED', $2::bigint + i, $2::bigint + i, $3::jsonb
-      FROM companies c, generate_series(1, $1::int) AS i WHERE c.name = $4`, [SYSTEMS, now, JSON.stringify(initialSystemData()), COMPANY])
+        last_state_change_date)
+      SELECT md5('crash' || i), c.uid, 'crash-' || i, 'INVENTORY', 'INVENTORY', 'ACTIVATED', $2::bigint + i, $2::bigint + i
+      FROM companies c, generate_series(1, $1::int) AS i WHERE c.name = $3`, [SYSTEMS, now, COMPANY])
+    // Their System data as the service writes it at creation (storage/migrations/0024_system_state.sql).
+    await infra.db.query(`INSERT INTO system_state (system_uid, data)
+      SELECT md5('crash' || i), $2::jsonb FROM generate_series(1, $1::int) AS i`, [SYSTEMS, JSON.stringify(initialSystemData())])
   } finally { await ctx.close() }
 }
 

@@ -42,7 +42,7 @@ export async function mqttDevices (stack: Stack, n: number, label: string): Prom
 }
 
 async function lastComm (stack: Stack, systemUid: string): Promise<number> {
-  const { rows } = await stack.db.query<{ t: string | number | null }>('SELECT last_comm_date AS t FROM systems WHERE uid = $1', [systemUid])
+  const { rows } = await stack.db.query<{ t: string | number | null }>('SELECT last_comm_date AS t FROM system_state WHERE system_uid = $1', [systemUid])
   return rows[0]?.t == null ? -1 : Number(rows[0].t)
 }
 

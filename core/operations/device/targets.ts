@@ -5,13 +5,13 @@ import { FleetError } from '../../errors.js'
 import type { Repositories } from '../../ports/repositories.js'
 import { DEVICE_PROTOCOLS, type DeviceProtocol } from '../../domain/device-message.js'
 import { communicationParameters, flattenData, type DataDefinition } from '../../domain/application-model.js'
-import type { Application, System } from '../../domain/system.js'
+import type { Application, DeviceSystem } from '../../domain/system.js'
 
 /** One element a system's applications define, with the application that defines it. */
 export interface Element { def: DataDefinition, application: Application }
 
 export interface DeviceTarget {
-  system: System
+  system: DeviceSystem
   applications: Application[]
   /** Every element by data id (the first application that defines an id wins). */
   elements: Map<string, Element>
@@ -21,13 +21,18 @@ export interface DeviceTarget {
 export async function loadTargets (tx: Pick<Repositories, 'systems' | 'applications'>, companyUid: string, systemUids: readonly string[]): Promise<Map<string, DeviceTarget>> {
   const apps = await tx.applications.forSystems(systemUids)
   // One statement for the whole chunk: one per system made releasing a 10,000-device reboot the slowest part of it.
-  const systems = new Map((await tx.systems.findByUids(companyUid, systemUids)).map((x) => [x.uid, x]))
+  const systems = new Map((await tx.systems.deviceSystems(companyUid, systemUids)).map((x) => [x.uid, x]))
+  // Systems with the same applications share their elements (a fleet has a few firmwares: one tree each to read).
+  const shared = new Map<string, Map<string, Element>>()
   const out = new Map<string, DeviceTarget>()
   for (const uid of systemUids) {
     const system = systems.get(uid)
     if (system === undefined) continue
     const applications = apps.get(uid) ?? []
-    out.set(uid, { system, applications, elements: elementsOf(applications) })
+    const key = applications.map((a) => a.uid).join(',')
+    let elements = shared.get(key)
+    if (elements === undefined) { elements = elementsOf(applications); shared.set(key, elements) }
+    out.set(uid, { system, applications, elements })
   }
   return out
 }

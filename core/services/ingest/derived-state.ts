@@ -40,6 +40,12 @@ export function createDerivedState ({ inTransaction, log, options = {}, events }
   /** Folds a committed message in; the next flush writes it. */
   function note (msg: DeviceMessage): void { fold(msg.systemUid, msg.receivedAt, msg.points) }
 
+  /**
+   * Device traffic without data (an ack, a task poll, a subscription: conventions.md §Data, lastCommDate on traffic):
+   * the next flush sets lastCommDate and commStatus OK, together with the system's other traffic of the interval.
+   */
+  function touch (systemUid: string, at: number): void { fold(systemUid, at, []) }
+
   async function write (batch: Map<string, Pending>): Promise<void> {
     const uids = [...batch.keys()].sort()
     const states = await inTransaction(async (tx) => {
@@ -90,7 +96,7 @@ export function createDerivedState ({ inTransaction, log, options = {}, events }
     await flushing
   }
 
-  return { note, flush, pending: () => dirty.size }
+  return { note, touch, flush, pending: () => dirty.size }
 }
 
 export type DerivedState = ReturnType<typeof createDerivedState>

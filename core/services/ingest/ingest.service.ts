@@ -10,7 +10,7 @@ import { isStoreUnavailable, retryWhileUnavailable } from '../../store-errors.js
 import { createGroupCommit } from './group-commit.js'
 import { createDerivedState } from './derived-state.js'
 import type { EventBus } from '../../ports/events.js'
-import { commStatusEvents, messageEvent } from './ingest-events.js'
+import { messageEvent } from './ingest-events.js'
 
 export interface IngestOptions {
   maxBatch?: number
@@ -175,13 +175,12 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
    */
   async function writeAcks (items: AckItem[]): Promise<Array<Error | undefined>> {
     const now = clock.now()
-    const { answered, states } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
-      const states = await tx.telemetry.lockSystems(items.map((i) => i.systemUid))
-      await tx.telemetry.updateSystems(states.map((st) => ({ uid: st.uid, data: st.data, dataTs: st.dataTs, lastCommDate: now })))
+    const answered = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
       await tx.telemetry.insertAcks(items.flatMap((i) => i.acks.map((a) => ({ systemUid: i.systemUid, taskUid: a.uid, status: a.status, message: a.message, protocol: i.protocol, receivedAt: now }))))
-      return { answered: await tx.deviceTasks.answerMany(items.map((i) => ({ systemUid: i.systemUid, acks: i.acks.map((a) => ({ taskUid: a.uid, status: a.status, message: a.message })) })), now), states }
+      return await tx.deviceTasks.answerMany(items.map((i) => ({ systemUid: i.systemUid, acks: i.acks.map((a) => ({ taskUid: a.uid, status: a.status, message: a.message })) })), now)
     }), storeRetry)
-    if (events?.listening() === true) events.publish(commStatusEvents(states, now))
+    // The ack is traffic: lastCommDate and commStatus follow in the coalesced flush (derived-state.ts), as for data.
+    for (const i of items) derived.touch(i.systemUid, now)
     items.forEach((i, n) => { i.answers = answered[n] ?? [] })
     const answers = answered.flat()
     if (answers.length > 0 && onAnswers !== undefined) {
@@ -202,12 +201,8 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
    */
   async function writeTakes (items: TakeItem[]): Promise<Array<Error | undefined>> {
     const now = clock.now()
-    const { taken, states } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
-      const states = await tx.telemetry.lockSystems([...new Set(items.map((i) => i.systemUid))])
-      await tx.telemetry.updateSystems(states.map((st) => ({ uid: st.uid, data: st.data, dataTs: st.dataTs, lastCommDate: now })))
-      return { taken: await tx.deviceTasks.takeMany(items, now), states }
-    }), storeRetry)
-    if (events?.listening() === true) events.publish(commStatusEvents(states, now))
+    const taken = await retryWhileUnavailable(async () => await inTransaction(async (tx) => await tx.deviceTasks.takeMany(items, now)), storeRetry)
+    for (const i of items) derived.touch(i.systemUid, now)
     items.forEach((i, n) => { i.tasks = taken[n] ?? [] })
     return items.map(() => undefined)
   }

@@ -22,7 +22,7 @@ async function sendMqtt (d: Device): Promise<void> {
 
 /** Moves the last communication `agoMs` into the past, sweeps, and answers the system's commStatus. */
 async function statusAfter (uid: string, agoMs: number): Promise<string> {
-  await stack.db.query('UPDATE systems SET last_comm_date = $2 WHERE uid = $1', [uid, Date.now() - agoMs])
+  await stack.db.query('UPDATE system_state SET last_comm_date = $2 WHERE system_uid = $1', [uid, Date.now() - agoMs])
   await stack.ctx.services.sweepCommStatus()
   return (await getSystem(stack, uid)).commStatus
 }
@@ -96,7 +96,7 @@ describe('sweepCommStatus', () => {
   it('answers how many systems changed', async () => {
     const d = await createDevice(stack)
     await sendMqtt(d)
-    await stack.db.query('UPDATE systems SET last_comm_date = $2 WHERE uid = $1', [d.uid, Date.now() - 90 * S])
+    await stack.db.query('UPDATE system_state SET last_comm_date = $2 WHERE system_uid = $1', [d.uid, Date.now() - 90 * S])
     expect(await stack.ctx.services.sweepCommStatus()).toBeGreaterThanOrEqual(1)
     expect((await getSystem(stack, d.uid)).commStatus).toBe('WARNING')
   })
@@ -143,7 +143,7 @@ describe('the periodic sweep', () => {
     expect((await dueJob('repeat:sweep.timeouts')).map((r) => Number(r.repeat_every_ms))).toEqual([5_000])
     const d = await createDevice(stack)
     await sendMqtt(d)
-    await stack.db.query('UPDATE systems SET last_comm_date = $2 WHERE uid = $1', [d.uid, Date.now() - 150 * S])
+    await stack.db.query('UPDATE system_state SET last_comm_date = $2 WHERE system_uid = $1', [d.uid, Date.now() - 150 * S])
     // Its period is due now: a worker of the service runs it, nobody calls sweepCommStatus.
     await stack.db.query("UPDATE jobs SET run_at = 0 WHERE id = 'repeat:sweep.comm-status'")
     const deadline = Date.now() + 10_000

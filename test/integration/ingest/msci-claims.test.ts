@@ -72,7 +72,7 @@ describe('claims', () => {
     await polls.sync()
     const state = async (): Promise<{ failures: number, comm: string, failedAt: number | null }> => {
       const { rows } = await stack.db.query<{ failures: number, comm_status: string, f: string | null }>(
-        'SELECT p.failures, s.comm_status, s.data ->> \'lastCommFailureDate\' AS f FROM msci_polls p JOIN systems s ON s.uid = p.system_uid WHERE p.system_uid = $1', [uid])
+        'SELECT p.failures, s.comm_status, s.data ->> \'lastCommFailureDate\' AS f FROM msci_polls p JOIN system_state s ON s.system_uid = p.system_uid WHERE p.system_uid = $1', [uid])
       return { failures: rows[0]?.failures ?? -1, comm: rows[0]?.comm_status ?? '', failedAt: rows[0]?.f == null ? null : Number(rows[0].f) }
     }
     const fail = async (ok: boolean): Promise<void> => {
@@ -87,7 +87,7 @@ describe('claims', () => {
     await fail(false)
     expect(await state()).toMatchObject({ failures: 3, comm: 'ERROR' })
     // The commStatus sweep does not lower it while the failure is newer than the last communication.
-    await stack.db.query('UPDATE systems SET last_comm_date = 999000 WHERE uid = $1', [uid])
+    await stack.db.query('UPDATE system_state SET last_comm_date = 999000 WHERE system_uid = $1', [uid])
     await stack.ctx.services.sweepCommStatus()
     expect((await state()).comm).toBe('ERROR')
     await fail(true)

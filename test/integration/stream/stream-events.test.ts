@@ -123,10 +123,10 @@ describe('devices', () => {
     const c = await stream()
     await subscribed(c, { systems: { uids: [d.uid] } })
     const hour = 3600_000
-    await stack.db.query('UPDATE systems SET last_comm_date = $2 WHERE uid = $1', [d.uid, Date.now() - 1.5 * hour])
+    await stack.db.query('UPDATE system_state SET last_comm_date = $2 WHERE system_uid = $1', [d.uid, Date.now() - 1.5 * hour])
     await stack.ctx.services.sweepCommStatus()
     expect(await c.take(ofSystem(d.uid, 'commStatus'))).toMatchObject({ status: 'WARNING' })
-    await stack.db.query('UPDATE systems SET last_comm_date = $2 WHERE uid = $1', [d.uid, Date.now() - 3 * hour])
+    await stack.db.query('UPDATE system_state SET last_comm_date = $2 WHERE system_uid = $1', [d.uid, Date.now() - 3 * hour])
     await stack.ctx.services.sweepCommStatus()
     expect(await c.take(ofSystem(d.uid, 'commStatus'))).toMatchObject({ status: 'ERROR' })
     await restData(d, { v: 2 })

@@ -56,8 +56,12 @@ async function createMany (label: string, n: number, each: (i: number) => Record
   return out
 }
 
+// The state device traffic changes (lastCommDate, commStatus, System data) is a row of system_state
+// (storage/migrations/0024_system_state.sql); an assignment to one of its columns goes there.
+const STATE_COLUMN = /^\s*(comm_status|last_comm_date|data)\b/
 async function update (uid: string, assignments: string, params: unknown[] = []): Promise<void> {
-  await stack.db.query(`UPDATE systems SET ${assignments} WHERE uid = $1`, [uid, ...params])
+  const table = STATE_COLUMN.test(assignments) ? 'system_state' : 'systems'
+  await stack.db.query(`UPDATE ${table} SET ${assignments} WHERE ${table === 'systems' ? 'uid' : 'system_uid'} = $1`, [uid, ...params])
 }
 
 const digits = (n: number): string => Array.from({ length: n }, () => String(randomInt(10))).join('')
@@ -414,10 +418,12 @@ describe('sort', () => {
     for (const [i, uid] of s.entries()) {
       const r = rank[i] ?? 0
       const n = numbers[r]
-      await update(uid, `creation_date = $2, activation_date = $3, last_state_change_date = $3, last_comm_date = $3,
-        month_bytes_total = $4, month_bytes_time = $5, usage_status = $6, data = data || $7::jsonb`, [
-        t0 + i * 1000, t0 + r * 1000, n, Date.now(), ['EXCEEDING_PLAN', 'NEARING_PLAN', 'WITHIN_PLAN'][r],
-        JSON.stringify({ rssi: n, ecio: n, rsrp: n, rsrq: n, bytesSent: n, bytesReceived: n })
+      await update(uid, `creation_date = $2, activation_date = $3, last_state_change_date = $3,
+        month_bytes_total = $4, month_bytes_time = $5, usage_status = $6`, [
+        t0 + i * 1000, t0 + r * 1000, n, Date.now(), ['EXCEEDING_PLAN', 'NEARING_PLAN', 'WITHIN_PLAN'][r]
+      ])
+      await update(uid, 'last_comm_date = $2, data = data || $3::jsonb', [
+        t0 + r * 1000, JSON.stringify({ rssi: n, ecio: n, rsrp: n, rsrq: n, bytesSent: n, bytesReceived: n })
       ])
     }
   })
