@@ -16,6 +16,7 @@
 // job, queries adding the deltas not folded yet: as exact and crash-safe, with the merge off the acknowledgement path.
 import type { Queryable } from '../../core/ports/store.js'
 import { HOUR_MS, WIDE, hourOf, type HourStats } from '../../core/domain/rollup.js'
+import { boolArray, numberArray, textArray } from '../sql-arrays.js'
 
 /**
  * Merges each hour's stats into its row. Chan et al.'s pairwise update of m2: with the means a = sum/n and
@@ -38,9 +39,10 @@ export async function addHourStats (q: Queryable, stats: readonly HourStats[]): 
        m2 = r.m2 + EXCLUDED.m2 + CASE WHEN r.n_num = 0 OR EXCLUDED.n_num = 0 THEN 0
          ELSE (EXCLUDED.sum / EXCLUDED.n_num - r.sum / r.n_num) ^ 2 * r.n_num::float8 * EXCLUDED.n_num / (r.n_num + EXCLUDED.n_num) END,
        wide = r.wide OR EXCLUDED.wide`,
-    [stats.map((s) => s.systemUid), stats.map((s) => s.dataId), stats.map((s) => s.hour), stats.map((s) => s.cnt),
-      stats.map((s) => s.nNum), stats.map((s) => s.sum), stats.map((s) => s.ss), stats.map((s) => s.min),
-      stats.map((s) => s.max), stats.map((s) => s.m2), stats.map((s) => s.wide)])
+    [textArray(stats.map((s) => s.systemUid)), textArray(stats.map((s) => s.dataId)), numberArray(stats.map((s) => s.hour)),
+      numberArray(stats.map((s) => s.cnt)), numberArray(stats.map((s) => s.nNum)), numberArray(stats.map((s) => s.sum)),
+      numberArray(stats.map((s) => s.ss)), numberArray(stats.map((s) => s.min)), numberArray(stats.map((s) => s.max)),
+      numberArray(stats.map((s) => s.m2)), boolArray(stats.map((s) => s.wide))])
 }
 
 /** The stats of data_points rows `p` grouped by (system_uid, data_id, hour), as the columns of data_rollups. */

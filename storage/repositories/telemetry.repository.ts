@@ -2,6 +2,7 @@ import type { Queryable } from '../../core/ports/store.js'
 import { encodeValue, type IngestSystemState, type TelemetryRepository } from '../../core/ports/telemetry.js'
 import { hourStats } from '../../core/domain/rollup.js'
 import { addHourStats } from './rollups.sql.js'
+import { numberArray, textArray } from '../sql-arrays.js'
 
 /**
  * SQL for a duration given as text, in ms: "120" (seconds), or a number with a unit: "500ms", "90s", "5m", "5min",
@@ -21,7 +22,7 @@ interface StateRow { uid: string, company_uid: string, comm_status: string, last
 export function createTelemetryRepository (q: Queryable): TelemetryRepository {
   return {
     async existingSystems (uids) {
-      const { rows } = await q.query<{ uid: string, company_uid: string }>('SELECT uid, company_uid FROM systems WHERE uid = ANY($1::text[])', [[...new Set(uids)]])
+      const { rows } = await q.query<{ uid: string, company_uid: string }>('SELECT uid, company_uid FROM systems WHERE uid = ANY($1::text[])', [textArray([...new Set(uids)])])
       return new Map(rows.map((r) => [r.uid, r.company_uid]))
     },
     async lockSystems (uids) {
@@ -49,8 +50,8 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
         `INSERT INTO device_messages (uid, system_uid, protocol, ts, received_at, nb_data_points)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int4[])
          ON CONFLICT (uid) DO NOTHING RETURNING uid`,
-        [rows.map((r) => r.uid), rows.map((r) => r.systemUid), rows.map((r) => r.protocol), rows.map((r) => r.ts),
-          rows.map((r) => r.receivedAt), rows.map((r) => r.nbDataPoints)])
+        [textArray(rows.map((r) => r.uid)), textArray(rows.map((r) => r.systemUid)), textArray(rows.map((r) => r.protocol)),
+          numberArray(rows.map((r) => r.ts)), numberArray(rows.map((r) => r.receivedAt)), numberArray(rows.map((r) => r.nbDataPoints))])
       return inserted.map((r) => r.uid)
     },
     async insertPoints (rows) {
@@ -59,8 +60,8 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
       await q.query(
         `INSERT INTO data_points (system_uid, data_id, ts, num, str, message_uid)
          SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::float8[], $5::text[], $6::text[])`,
-        [rows.map((r) => r.systemUid), rows.map((r) => r.dataId), rows.map((r) => r.ts), enc.map((e) => e.num),
-          enc.map((e) => e.str), rows.map((r) => r.messageUid)])
+        [textArray(rows.map((r) => r.systemUid)), textArray(rows.map((r) => r.dataId)), numberArray(rows.map((r) => r.ts)),
+          numberArray(enc.map((e) => e.num)), textArray(enc.map((e) => e.str)), textArray(rows.map((r) => r.messageUid))])
       // Their hours' rollups in the same transaction (issue 12, Rollups): every writer of points keeps them exact.
       await addHourStats(q, hourStats(rows))
     },
@@ -72,7 +73,8 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
          SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::float8[], $5::text[])
          ON CONFLICT (system_uid, data_id) DO UPDATE SET ts = EXCLUDED.ts, num = EXCLUDED.num, str = EXCLUDED.str
          WHERE EXCLUDED.ts >= d.ts`,
-        [rows.map((r) => r.systemUid), rows.map((r) => r.dataId), rows.map((r) => r.ts), enc.map((e) => e.num), enc.map((e) => e.str)])
+        [textArray(rows.map((r) => r.systemUid)), textArray(rows.map((r) => r.dataId)), numberArray(rows.map((r) => r.ts)),
+          numberArray(enc.map((e) => e.num)), textArray(enc.map((e) => e.str))])
     },
     async updateSystems (rows) {
       if (rows.length === 0) return
@@ -88,8 +90,8 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
       await q.query(
         `INSERT INTO device_acks (system_uid, task_uid, status, message, protocol, received_at)
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int8[])`,
-        [rows.map((r) => r.systemUid), rows.map((r) => r.taskUid), rows.map((r) => r.status), rows.map((r) => r.message),
-          rows.map((r) => r.protocol), rows.map((r) => r.receivedAt)])
+        [textArray(rows.map((r) => r.systemUid)), textArray(rows.map((r) => r.taskUid)), textArray(rows.map((r) => r.status)),
+          textArray(rows.map((r) => r.message)), textArray(rows.map((r) => r.protocol)), numberArray(rows.map((r) => r.receivedAt))])
     },
     async receivedIds (systemUid, dataIds, since) {
       if (dataIds.length === 0) return []
