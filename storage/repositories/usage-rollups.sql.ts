@@ -33,14 +33,15 @@ function addedPoints (): string {
 function sessionMoves (): string {
   const sessions = usageSeries().filter(([, u]) => u.measure === 'session')
   const types = sessions.map(([, u]) => `'${u.type}'`).join(', ')
-  const first = (extra: string): string => `SELECT DISTINCT ON (e.system_uid, e.uid, e.type) e.*
-    FROM usage_records e JOIN sessions s ON e.system_uid = s.system_uid AND e.uid = s.uid AND e.type = s.type ${extra}
-    ORDER BY e.system_uid, e.uid, e.type, e.start_ts, e.id`
+  // One look per session, on the unique key's (system, uid, type, start) prefix: a join let the planner read every
+  // record of the system's type instead, a cost growing with the store.
+  const first = (extra: string): string => `SELECT f.* FROM sessions s CROSS JOIN LATERAL (SELECT e.* FROM usage_records e
+    WHERE e.system_uid = s.system_uid AND e.uid = s.uid AND e.type = s.type ${extra} ORDER BY e.start_ts, e.id LIMIT 1) f`
   const same = 'a.system_uid = b.system_uid AND a.uid = b.uid AND a.type = b.type'
   const perId = sessions.map(([id, u]) => usagePointSql(id, u, { filter: () => 'true', type: 'numeric', records: 'moves', value: 'r.sign' }))
     .join(' UNION ALL ')
   return `sessions AS (SELECT DISTINCT system_uid, uid, type FROM added WHERE type IN (${types})),
-    before AS (${first('WHERE NOT (e.id = ANY($1::int8[]))')}),
+    before AS (${first('AND NOT (e.id = ANY($1::int8[]))')}),
     after AS (${first('')}),
     moves AS (
       SELECT a.*, 1 AS sign FROM after a LEFT JOIN before b ON ${same} WHERE b.id IS DISTINCT FROM a.id
