@@ -28,10 +28,11 @@ CREATE TABLE usage_rollups (
 ) WITH (fillfactor = 80);
 -- fillfactor: the row of the day being imported is updated by every chunk of an import; room keeps those updates HOT.
 
--- A session's first record (the session counters' one point with a value), in one look on the index whatever the
--- statistics say: the rollups' increments ask it of every session an import touches, and the raw fold of every
--- record. It replaces 0018's (system_uid, uid), its prefix, which the record detail reads as well. Without it, a
--- store never analyzed (PGlite runs no autovacuum) read every record of the system's type for each session.
+-- A session's first record (the session counters' one point with a value) in one look, in the order it is picked:
+-- the rollups' increments ask it of every session an import touches, and the raw fold of every record. It replaces
+-- 0018's (system_uid, uid), its prefix, which the record detail reads as well. With only that one, PGlite (which runs
+-- no autovacuum, so never has statistics) read every record of the system's type for each session. PostgreSQL picks
+-- it once its autovacuum has analyzed usage_records (before that, within its first minute, a fresh store may not).
 DROP INDEX IF EXISTS usage_records_system_uid_idx;
 CREATE INDEX usage_records_session_idx ON usage_records (system_uid, uid, type, start_ts, id);
 
@@ -40,8 +41,8 @@ CREATE INDEX usage_records_session_idx ON usage_records (system_uid, uid, type, 
 CREATE INDEX usage_records_system_type_invoiced_idx ON usage_records (system_uid, type, (coalesce(processed_at, end_ts, start_ts)));
 
 -- The records stored before this migration: the rows rebuildUsageRollups() of storage/repositories/usage-rollups.sql.ts
--- writes, in one statement over a table of the series (test/integration/usage/usage-rollups.test.ts runs it again and
--- checks that it writes what the increments of the imports wrote).
+-- writes, in one statement over a table of the series (test/integration/data/usage-rollups-property.test.ts runs it
+-- again and checks that it writes what the increments of the imports wrote).
 INSERT INTO usage_rollups (system_uid, data_id, day, n, sum, ss, min, max)
 SELECT p.system_uid, p.data_id, p.ts - ((p.ts % 86400000) + 86400000) % 86400000 AS day, count(p.num),
   coalesce(sum(p.num), 0), coalesce(sum(p.num * p.num), 0), min(p.num), max(p.num)

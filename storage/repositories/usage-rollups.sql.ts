@@ -33,8 +33,8 @@ function addedPoints (): string {
 function sessionMoves (): string {
   const sessions = usageSeries().filter(([, u]) => u.measure === 'session')
   const types = sessions.map(([, u]) => `'${u.type}'`).join(', ')
-  // One look per session, on the unique key's (system, uid, type, start) prefix: a join let the planner read every
-  // record of the system's type instead, a cost growing with the store.
+  // One look per session on usage_records_session_idx (migration 0026), already in the order wanted: a join let the
+  // planner read every record of the system's type instead, a cost growing with the store.
   const first = (extra: string): string => `SELECT f.* FROM sessions s CROSS JOIN LATERAL (SELECT e.* FROM usage_records e
     WHERE e.system_uid = s.system_uid AND e.uid = s.uid AND e.type = s.type ${extra} ORDER BY e.start_ts, e.id LIMIT 1) f`
   const same = 'a.system_uid = b.system_uid AND a.uid = b.uid AND a.type = b.type'
