@@ -1,5 +1,7 @@
-// Usage records: import 1,000,000 records through the usage import, then the multi-system list and a monthly
-// DATA_BYTES_TOTAL aggregation over 50 systems; rows/s and p50/p99.
+// Usage records: import 1,000,000 records through the usage import, then the multi-system list and aggregations of
+// usage data ids over 50 systems (monthly DATA_BYTES_TOTAL, daily DATA_SESSION and DATA_BYTES_TOTAL); rows/s and
+// p50/p99. The aggregations are asked of the service folding the daily usage rollups (issue 12), then of one reading
+// the usage records only (DATA_ROLLUPS=false) on the same store, with the speed-up beside.
 //
 // The service runs in this process as bin/serve.ts assembles it (engine workers included; PGlite in a temporary
 // DATA_DIR; with DATABASE_URL also PostgreSQL, on a database of its own that is dropped after). BENCH_SYSTEMS systems
@@ -18,6 +20,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
+import type { Db } from '../core/ports/store.js'
 import { openInfra } from '../bin/context.js'
 import { assembleService } from '../bin/serve.js'
 import { minusMonths } from '../core/domain/aggregation.js'
@@ -38,6 +41,8 @@ const WORKERS = process.env.WORKER_CONCURRENCY ?? '16'
 const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
 const INFLIGHT = Number(process.env.BENCH_INFLIGHT ?? 4)
 const POLL_MS = 200
+/** The name of a kind asked of the service reading the records only. */
+const RAW = ' (records only)'
 
 interface Figures {
   store: string
@@ -93,25 +98,51 @@ function files (uids: string[], from: number, to: number): string[] {
   return out
 }
 
+interface Running { origin: string, auth: Record<string, string>, db: Db, close: () => Promise<void> }
+
+/** The service on the store of dataDir (PGlite) or url (PostgreSQL), listening, with an administrator's token. */
+async function startService (dataDir: string, url: string | undefined, env: Record<string, string> = {}): Promise<Running> {
+  const config = benchConfig(dataDir, url, { WORKER_CONCURRENCY: WORKERS, FLEET_ADMIN_PASSWORD: 'bench-password', FLEET_CLIENT_SECRET: 'bench-secret', ...env })
+  const infra = await openInfra(config)
+  const service = await assembleService(config, pino({ level: 'silent' }), infra)
+  const { httpPort } = await service.listen({ anyPort: true, host: '127.0.0.1' })
+  const origin = `http://127.0.0.1:${httpPort}`
+  const qs = new URLSearchParams({ grant_type: 'password', username: config.FLEET_ADMIN_EMAIL, password: 'bench-password', client_id: config.FLEET_CLIENT_ID, client_secret: 'bench-secret' })
+  const token = ((await (await fetch(`${origin}/api/oauth/token?${qs.toString()}`)).json()) as { access_token: string }).access_token
+  return { origin, auth: { authorization: `Bearer ${token}` }, db: infra.db, close: async () => { await service.close() } }
+}
+
+interface Kind { name: string, paths: string[] }
+
+/** Each kind for SECONDS over CONCURRENCY connections, after a short warm-up; its figures go to `into`. */
+async function runKinds (running: Running, kinds: Kind[], into: Figures['kinds'], suffix = ''): Promise<void> {
+  const load = { origin: running.origin, headers: running.auth, concurrency: CONCURRENCY }
+  for (const kind of kinds) {
+    await runLoadInWorker({ ...load, concurrency: 1, kinds: [{ name: kind.name, paths: kind.paths.slice(0, 2) }], durationMs: 1 }) // warm up
+    const result = await runLoadInWorker({ ...load, kinds: [kind], durationMs: SECONDS * 1000 })
+    for (const k of result.kinds) {
+      if (k.errors > 0) console.error(`  ${k.name}: ${k.errors} errors, first: ${k.firstError ?? ''}`)
+      into.push({ name: k.name + suffix, ...summarize(k.latencies, k.errors, result.seconds) })
+    }
+  }
+}
+
 async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
   let scratch: ScratchDatabase | undefined
   if (store === 'postgres' && SERVER_URL !== undefined) scratch = await createScratchDatabase(SERVER_URL, 'fleet_bench_usage')
+  // One DATA_DIR for both services, so that on PGlite the raw-path service opens the store the first one filled.
   const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-usage-'))
   try {
     console.log(`\n== ${store}: ${SYSTEMS} systems, ${RECORDS} usage records in files of ${ROWS_PER_FILE} rows`)
-    const config = benchConfig(dataDir, scratch?.url, { WORKER_CONCURRENCY: WORKERS, FLEET_ADMIN_PASSWORD: 'bench-password', FLEET_CLIENT_SECRET: 'bench-secret' })
-    const infra = await openInfra(config)
-    const service = await assembleService(config, pino({ level: 'silent' }), infra)
+    let figures: Figures
+    let aggregations: Kind[]
+    const service = await startService(dataDir, scratch?.url)
     try {
-      const { httpPort } = await service.listen({ anyPort: true, host: '127.0.0.1' })
-      const origin = `http://127.0.0.1:${httpPort}`
-      const companyUid = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
+      const { origin, auth, db } = service
+      const companyUid = (await db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
       const now = Date.now()
-      await seedSystems(infra.db, companyUid, SYSTEMS, now)
-      const uids = (await infra.db.query<{ uid: string }>(`SELECT md5('s' || i) AS uid FROM generate_series(1, ${SYSTEMS}) AS i`)).rows.map((r) => r.uid)
-      const qs = new URLSearchParams({ grant_type: 'password', username: config.FLEET_ADMIN_EMAIL, password: 'bench-password', client_id: config.FLEET_CLIENT_ID, client_secret: 'bench-secret' })
-      const token = ((await (await fetch(`${origin}/api/oauth/token?${qs.toString()}`)).json()) as { access_token: string }).access_token
-      const auth = { authorization: `Bearer ${token}` }
+      await seedSystems(db, companyUid, SYSTEMS, now)
+      const uids = (await db.query<{ uid: string }>(`SELECT md5('s' || i) AS uid FROM generate_series(1, ${SYSTEMS}) AS i`)).rows.map((r) => r.uid)
       const from = minusMonths(now, 3)
       const csvs = files(uids, from, now)
 
@@ -137,31 +168,37 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
       }
       await Promise.all(inFlight)
       const importS = (performance.now() - t0) / 1000
-      const stored = Number((await infra.db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM usage_records')).rows[0]?.n ?? 0)
+      const stored = Number((await db.query<{ n: number }>('SELECT count(*)::int8 AS n FROM usage_records')).rows[0]?.n ?? 0)
       console.log(`   imported ${RECORDS} rows in ${importS.toFixed(1)} s (${(RECORDS / importS).toFixed(0)} rows/s), ${stored} records stored, ${failures} rows failed`)
-      await infra.db.exec('VACUUM ANALYZE usage_records')
+      await db.exec('VACUUM ANALYZE usage_records')
+      await db.exec('VACUUM ANALYZE usage_rollups')
 
       const targets = uids.slice(0, 50).join(',')
+      const n = Math.min(50, SYSTEMS)
       const paths = (make: (i: number) => string): string[] => Array.from({ length: 50 }, (_, i) => make(i))
-      const mix = [
-        { name: `usage list, ${Math.min(50, SYSTEMS)} systems, 3 months, size 100`, paths: paths(() => `/api/v1/systems/usages/records?targetIds=${targets}`) },
-        { name: 'usage list, 1 system, 3 months, size 500', paths: paths((i) => `/api/v1/systems/${uids[i % uids.length] ?? ''}/usages/records?size=500`) },
-        { name: `DATA_BYTES_TOTAL 1month sum, ${Math.min(50, SYSTEMS)} systems, 3 months`, paths: paths(() => `/api/v1/systems/data/aggregated?targetIds=${targets}&dataIds=DATA_BYTES_TOTAL&interval=1month&fn=sum&from=${from}`) }
+      const lists = [
+        { name: `usage list, ${n} systems, 3 months, size 100`, paths: paths(() => `/api/v1/systems/usages/records?targetIds=${targets}`) },
+        { name: 'usage list, 1 system, 3 months, size 500', paths: paths((i) => `/api/v1/systems/${uids[i % uids.length] ?? ''}/usages/records?size=500`) }
       ]
-      const figures: Figures = { store, records: RECORDS, files: csvs.length, requestMaxMs, importS, failures, stored, kinds: [] }
-      const load = { origin, headers: auth, concurrency: CONCURRENCY }
-      for (const kind of mix) {
-        await runLoadInWorker({ ...load, concurrency: 1, kinds: [{ name: kind.name, paths: kind.paths.slice(0, 2) }], durationMs: 1 }) // warm up
-        const result = await runLoadInWorker({ ...load, kinds: [kind], durationMs: SECONDS * 1000 })
-        for (const k of result.kinds) {
-          if (k.errors > 0) console.error(`  ${k.name}: ${k.errors} errors, first: ${k.firstError ?? ''}`)
-          figures.kinds.push({ name: k.name, ...summarize(k.latencies, k.errors, result.seconds) })
-        }
-      }
-      return figures
+      // `from` 3 months back to the ms: the first day is cut, read from the records; the others from the daily rollups.
+      aggregations = [
+        { name: `DATA_BYTES_TOTAL 1month sum, ${n} systems, 3 months`, paths: paths(() => `/api/v1/systems/data/aggregated?targetIds=${targets}&dataIds=DATA_BYTES_TOTAL&interval=1month&fn=sum&from=${from}`) },
+        { name: `DATA_SESSION,DATA_BYTES_TOTAL 1day sum, ${n} systems, 3 months`, paths: paths(() => `/api/v1/systems/data/aggregated?targetIds=${targets}&dataIds=DATA_SESSION,DATA_BYTES_TOTAL&interval=1day&fn=sum&from=${from}&size=100`) }
+      ]
+      figures = { store, records: RECORDS, files: csvs.length, requestMaxMs, importS, failures, stored, kinds: [] }
+      console.log(`   each kind: ${SECONDS} s over ${CONCURRENCY} connections; aggregations through the daily usage rollups`)
+      await runKinds(service, [...lists, ...aggregations], figures.kinds)
     } finally {
       await service.close()
     }
+    const rawService = await startService(dataDir, scratch?.url, { DATA_ROLLUPS: 'false' })
+    try {
+      console.log('   the aggregations again, from the usage records only (DATA_ROLLUPS=false)')
+      await runKinds(rawService, aggregations, figures.kinds, RAW)
+    } finally {
+      await rawService.close()
+    }
+    return figures
   } finally {
     await rm(dataDir, { recursive: true, force: true })
     await scratch?.drop()
@@ -180,3 +217,9 @@ console.log(table(['store', 'files', 'slowest request ms', 'request → all FINI
 console.log('\nQueries (p50 / p99 ms)\n')
 console.log(table(['store', 'query', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors'],
   results.flatMap((f) => f.kinds.map((k): Cell[] => [f.store, k.name, k.requests, k.rps, k.p50, k.p99, k.max, k.errors]))))
+console.log('\nAggregations: daily usage rollups beside the records only (p50 ms, speed-up at p50)\n')
+console.log(table(['store', 'query', 'rollups p50 ms', 'records p50 ms', 'speed-up'],
+  results.flatMap((f) => f.kinds.flatMap((k): Cell[][] => {
+    const raw = f.kinds.find((r) => r.name === k.name + RAW)
+    return raw === undefined ? [] : [[f.store, k.name, k.p50, raw.p50, k.p50 > 0 ? `${(raw.p50 / k.p50).toFixed(1)}×` : '-']]
+  }))))

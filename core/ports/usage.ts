@@ -19,7 +19,11 @@ export interface UsageRepository {
   targets (companyUid: string, uids: readonly string[], iccids: readonly string[]): Promise<UsageTarget[]>
   /** The billing of each of the company's systems among these uids (the others are left out). */
   billing (companyUid: string, systemUids: readonly string[]): Promise<Map<string, SystemBilling>>
-  /** Stores the records not stored yet (same system, uid, type, start and end: once); answers those that were new. */
+  /**
+   * Stores the records not stored yet (same system, uid, type, start and end: once) with their daily rollups
+   * (issue 12, Rollups); answers those that were new. Run it in a transaction: it locks the records' systems until
+   * the end, so that imports of one system keep its session counters' rollups exact one after the other.
+   */
   insert (records: readonly NewUsageRecord[]): Promise<Array<Pick<NewUsageRecord, 'systemUid' | 'type' | 'start' | 'bytesTotal'>>>
   /** Records of the system starting in [from, to), most recent first, at most `size`. */
   list (systemUid: string, range: { from: number, to: number }, size: number): Promise<UsageRecord[]>

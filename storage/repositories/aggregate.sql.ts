@@ -3,12 +3,16 @@
 // bucket (a binary search), so calendar buckets cost no date arithmetic in SQL and nothing but one value per
 // (series, bucket) comes back.
 //
-// Two ways to the same answer: rawAggregateSql() folds the points themselves; rollupAggregateSql() folds the hourly
-// rollups (storage/migrations/0019_data_rollups.sql) of the whole hours inside [from, to) and the raw points of the
-// partial hours at its edges. Every bucket start is on a UTC hour (hours, days, months and years all are), so a
+// Two ways to the same answer: rawAggregateSql() folds the points and usage records themselves;
+// rollupAggregateStatement() folds the hourly rollups of the data points (storage/migrations/0019_data_rollups.sql)
+// over the whole hours inside [from, to) and the raw points of the partial hours at its edges, and the daily rollups
+// of the usage data ids (0026_usage_rollups.sql, usage-aggregate.sql.ts) over the whole days that no bucket edge cuts
+// and the raw records elsewhere. Every bucket start is on a UTC hour (hours, days, months and years all are), so a
 // whole hour never straddles two buckets.
-import type { AggregateFn, UsageMeasure, UsageSeries } from '../../core/domain/aggregation.js'
+import type { AggregateFn } from '../../core/domain/aggregation.js'
 import type { AggregateQuery } from '../../core/ports/data-queries.js'
+import { usagePointSql } from './usage-points.sql.js'
+import { usageDaysSql } from './usage-aggregate.sql.js'
 
 /** conventions.md §Data: the folding functions over (num, present); `present` is false for a null value. */
 function fold (fn: AggregateFn, num: string, present: string): string {
@@ -46,42 +50,24 @@ function foldParts (fn: AggregateFn): string {
   }
 }
 
-const MEASURES: Record<UsageMeasure, string> = {
-  // A session counts on its first record (interim DATA records share its uid).
-  session: `CASE WHEN NOT EXISTS (SELECT 1 FROM usage_records e WHERE e.system_uid = r.system_uid AND e.uid = r.uid
-    AND e.type = r.type AND (e.start_ts < r.start_ts OR (e.start_ts = r.start_ts AND e.id < r.id))) THEN 1 END`,
-  count: '1',
-  duration: '(coalesce(r.end_ts, r.start_ts) - r.start_ts) / 1000.0',
-  roundedDuration: 'r.rounded_duration',
-  bytesSent: 'r.bytes_sent',
-  bytesReceived: 'r.bytes_received',
-  bytesTotal: 'r.bytes_total',
-  roundedBytesTotal: 'r.rounded_bytes_total'
+/** The usage series in [$3, $4), as (system_uid, data_id, ts, num, present). */
+function usageSources (q: AggregateQuery): string[] {
+  return Object.entries(q.usage).map(([id, u]) => `SELECT system_uid, data_id, ts, num, num IS NOT NULL AS present FROM (${
+    usagePointSql(id, u, { filter: (date) => `r.system_uid = ANY($6::text[]) AND ${date} >= $3 AND ${date} < $4`, type: 'float8' })}) u`)
 }
 
-/** fleet-api.md §System usage data ids: start date, or the end processing date for INVOICED_ counters. */
-const DATES = { start: 'r.start_ts', invoiced: 'coalesce(r.processed_at, r.end_ts, r.start_ts)' }
-
-/** One usage series as points (system_uid, data_id, ts, num, present); ids and types come from a fixed table. */
-function usageSource (dataId: string, u: UsageSeries): string {
-  if (!/^[A-Z_]+$/.test(dataId) || !/^[A-Z_]+$/.test(u.type)) throw new Error(`not a usage data id: ${dataId}`)
-  const date = DATES[u.date]
-  return `SELECT system_uid, '${dataId}'::text AS data_id, ts, num, num IS NOT NULL AS present FROM (
-      SELECT r.system_uid, ${date} AS ts, (${MEASURES[u.measure]})::float8 AS num
-      FROM usage_records r
-      WHERE r.system_uid = ANY($6::text[]) AND r.type = '${u.type}' AND ${date} >= $3 AND ${date} < $4) u`
-}
-
-/** The stored points in `where` (p: data_points) and the usage series in [$3, $4), as (system_uid, data_id, ts, num, present). */
-function pointSources (q: AggregateQuery, where: string): string {
-  return [
-    `SELECT p.system_uid, p.data_id, p.ts, p.num, (p.num IS NOT NULL OR p.str IS NOT NULL) AS present
+/** The stored points in `where` (p: data_points), as (system_uid, data_id, ts, num, present). */
+function dataPointsSource (where: string): string {
+  return `SELECT p.system_uid, p.data_id, p.ts, p.num, (p.num IS NOT NULL OR p.str IS NOT NULL) AS present
       FROM data_points p
       -- The system uids as a parameter (not a join on the CTE, nor a subquery the planner cannot size): PostgreSQL
       -- then reads the (system, data id, ts) index instead of scanning the whole table.
-      WHERE p.system_uid = ANY($6::text[]) AND p.data_id = ANY($2::text[]) AND ${where}`,
-    ...Object.entries(q.usage).map(([id, u]) => usageSource(id, u))
-  ].join(' UNION ALL ')
+      WHERE p.system_uid = ANY($6::text[]) AND p.data_id = ANY($2::text[]) AND ${where}`
+}
+
+/** The stored points in `where` and the usage series in [$3, $4), as (system_uid, data_id, ts, num, present). */
+function pointSources (q: AggregateQuery, where: string): string {
+  return [dataPointsSource(where), ...usageSources(q)].join(' UNION ALL ')
 }
 
 function systemsCte (q: AggregateQuery): string {
@@ -108,24 +94,57 @@ export function rawAggregateSql (q: AggregateQuery): string {
     ${finalSelect(q)}`
 }
 
-/**
- * Folds the rollups of the whole hours [$7, $8) and the points of [$3, $7) and [$8, $4) (the usage series, which have
- * no rollups, over all of [$3, $4)); the other parameters as rawAggregateSql(). The caller makes sure no hour of the
- * range is `wide`.
- */
-export function rollupAggregateSql (q: AggregateQuery): string {
-  const edges = pointSources(q, '((p.ts >= $3 AND p.ts < $7) OR (p.ts >= $8 AND p.ts < $4))')
+/** Whole hours [first, end) of data_rollups, whole days [first, end) of usage_rollups: absent, read raw. */
+export interface AggregatePlan { hours?: [number, number], days?: [number, number] }
+
+/** per_system rows (system_uid, data_id, bucket, v) of the data points: folded raw, or through the hours. */
+function dataBranch (q: AggregateQuery, hours: [string, string] | undefined): string[] {
+  if (hours === undefined) {
+    return [`data_pts AS (${dataPointsSource('p.ts >= $3 AND p.ts < $4')})`,
+      `data_ps AS (SELECT system_uid, data_id, width_bucket(ts, $5::int8[]) AS bucket, ${fold(q.fn, 'num', 'present')} AS v
+        FROM data_pts GROUP BY system_uid, data_id, bucket)`]
+  }
+  const [first, end] = hours
+  const edges = dataPointsSource(`((p.ts >= $3 AND p.ts < ${first}) OR (p.ts >= ${end} AND p.ts < $4))`)
   const edgeParts = `SELECT system_uid, data_id, width_bucket(ts, $5::int8[]) AS bucket, count(*) FILTER (WHERE present) AS cnt,
       count(num) AS n_num, sum(num) AS sum, sum(num * num) AS ss, min(num) AS min, max(num) AS max, var_pop(num) * count(num) AS m2
     FROM edges GROUP BY system_uid, data_id, bucket`
   const hourParts = `SELECT system_uid, data_id, width_bucket(hour, $5::int8[]) AS bucket, cnt, n_num, sum, ss, min, max, m2
-    FROM data_rollups WHERE system_uid = ANY($6::text[]) AND data_id = ANY($2::text[]) AND hour >= $7 AND hour < $8`
+    FROM data_rollups WHERE system_uid = ANY($6::text[]) AND data_id = ANY($2::text[]) AND hour >= ${first} AND hour < ${end}`
   // The overall mean of each bucket, for stddev only: a window over the parts costs a sort the others do not need.
   const parts = q.fn === 'stddev'
     ? `SELECT *, sum(sum) OVER w / nullif(sum(n_num) OVER w, 0)::float8 AS gm FROM (${edgeParts} UNION ALL ${hourParts}) x
         WINDOW w AS (PARTITION BY system_uid, data_id, bucket)`
     : `${edgeParts} UNION ALL ${hourParts}`
-  const perSystem = `SELECT system_uid, data_id, bucket, ${foldParts(q.fn)} AS v FROM parts GROUP BY system_uid, data_id, bucket`
-  return `WITH sys AS (${systemsCte(q)}), edges AS (${edges}), parts AS (${parts}), per_system AS (${perSystem})
+  return [`edges AS (${edges})`, `parts AS (${parts})`,
+    `data_ps AS (SELECT system_uid, data_id, bucket, ${foldParts(q.fn)} AS v FROM parts GROUP BY system_uid, data_id, bucket)`]
+}
+
+/** per_system rows of the usage series: folded from the records, as rawAggregateSql() does. */
+function rawUsageBranch (q: AggregateQuery): string[] {
+  return [`usage_pts AS (${usageSources(q).join(' UNION ALL ')})`,
+    `usage_ps AS (SELECT system_uid, data_id, width_bucket(ts, $5::int8[]) AS bucket, ${fold(q.fn, 'num', 'present')} AS v
+      FROM usage_pts GROUP BY system_uid, data_id, bucket)`]
+}
+
+export interface Statement { text: string, values: unknown[] }
+
+/**
+ * Folds the data points through the hours and the usage series through the days the plan gives (each raw where the
+ * plan gives none). `values` are the six parameters of rawAggregateSql() ($3: a from at or after the first bucket);
+ * the hours and days are added after them. The caller makes sure no hour of the plan's is `wide`.
+ */
+export function rollupAggregateStatement (q: AggregateQuery, values: readonly unknown[], plan: AggregatePlan): Statement {
+  const all = [...values]
+  const param = (v: number): string => `$${all.push(v)}::int8`
+  // The data branch even without data ids: it reads nothing then, and uses $2, which PostgreSQL must see typed.
+  const ctes = dataBranch(q, plan.hours === undefined ? undefined : [param(plan.hours[0]), param(plan.hours[1])])
+  const branches = ['SELECT system_uid, data_id, bucket, v FROM data_ps']
+  if (Object.keys(q.usage).length > 0) {
+    ctes.push(...plan.days === undefined ? rawUsageBranch(q) : usageDaysSql(q, [param(plan.days[0]), param(plan.days[1])]))
+    branches.push('SELECT system_uid, data_id, bucket, v FROM usage_ps')
+  }
+  const text = `WITH sys AS (${systemsCte(q)}), ${ctes.join(', ')}, per_system AS (${branches.join(' UNION ALL ')})
     ${finalSelect(q)}`
+  return { text, values: all }
 }

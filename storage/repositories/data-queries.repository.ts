@@ -2,10 +2,12 @@ import type { Queryable } from '../../core/ports/store.js'
 import type { AggregateQuery, AggregateRow, DataQueriesRepository, MessageRecord, StoredPoint } from '../../core/ports/data-queries.js'
 import { decodeValue } from '../../core/ports/telemetry.js'
 import { HOUR_MS, hourOf } from '../../core/domain/rollup.js'
-import { rawAggregateSql, rollupAggregateSql } from './aggregate.sql.js'
+import { rollupDays } from '../../core/domain/usage-rollup.js'
+import { rawAggregateSql, rollupAggregateStatement, type AggregatePlan } from './aggregate.sql.js'
 
-// Reads of storage/migrations/0005_telemetry.sql and 0019_data_rollups.sql. Aggregation runs in SQL
-// (aggregate.sql.ts), over the hourly rollups where whole hours allow it.
+// Reads of storage/migrations/0005_telemetry.sql, 0019_data_rollups.sql and 0026_usage_rollups.sql. Aggregation runs
+// in SQL (aggregate.sql.ts), over the hourly rollups where whole hours allow it and over the daily usage rollups
+// where whole days do.
 
 interface PointRow { data_id: string, ts: number, num: number | null, str: string | null }
 interface MessageRow { uid: string, ts: number, protocol: string, nb_data_points: number }
@@ -15,8 +17,9 @@ const toMessage = (r: MessageRow): MessageRecord => ({ uid: r.uid, timestamp: r.
 
 export interface DataQueriesOptions {
   /**
-   * Aggregations fold the hourly rollups (default true); false: the raw points only, the reference the rollups are
-   * tested against and the figure bench/query.ts prints beside theirs (config DATA_ROLLUPS).
+   * Aggregations fold the hourly rollups of the points and the daily rollups of the usage data ids (default true);
+   * false: the raw points and usage records only, the reference the rollups are tested against and the figure
+   * bench/query.ts prints beside theirs (config DATA_ROLLUPS).
    */
   rollups?: boolean
 }
@@ -79,10 +82,14 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
       if (systems.length === 0) return []
       // Points before the first bucket answer nothing (a `size` shorter than the range): the rollup path skips them.
       const from = Math.max(query.from, query.buckets[0] ?? query.from)
-      const hours = useRollups ? await wholeHours(q, query, systems, from) : undefined
-      const { rows } = await q.query<{ key: string, data_id: string, bucket: number, v: number | null }>(
-        hours === undefined ? rawAggregateSql(query) : rollupAggregateSql(query),
-        [keys, query.dataIds, hours === undefined ? query.from : from, query.to, query.buckets, systems, ...hours ?? []])
+      const usage = Object.keys(query.usage).length > 0
+      const plan: AggregatePlan = !useRollups
+        ? {}
+        : { hours: await wholeHours(q, query, systems, from), days: usage ? rollupDays(query.buckets, from, query.to) : undefined }
+      const raw = plan.hours === undefined && plan.days === undefined
+      const base = [keys, query.dataIds, raw ? query.from : from, query.to, query.buckets, systems]
+      const statement = raw ? { text: rawAggregateSql(query), values: base } : rollupAggregateStatement(query, base, plan)
+      const { rows } = await q.query<{ key: string, data_id: string, bucket: number, v: number | null }>(statement.text, statement.values)
       // width_bucket answers 1 for the first bucket; nothing outside [from, to) is read, so 0 never comes back.
       return rows.map((r): AggregateRow => ({ key: r.key, dataId: r.data_id, bucket: r.bucket - 1, v: r.v === null ? null : Number(r.v) }))
     },

@@ -1,10 +1,11 @@
-// The usage store (core/ports/usage.ts) over usage_records (migrations 0005 and 0018). The text fields of a record
-// (visited network, served identities, apn, peer number...) live in its `fields` jsonb column: they are shown, never
-// searched.
+// The usage store (core/ports/usage.ts) over usage_records (migrations 0005 and 0018) and their daily rollups (0026).
+// The text fields of a record (visited network, served identities, apn, peer number...) live in its `fields` jsonb
+// column: they are shown, never searched.
 import type { Queryable } from '../../core/ports/store.js'
 import type { MonthUsage, NewUsageRecord, SystemBilling, UsageRepository, UsageTarget } from '../../core/ports/usage.js'
 import type { UsageRecordType } from '../../core/domain/aggregation.js'
 import type { UsageRecord } from '../../core/domain/usage-record.js'
+import { addUsageRollups } from './usage-rollups.sql.js'
 
 interface RecordRow {
   system_uid: string
@@ -73,17 +74,23 @@ export function createUsageRepository (q: Queryable): UsageRepository {
     async insert (records) {
       if (records.length === 0) return []
       const col = <T>(f: (r: NewUsageRecord) => T): T[] => records.map(f)
+      // The records' systems first, in uid order (no two imports wait on each other in a cycle): the daily rollups of
+      // the session counters need to know each session's first record, which a concurrent import of the same system
+      // could change unseen. NO KEY UPDATE, as addMonthBytes (which takes it again later in the same transaction).
+      await q.query('SELECT uid FROM systems WHERE uid = ANY($1::text[]) ORDER BY uid FOR NO KEY UPDATE', [[...new Set(col((r) => r.systemUid))]])
       // One statement for the whole batch; the unique key (0005: system, uid, type, start, end) keeps a repeated
       // record once, also when the same batch holds it twice.
-      const { rows } = await q.query<{ system_uid: string, type: UsageRecordType, start_ts: number | string, bytes_total: number | string | null }>(
+      const { rows } = await q.query<{ id: number | string, system_uid: string, type: UsageRecordType, start_ts: number | string, bytes_total: number | string | null }>(
         `INSERT INTO usage_records (${COLUMNS})
          SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $5::int8[], $6::int8[], $7::bool[], $8::int8[],
            $9::int8[], $10::int8[], $11::int8[], $12::int8[], $13::jsonb[])
-         ON CONFLICT DO NOTHING RETURNING system_uid, type, start_ts, bytes_total`,
+         ON CONFLICT DO NOTHING RETURNING id, system_uid, type, start_ts, bytes_total`,
         [col((r) => r.systemUid), col((r) => r.uid), col((r) => r.type), col((r) => r.start), col((r) => r.end),
           col((r) => r.processedAt), col((r) => r.partial), col((r) => r.bytesSent), col((r) => r.bytesReceived),
           col((r) => r.bytesTotal), col((r) => r.roundedBytesTotal), col((r) => r.roundedDuration),
           col((r) => JSON.stringify(r.text))])
+      // Their days' rollups (issue 12, Rollups), in the same transaction: the stored records only, a repeat adds nothing.
+      await addUsageRollups(q, rows.map((r) => Number(r.id)))
       return rows.map((r) => ({ systemUid: r.system_uid, type: r.type, start: Number(r.start_ts), bytesTotal: num(r.bytes_total) }))
     },
 

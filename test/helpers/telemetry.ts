@@ -1,10 +1,11 @@
-// Telemetry rows written straight into the store (storage/migrations/0005_telemetry.sql), for the read endpoints'
-// tests: the value encoding is the one of core/ports/telemetry.ts.
+// Telemetry rows and usage records written straight into the store (storage/migrations/0005_telemetry.sql), for the
+// read endpoints' tests: the value encoding is the one of core/ports/telemetry.ts.
 import { randomUUID } from 'node:crypto'
 import type { Queryable } from '../../core/ports/store.js'
 import type { DataValue } from '../../core/domain/device-message.js'
 import { encodeValue } from '../../core/ports/telemetry.js'
 import { createTelemetryRepository } from '../../storage/repositories/telemetry.repository.js'
+import { createUsageRepository } from '../../storage/repositories/usage.repository.js'
 
 export interface TestPoint { dataId: string, ts: number, value: DataValue }
 
@@ -54,14 +55,27 @@ export interface TestUsage {
   roundedDuration?: number | null
 }
 
-/** One usage record (fleet-api.md §Usage record). Answers its uid. */
+/**
+ * One usage record (fleet-api.md §Usage record), through the import's own write, which keeps the daily usage rollups
+ * (usage_rollups) with the records; a record already stored is not stored again. Answers its uid.
+ */
 export async function insertUsage (db: Queryable, systemUid: string, r: TestUsage): Promise<string> {
   const uid = r.uid ?? randomUUID()
-  await db.query(
-    `INSERT INTO usage_records (system_uid, uid, type, start_ts, end_ts, processed_at, partial, bytes_sent, bytes_received,
-       bytes_total, rounded_bytes_total, rounded_duration) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-    [systemUid, uid, r.type, r.start, r.end ?? null, r.processedAt ?? null, r.partial ?? false, r.bytesSent ?? null,
-      r.bytesReceived ?? null, r.bytesTotal ?? null, r.roundedBytesTotal ?? null, r.roundedDuration ?? null])
+  await createUsageRepository(db).insert([{
+    systemUid,
+    uid,
+    type: r.type,
+    start: r.start,
+    end: r.end ?? null,
+    processedAt: r.processedAt ?? null,
+    partial: r.partial ?? false,
+    bytesSent: r.bytesSent ?? null,
+    bytesReceived: r.bytesReceived ?? null,
+    bytesTotal: r.bytesTotal ?? null,
+    roundedBytesTotal: r.roundedBytesTotal ?? null,
+    roundedDuration: r.roundedDuration ?? null,
+    text: {}
+  }])
   return uid
 }
 

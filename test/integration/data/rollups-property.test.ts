@@ -10,6 +10,7 @@ import { AGGREGATE_FNS, TIMESCALES, USAGE_DATA_IDS, bucketsOf, type AggregateFn,
 import type { AggregateQuery, AggregateRow } from '../../../core/ports/data-queries.js'
 import { createDataQueriesRepository } from '../../../storage/repositories/data-queries.repository.js'
 import { createTelemetryRepository } from '../../../storage/repositories/telemetry.repository.js'
+import { createUsageRepository } from '../../../storage/repositories/usage.repository.js'
 import { rebuildRollups } from '../../../storage/repositories/rollups.sql.js'
 import { createTestDb, type TestDb } from '../../helpers/test-db.js'
 
@@ -89,9 +90,12 @@ async function store (points: GenPoint[], cuts: number[]): Promise<void> {
       await createTelemetryRepository(tx).insertPoints(batch.map((p) => ({ systemUid: p.system, dataId: p.dataId, ts: p.ts, value: p.value, messageUid: randomUUID() })))
     })
   }
-  // A usage series too (no rollups of its own): it must fold beside the rolled-up hours.
+  // A usage series too (daily rollups of its own, usage-rollups-property.test.ts): it must fold beside the hours.
+  await db.query('DELETE FROM usage_rollups')
   for (const [i, p] of points.slice(0, 5).entries()) {
-    await db.query('INSERT INTO usage_records (system_uid, uid, type, start_ts) VALUES ($1, $2, \'SMS_SENT\', $3)', [p.system, `u${i}`, p.ts])
+    await db.transaction(async (tx) => {
+      await createUsageRepository(tx).insert([{ systemUid: p.system, uid: `u${i}`, type: 'SMS_SENT', start: p.ts, end: null, partial: false, bytesSent: null, bytesReceived: null, bytesTotal: null, roundedBytesTotal: null, roundedDuration: null, processedAt: null, text: {} }])
+    })
   }
 }
 

@@ -1,0 +1,22 @@
+// Daily rollups of the usage data ids (issue 12, Rollups: "Usage data ids get the same treatment";
+// storage/migrations/0026_usage_rollups.sql): which part of an aggregation's range they may answer. A usage point's
+// date is a record's start or its end processing date (fleet-api.md §System usage data ids), and the rollups hold
+// what the points of one (system, usage data id, UTC day) contribute to the folding functions of conventions.md §Data.
+
+export const DAY_MS = 86_400_000
+
+/** The start of the UTC day holding ts (days are aligned on the epoch; negative timestamps too). */
+export const dayOf = (ts: number): number => ts - (((ts % DAY_MS) + DAY_MS) % DAY_MS)
+
+/**
+ * The whole UTC days of [from, to) as [first, end) that the daily rollups may answer, or undefined when there is
+ * none: a day is folded from its rollup only when no bucket edge cuts it, i.e. every bucket starts on a UTC day.
+ * Day, month and year buckets always do; hour buckets only when their width is a whole number of days counted from
+ * the epoch (24hour, 48hour). The records of the cut parts, [from, first) and [end, to), are read raw.
+ */
+export function rollupDays (buckets: readonly number[], from: number, to: number): [number, number] | undefined {
+  if (buckets.length === 0 || buckets.some((b) => dayOf(b) !== b)) return undefined
+  const first = dayOf(from) === from ? from : dayOf(from) + DAY_MS
+  const end = dayOf(to)
+  return first < end ? [first, end] : undefined
+}
