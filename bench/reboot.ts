@@ -106,6 +106,7 @@ async function measure (store: Store, svc: ServiceProcess, devices: DevicesProce
   let reachable = before.devices - before.gone
   const rssBefore = await svc.rss()
   let rssMax = rssBefore
+  await svc.profileStart()
   const t0 = performance.now()
   let res: Response
   // 503: the service shed the request (event loop or in-flight limits, README "Health, metrics and overload"),
@@ -153,6 +154,8 @@ async function measure (store: Store, svc: ServiceProcess, devices: DevicesProce
   }
   if (op === undefined) throw new Error('no answer to GET operation')
   const toFinishedS = (performance.now() - t0) / 1000
+  const profiled = await svc.profileStop(`${store}-${operation.replace(/\s+/g, '-')}`)
+  if (profiled !== null) console.log(`   CPU profile of the service during ${operation}: ${profiled}`)
   const rssEnd = await svc.rss()
   // The devices' last acks are acknowledged by the service before the operation can finish; a moment for their
   // own counters to follow.
@@ -206,6 +209,7 @@ async function benchOn (store: Store): Promise<StoreResult> {
     })
     console.log(`   seeded in ${svc.seedSeconds.toFixed(1)} s; service pid ${svc.pid}, RSS ${((await svc.rss()) / MIB).toFixed(0)} MiB`)
     console.log(`   connecting ${DEVICES} MQTT devices from their own process, ${CONNECT_RATE} a second`)
+    await svc.profileStart()
     let lastShown = 0
     devices = startDevicesProcess({ mqttUrl: svc.mqttUrl, devices: DEVICES, password: MQTT_PASSWORD, perSecond: CONNECT_RATE, rebootMs: REBOOT_MS, client: CLIENT },
       (connected, failed) => {
@@ -214,6 +218,8 @@ async function benchOn (store: Store): Promise<StoreResult> {
         console.log(`   ${connected} connected${failed > 0 ? `, ${failed} given up` : ''}`)
       })
     const ready = await devices.ready
+    const connectProfile = await svc.profileStop(`${store}-connect`)
+    if (connectProfile !== null) console.log(`   CPU profile of the service while the devices connected: ${connectProfile}`)
     console.log(`   ${ready.connected} devices connected and subscribed in ${ready.seconds.toFixed(1)} s` +
       `${ready.failed > 0 ? `; ${ready.failed} could not connect (${ready.lastError ?? '?'})` : ''}`)
     if (ready.connected === 0) throw new Error('no device connected')

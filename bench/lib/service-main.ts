@@ -1,6 +1,9 @@
 // Entry of the service process of bench/lib/service-process.ts (not run on its own): the service as bin/serve.ts
 // assembles it (engine workers, MQTT, API), on ephemeral ports of loopback, with devices seeded before it listens.
 // Talks to its parent over the IPC channel: sends `listening` once ready, closes the service on `close`.
+import { mkdir, writeFile } from 'node:fs/promises'
+import { Session } from 'node:inspector'
+import { dirname } from 'node:path'
 import { pino } from 'pino'
 import { openInfra } from '../../bin/context.js'
 import { assembleService } from '../../bin/serve.js'
@@ -26,8 +29,27 @@ await seedDevices(infra.db, companyUid, input.devices, input.seed)
 const seedSeconds = (performance.now() - t0) / 1000
 const { httpPort, ports } = await service.listen({ anyPort: true, host: '127.0.0.1' })
 
+// BENCH_CPU_PROF (bench/lib/service-process.ts): a CPU profile of the window the benchmark asks for.
+const inspector = new Session()
+inspector.connect()
+const post = async (method: string): Promise<unknown> => await new Promise((resolve, reject) => {
+  inspector.post(method, (err, result) => { if (err != null) reject(err); else resolve(result) })
+})
+async function profile (m: { type: string, file?: string }): Promise<void> {
+  if (m.type === 'profile-start') { await post('Profiler.enable'); await post('Profiler.start'); return }
+  const { profile } = await post('Profiler.stop') as { profile: unknown }
+  if (m.file === undefined) return
+  await mkdir(dirname(m.file), { recursive: true })
+  await writeFile(m.file, JSON.stringify(profile))
+  process.send?.({ type: 'profiled', file: m.file })
+}
+
 let closing = false
-process.on('message', (m: { type: string }) => {
+process.on('message', (m: { type: string, file?: string }) => {
+  if (m.type === 'profile-start' || m.type === 'profile-stop') {
+    profile(m).catch((err: unknown) => { console.error('profile:', err); process.send?.({ type: 'profiled', file: null }) })
+    return
+  }
   if (m.type !== 'close' || closing) return
   closing = true
   service.close().then(() => { process.exit(0) }, (err: unknown) => {

@@ -18,7 +18,9 @@ export interface ServiceProcessInput {
   seed: DeviceSeed
 }
 
-export type ServiceProcessMessage = { type: 'listening', httpPort: number, mqttPort: number, companyUid: string, seedSeconds: number }
+export type ServiceProcessMessage =
+  | { type: 'listening', httpPort: number, mqttPort: number, companyUid: string, seedSeconds: number }
+  | { type: 'profiled', file: string | null }
 
 export interface ServiceProcess {
   pid: number
@@ -29,6 +31,13 @@ export interface ServiceProcess {
   seedSeconds: number
   /** The service's resident memory now, bytes. */
   rss (): Promise<number>
+  /**
+   * With BENCH_CPU_PROF=<dir>: starts a V8 CPU profile of the service (a no-op without it), written by
+   * profileStop() to <dir>/<name>.cpuprofile, so that a profile holds the part of a run that is measured.
+   */
+  profileStart (): Promise<void>
+  /** Answers the profile's file, or null without BENCH_CPU_PROF. */
+  profileStop (name: string): Promise<string | null>
   close (): Promise<void>
 }
 
@@ -54,14 +63,13 @@ async function metricsRss (origin: string): Promise<number> {
 export async function startServiceProcess (opts: Omit<ServiceProcessInput, 'dataDir'>): Promise<ServiceProcess> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-svc-'))
   const input: ServiceProcessInput = { ...opts, dataDir }
-  // BENCH_CPU_PROF=<dir>: the service writes a V8 CPU profile there when it closes (where the time goes).
-  const prof = process.env.BENCH_CPU_PROF
-  const execArgv = ['--max-semi-space-size=64', '--import', 'tsx', ...(prof === undefined || prof === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${prof}`])]
+  const prof = process.env.BENCH_CPU_PROF === '' ? undefined : process.env.BENCH_CPU_PROF
+  const execArgv = ['--max-semi-space-size=64', '--import', 'tsx']
   const child: ChildProcess = fork(MAIN, [JSON.stringify(input)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const exited = new Promise<number | null>((resolve) => { child.once('exit', (code) => { resolve(code) }) })
   try {
-    const ready = await new Promise<ServiceProcessMessage>((resolve, reject) => {
-      child.once('message', (m: ServiceProcessMessage) => { resolve(m) })
+    const ready = await new Promise<Extract<ServiceProcessMessage, { type: 'listening' }>>((resolve, reject) => {
+      child.once('message', (m: ServiceProcessMessage) => { if (m.type === 'listening') resolve(m) })
       exited.then((code) => { reject(new Error(`the service process exited with ${code} before listening`)) }, reject)
     })
     const origin = `http://127.0.0.1:${ready.httpPort}`
@@ -73,6 +81,18 @@ export async function startServiceProcess (opts: Omit<ServiceProcessInput, 'data
       companyUid: ready.companyUid,
       seedSeconds: ready.seedSeconds,
       async rss () { return await procRss(pid) ?? await metricsRss(origin) },
+      async profileStart () {
+        if (prof !== undefined) child.send({ type: 'profile-start' })
+      },
+      async profileStop (name) {
+        if (prof === undefined) return null
+        const done = new Promise<string | null>((resolve) => {
+          const on = (m: ServiceProcessMessage): void => { if (m.type === 'profiled') { child.off('message', on); resolve(m.file) } }
+          child.on('message', on)
+        })
+        child.send({ type: 'profile-stop', file: join(prof, `${name}.cpuprofile`) })
+        return await done
+      },
       async close () {
         if (child.exitCode === null) {
           child.send({ type: 'close' })

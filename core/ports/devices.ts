@@ -31,8 +31,11 @@ export interface ConnectionRequester {
 /** Where the answers of devices go (the operations engine), called after the answers are committed. */
 export type DeviceAnswers = (answers: readonly DeviceAnswer[]) => Promise<void>
 
-/** One system's tasks to take over one protocol; `again` adds the SENT ones not answered (DeviceTasksRepository.take). */
-export interface TakeRequest { systemUid: string, protocol: DeviceProtocol, again?: boolean }
+/**
+ * One system's tasks to take over one protocol; `again` adds the SENT ones not answered (DeviceTasksRepository.take),
+ * except those of `received`: tasks the device confirmed receiving at its transport's level (an MQTT PUBACK).
+ */
+export interface TakeRequest { systemUid: string, protocol: DeviceProtocol, again?: boolean, received?: readonly string[] }
 
 /** The store of device tasks (storage/repositories/device-tasks.repository.ts). */
 export interface DeviceTasksRepository {

@@ -20,6 +20,8 @@ export interface AedesBrokerDeps {
   registry: ConnectionRegistry
   /** A connection subscribed to its tasks topic: its waiting tasks are delivered. */
   onTasksSubscribed: (c: MqttConnection) => void
+  /** The device acknowledged (PUBACK) the publish that carried these tasks (received-tasks.ts). */
+  onTasksReceived: (systemUid: string, taskUids: readonly string[]) => void
   /** Other protocols' topic namespaces on this broker (Sparkplug B); the broker publishes for them through it. */
   bus?: MqttBus
 }
@@ -43,6 +45,10 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
   const connections = new WeakMap<Client, MqttConnection>()
   /** The topic filters each client subscribed to (granted ones only). */
   const filters = new WeakMap<Client, Set<string>>()
+  /** Those of them granted at QoS 0. */
+  const qos0 = new WeakMap<Client, Set<string>>()
+  /** The task uids of each tasks publish sent to a client and not acknowledged yet, oldest first. */
+  const awaitingAck = new WeakMap<Client, Array<readonly string[]>>()
   /** Each connection as the bus's namespaces see it. */
   const busClients = new WeakMap<Client, BusClient>()
   const busClient = (client: Client, session: DeviceSession): BusClient => {
@@ -125,11 +131,29 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
       version: '3.1.1',
       clientId: client.id,
       wantsTasks: () => wantsTasks(session.username, filters.get(client) ?? []),
-      sendTasks: async (payload) => { await publishOn(deviceTopic(session.username, 'tasks'), payload) },
+      sendTasks: async (payload, taskUids) => {
+        const topic = deviceTopic(session.username, 'tasks')
+        // aedes sends it at QoS 0, unacknowledged, to a subscription of that very topic at QoS 0 (lib/client.js).
+        if (qos0.get(client)?.has(topic) !== true) {
+          const queue = awaitingAck.get(client) ?? []
+          queue.push(taskUids) // before it leaves: its PUBACK may be read before the publish's own callback
+          awaitingAck.set(client, queue)
+        }
+        await publishOn(topic, payload)
+      },
       close: () => { client.close() }
     }
     connections.set(client, c)
     deps.registry.add(c)
+  })
+  // A device's PUBACK: aedes tells which client sent it but, for a clean session (it stores no outgoing copy), not
+  // which publish it acknowledges. The only QoS 1 publishes an MQTT device is sent are its tasks (authorizeForward),
+  // and a client acknowledges QoS 1 publishes in the order it received them (MQTT 3.1.1 §4.6): the oldest task
+  // publish waiting is the one acknowledged.
+  broker.on('ack', (_packet, client) => {
+    const session = client === null ? undefined : sessions.get(client)
+    const uids = client === null ? undefined : awaitingAck.get(client)?.shift()
+    if (session !== undefined && uids !== undefined) deps.onTasksReceived(session.systemUid, uids)
   })
   broker.on('clientDisconnect', (client) => {
     const c = connections.get(client)
@@ -142,7 +166,13 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
   })
   broker.on('subscribe', (subs, client) => {
     const mine = filters.get(client) ?? new Set<string>()
-    for (const x of subs) mine.add(x.topic)
+    const low = qos0.get(client) ?? new Set<string>()
+    for (const x of subs) {
+      mine.add(x.topic)
+      if (x.qos === 0) low.add(x.topic)
+      else low.delete(x.topic)
+    }
+    qos0.set(client, low)
     filters.set(client, mine)
     const c = connections.get(client)
     if (c !== undefined && wantsTasks(c.session.username, subs.map((x) => x.topic))) deps.onTasksSubscribed(c)

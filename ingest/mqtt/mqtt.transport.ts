@@ -8,6 +8,7 @@ import { createPipeline } from '../pipeline.js'
 import { createMqttEndpoint } from './endpoint.js'
 import { mqttPublishHandler } from './publish.js'
 import { createConnectionRegistry, type MqttConnection } from './registry.js'
+import { createReceivedTasks } from './received-tasks.js'
 import mqttWebSocketRoutes from './ws.routes.js'
 import { brokerTransport } from '../mqtt-broker/broker.transport.js'
 
@@ -17,13 +18,17 @@ export const mqttTransport: TransportFactory = async (deps): Promise<DeviceTrans
   const registry = createConnectionRegistry()
   const pipeline = createPipeline({ ingest: deps.ingest, now: deps.now, protocol: 'MQTT' })
 
+  const received = createReceivedTasks()
+  const send = async (c: MqttConnection, tasks: readonly DeviceTask[]): Promise<void> => { await c.sendTasks(encodeTasks(tasks), tasks.map((t) => t.uid)) }
+
   /**
    * A subscription to the tasks topic: the tasks waiting, and those sent before and not answered (a device that
-   * reconnects may have lost them; it ignores one it already ran by its uid, conventions.md §Device tasks).
+   * reconnects may have lost them; it ignores one it already ran by its uid, conventions.md §Device tasks), but not
+   * those it acknowledged receiving (received-tasks.ts).
    */
   function deliverWaiting (c: MqttConnection): void {
-    deps.ingest.takeTasks(c.session.systemUid, 'MQTT', { again: true })
-      .then(async (tasks) => { if (tasks.length > 0) await c.sendTasks(encodeTasks(tasks)) })
+    deps.ingest.takeTasks(c.session.systemUid, 'MQTT', { again: true, received: received.of(c.session.systemUid) })
+      .then(async (tasks) => { if (tasks.length > 0) await send(c, tasks) })
       .catch((err: unknown) => { deps.log.warn({ err, systemUid: c.session.systemUid }, 'waiting tasks not delivered') })
   }
 
@@ -33,6 +38,7 @@ export const mqttTransport: TransportFactory = async (deps): Promise<DeviceTrans
     publish: mqttPublishHandler(pipeline),
     registry,
     onTasksSubscribed: deliverWaiting,
+    onTasksReceived: received.add,
     bus: deps.mqtt
   })
 
@@ -46,7 +52,7 @@ export const mqttTransport: TransportFactory = async (deps): Promise<DeviceTrans
     async push (systemUid: string, tasks: readonly DeviceTask[]) {
       const c = registry.subscribed(systemUid)
       if (c === undefined) return false
-      await c.sendTasks(encodeTasks(tasks))
+      await send(c, tasks)
       return true
     },
     connections: () => registry.counts().map((c) => ({ kind: c.version, count: c.count })),

@@ -13,8 +13,8 @@ export interface MqttConnection {
   readonly clientId: string
   /** Whether a granted subscription of the connection delivers its tasks topic. */
   wantsTasks (): boolean
-  /** Publishes a task list at QoS 1 on its tasks topic. */
-  sendTasks (payload: string): Promise<void>
+  /** Publishes a task list at QoS 1 on its tasks topic (`taskUids`: the tasks it carries, told on its PUBACK). */
+  sendTasks (payload: string, taskUids: readonly string[]): Promise<void>
   /** Closes it; `takenOver`: a newer connection of the same system took its client id. */
   close (opts?: { takenOver?: boolean }): void
 }

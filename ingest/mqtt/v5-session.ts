@@ -30,6 +30,8 @@ export interface V5Deps {
   registry: ConnectionRegistry
   /** A connection subscribed to its tasks topic: its waiting tasks are delivered. */
   onTasksSubscribed: (c: MqttConnection) => void
+  /** The device acknowledged (PUBACK) the publish that carried these tasks (received-tasks.ts). */
+  onTasksReceived: (systemUid: string, taskUids: readonly string[]) => void
   /** Announced in CONNACK (MQTT 5.0 §3.2.2.3.6); the transport closes a connection that sends a larger packet. */
   maxPacketBytes: number
 }
@@ -42,6 +44,8 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): v
   let session: DeviceSession | undefined
   let self: MqttConnection | undefined
   const filters = new Set<string>()
+  /** The task uids of each tasks publish waiting for its PUBACK, by packet id. */
+  const inflightTasks = new Map<number, readonly string[]>()
   let nextId = 1
   let keepAliveTimer: NodeJS.Timeout | undefined
   let keepAliveMs = 0
@@ -71,10 +75,11 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): v
     version: '5',
     clientId,
     wantsTasks: () => wantsTasks(s.username, filters),
-    async sendTasks (payload) {
+    async sendTasks (payload, taskUids) {
       if (closed) return
       const messageId = nextId
       nextId = nextId >= 65535 ? 1 : nextId + 1
+      inflightTasks.set(messageId, taskUids)
       send({ cmd: 'publish', topic: deviceTopic(s.username, 'tasks'), payload: Buffer.from(payload), qos: 1, retain: false, dup: false, messageId } as IPublishPacket)
     },
     close: (opts) => { close(opts?.takenOver === true ? RC.sessionTakenOver : undefined) }
@@ -152,7 +157,13 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): v
         return
       case 'pingreq': send({ cmd: 'pingresp' }); return
       case 'disconnect': close(); return
-      case 'puback': return
+      case 'puback': {
+        const uids = inflightTasks.get(p.messageId ?? 0)
+        if (uids === undefined || session === undefined) return
+        inflightTasks.delete(p.messageId ?? 0)
+        deps.onTasksReceived(session.systemUid, uids)
+        return
+      }
       default: close(RC.protocolError)
     }
   }

@@ -2,7 +2,8 @@
 // tasks: `read` → publish the current values then ack OK; `write` → apply the settings (reported with the next
 // data) and ack OK, or ERROR for an unknown setting; the actions of settings.ts (reboot, reset, connect). Each task
 // uid runs once: a task delivered again (a redelivery, a resubscription after a reboot) is acknowledged again with
-// the status it had.
+// the status it had, unless the service already acknowledged that ack (then it has it: the copy is ignored, as a
+// device is free to, conventions.md §Device tasks).
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Ack, Point, Task } from '../../protocols/airvantage/index.js'
 import type { DeviceTransport } from '../transports/transport.js'
@@ -58,8 +59,9 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
   const { transport, model, events = {} } = init
   const failsTasks = init.failsTasks ?? false
   const rebootMs = init.rebootMs ?? 1000
-  // The ack of each task already run, by uid (the oldest forgotten past REMEMBERED_TASKS).
-  const answered = new Map<string, Ack>()
+  // The ack of each task already run, by uid (the oldest forgotten past REMEMBERED_TASKS), and whether the service
+  // acknowledged it.
+  const answered = new Map<string, { ack: Ack, delivered: boolean }>()
   let answering: Promise<void> = Promise.resolve()
   // Set while the device is off (a reboot): its data and polls wait for it to be back.
   let booting: Promise<void> | undefined
@@ -128,13 +130,18 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
   async function answerAll (tasks: Task[]): Promise<void> {
     const acks: Ack[] = []
     const fresh: Array<{ task: Task, ack: Ack }> = []
-    const flush = async (): Promise<void> => { if (acks.length > 0) await transport.sendAcks(acks.splice(0)) }
+    const flush = async (): Promise<void> => {
+      if (acks.length === 0) return
+      const sent = acks.splice(0)
+      await transport.sendAcks(sent)
+      for (const a of sent) { const known = answered.get(a.uid); if (known !== undefined) known.delivered = true }
+    }
     for (const task of tasks) {
       const before = answered.get(task.uid)
-      if (before !== undefined) { acks.push(before); continue }
+      if (before !== undefined) { if (!before.delivered) acks.push(before.ack); continue }
       const ack = await run(task, flush)
       // Remembered before its ack leaves: should that fail, the task is not run again, only acknowledged again.
-      answered.set(task.uid, ack)
+      answered.set(task.uid, { ack, delivered: false })
       if (answered.size > REMEMBERED_TASKS) answered.delete(answered.keys().next().value as string)
       acks.push(ack)
       fresh.push({ task, ack })

@@ -29,17 +29,24 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
       if (requests.length === 0) return []
       // One row per system and protocol (an UPDATE joined twice to a row would update it once, for one of them).
       const keyOf = (systemUid: string, protocol: string): string => `${protocol}\u0000${systemUid}`
-      const wanted = new Map<string, { system_uid: string, protocol: string, again: boolean }>()
+      // Two requests of one system: again if either asks it, and only the tasks both confirmed receiving are skipped.
+      const wanted = new Map<string, { system_uid: string, protocol: string, again: boolean, received: string[] }>()
       for (const r of requests) {
         const k = keyOf(r.systemUid, r.protocol)
         const seen = wanted.get(k)
-        wanted.set(k, { system_uid: r.systemUid, protocol: r.protocol, again: (seen?.again ?? false) || r.again === true })
+        const received = r.received ?? []
+        wanted.set(k, {
+          system_uid: r.systemUid,
+          protocol: r.protocol,
+          again: (seen?.again ?? false) || r.again === true,
+          received: seen === undefined ? [...received] : seen.received.filter((u) => received.includes(u))
+        })
       }
       const { rows } = await q.query<TaskRow & { system_uid: string, protocol: string }>(
         `UPDATE device_tasks t SET state = 'SENT', sent_at = $1
-         FROM jsonb_to_recordset($2::jsonb) AS v(system_uid text, protocol text, again boolean)
+         FROM jsonb_to_recordset($2::jsonb) AS v(system_uid text, protocol text, again boolean, received text[])
          WHERE t.system_uid = v.system_uid AND t.protocol = v.protocol
-           AND (t.state = 'PENDING' OR (v.again AND t.state = 'SENT'))
+           AND (t.state = 'PENDING' OR (v.again AND t.state = 'SENT' AND NOT (t.uid = ANY(v.received))))
          RETURNING t.system_uid, t.protocol, t.body, t.created_at`, [now, JSON.stringify([...wanted.values()])])
       const taken = new Map<string, TaskRow[]>()
       for (const r of rows) {

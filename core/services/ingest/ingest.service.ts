@@ -30,7 +30,7 @@ interface AckItem {
 }
 
 /** One device's request for its tasks on its way to the store; `tasks` what it was given. */
-interface TakeItem { systemUid: string, protocol: DeviceProtocol, again: boolean, tasks: DeviceTask[] }
+interface TakeItem { systemUid: string, protocol: DeviceProtocol, again: boolean, received: readonly string[], tasks: DeviceTask[] }
 
 export interface IngestStats {
   committedMessages: number
@@ -236,10 +236,11 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
   /**
    * The device's tasks to deliver over this protocol, oldest first, marked SENT; the device is communicating
    * (conventions.md §Data). `again` (a connection, a subscription, a poll) adds those delivered before and not
-   * answered yet: a device may have lost them, and ignores one it already ran by its uid (§Device tasks).
+   * answered yet: a device may have lost them, and ignores one it already ran by its uid (§Device tasks); but not
+   * those of `received`, which the device confirmed receiving (an MQTT PUBACK: the transport's own guarantee).
    */
-  async function takeTasks (systemUid: string, protocol: DeviceProtocol, opts: { again?: boolean } = {}): Promise<DeviceTask[]> {
-    const item: TakeItem = { systemUid, protocol, again: opts.again === true, tasks: [] }
+  async function takeTasks (systemUid: string, protocol: DeviceProtocol, opts: { again?: boolean, received?: readonly string[] } = {}): Promise<DeviceTask[]> {
+    const item: TakeItem = { systemUid, protocol, again: opts.again === true, received: opts.received ?? [], tasks: [] }
     await takeCommits.submit(item)
     return item.tasks
   }

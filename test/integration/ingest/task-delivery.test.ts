@@ -81,11 +81,11 @@ function inbox (client: MqttClient): DeviceTask[][] {
  * Connected and subscribed to its tasks topic, with the delivery of the subscription done: it marks the system
  * communicating (conventions.md §Data), so once lastCommDate is set nothing else is on its way.
  */
-async function online (d: Device, version: MqttVersion): Promise<{ client: MqttClient, got: DeviceTask[][] }> {
+async function online (d: Device, version: MqttVersion, qos: 0 | 1 = 1): Promise<{ client: MqttClient, got: DeviceTask[][] }> {
   const client = await connectDevice(stack.mqttUrl, d.serial, d.password, { version })
   const got = inbox(client)
   const before = await lastComm(d.uid)
-  expect(await subscribe(client, `${d.serial}/tasks/json`)).toEqual([1])
+  expect(await subscribe(client, `${d.serial}/tasks/json`, qos)).toEqual([qos])
   await eventually(async () => (await lastComm(d.uid) ?? 0) > (before ?? -1), 5000, 'the subscription delivery')
   return { client, got }
 }
@@ -166,7 +166,8 @@ describe('push to connected MQTT devices', () => {
 
   it('a task delivered and not answered is delivered again at the next connection, and no more once answered', async () => {
     const d = await device()
-    const first = await online(d, 4)
+    // At QoS 0 the device never confirms the publish (no PUBACK): the service cannot know it holds the task.
+    const first = await online(d, 4, 0)
     const task = await writeTask(d.uid, 'MQTT', { command: { id: 'system.reboot', params: {} } })
     await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: false })
     await eventually(async () => first.got.length > 0, 5000, 'the pushed task')
@@ -191,6 +192,34 @@ describe('push to connected MQTT devices', () => {
       await endAll(third.client)
     }
   })
+})
+
+describe('tasks the device confirmed receiving', () => {
+  for (const version of [4, 5] as const) {
+    it(`MQTT ${version === 4 ? '3.1.1' : '5'}: a task whose publish the device acknowledged (PUBACK) is not sent again at its next subscription; its answer ends it`, async () => {
+      const d = await device()
+      const first = await online(d, version)
+      const confirmed = await writeTask(d.uid, 'MQTT', { command: { id: 'system.reboot', params: {} } })
+      await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: false })
+      await eventually(async () => first.got.length > 0, 5000, 'the pushed task')
+      // mqtt.js acknowledges a QoS 1 publish once it has handed it to the application: wait for it to leave.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      await endAll(first.client) // gone for a reboot, as the device does with such a task
+
+      const second = await online(d, version)
+      try {
+        // A task written meanwhile comes alone: the one the device confirmed is not sent a second time.
+        const later = await writeTask(d.uid, 'MQTT')
+        await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: false })
+        await eventually(async () => second.got.length > 0, 5000, 'the later task')
+        expect(second.got).toEqual([[later]])
+        expect(await publish(second.client, `${d.serial}/acks/json`, JSON.stringify([{ uid: confirmed.uid, status: 'OK' }, { uid: later.uid, status: 'OK' }]))).toBe(0)
+        await eventually(async () => (await taskState(stack, confirmed.uid))?.state === 'OK', 5000, 'the confirmed task answered')
+      } finally {
+        await endAll(second.client)
+      }
+    })
+  }
 })
 
 describe('acks', () => {
