@@ -10,7 +10,7 @@
 //
 // Env: BENCH_SYSTEMS (50), BENCH_DAYS (30), BENCH_DATA_IDS (series per system: 4 on PGlite, 10 on PostgreSQL),
 // BENCH_SECONDS (10 per kind), BENCH_CONCURRENCY (2), DATABASE_URL (a PostgreSQL server: the bench also runs there,
-// on a database of its own that it drops after).
+// on a database of its own that it drops after, or keeps with BENCH_KEEP_DB=1), BENCH_STORES (pglite,postgres).
 import { randomInt } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -34,6 +34,9 @@ const dataIdsOf = (store: Store): number => Math.min(10, Number(process.env.BENC
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 2)
 const SERVER_URL = process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL
+const STORES = (process.env.BENCH_STORES ?? 'pglite,postgres').split(',').map((x) => x.trim())
+// BENCH_KEEP_DB=1: the PostgreSQL scratch database is kept (its URL printed), to look at the queries' plans after.
+const KEEP_DB = process.env.BENCH_KEEP_DB === '1'
 const PATHS_PER_KIND = 100
 const MINUTE = 60_000
 const HOUR = 60 * MINUTE
@@ -219,7 +222,8 @@ async function benchOn (store: Store): Promise<Figures> {
     return figures
   } finally {
     await rm(dataDir, { recursive: true, force: true })
-    await scratch?.drop()
+    if (KEEP_DB && scratch !== undefined) console.log(`   kept ${scratch.url} (BENCH_KEEP_DB)`)
+    else await scratch?.drop()
   }
 }
 
@@ -233,8 +237,8 @@ function print (f: Figures): void {
 }
 
 const results: Figures[] = []
-results.push(await benchOn('pglite'))
-if (SERVER_URL !== undefined) results.push(await benchOn('postgres'))
+if (STORES.includes('pglite')) results.push(await benchOn('pglite'))
+if (!STORES.includes('postgres')) { /* not asked for */ } else if (SERVER_URL !== undefined) results.push(await benchOn('postgres'))
 else console.log('\n(DATABASE_URL not set: PostgreSQL skipped)')
 
 console.log('\n== summary (p50 / p99 ms: through the rollups | raw points only | speed-up at p50)')

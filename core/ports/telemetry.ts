@@ -54,6 +54,7 @@ export function encodeValue (v: DataValue): { num: number | null, str: string | 
 
 export function decodeValue (num: number | null, str: string | null): DataValue {
   if (num !== null && str !== null) return str === 'true'
-  if (num !== null) return num
+  // JSON has no NaN or infinity: such a number (stored before the ingest turned them into null) reads as null.
+  if (num !== null) return Number.isFinite(num) ? num : null
   return str
 }

@@ -60,17 +60,23 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
     },
 
     async raw (systemUids, dataIds, range, size) {
-      // The LIMIT applies per (system, data id) pair, inside the lateral subquery, on the series index.
-      const { rows } = await q.query<PointRow & { system_uid: string }>(
-        `SELECT s.uid AS system_uid, d.id AS data_id, p.ts, p.num, p.str
-         FROM unnest($1::text[]) AS s (uid) CROSS JOIN unnest($2::text[]) AS d (id)
-         CROSS JOIN LATERAL (
-           SELECT ts, num, str FROM data_points
-           WHERE system_uid = s.uid AND data_id = d.id AND ts >= $3 AND ts < $4
-           ORDER BY ts DESC LIMIT $5) p
-         ORDER BY s.uid, d.id, p.ts DESC`,
+      // The LIMIT applies per (system, data id) pair, inside the lateral subquery, on the series index. Each series
+      // comes back as one JSON array of [ts, num, str]: 5 systems × 10 ids × 500 points were 25,000 rows to send,
+      // parse and sort (most of the request's time, bench query), where 50 arrays are parsed natively.
+      const { rows } = await q.query<{ system_uid: string, data_id: string, pts: Array<[number, number | string | null, string | null]> | null }>(
+        `SELECT s.uid AS system_uid, d.id AS data_id,
+           (SELECT json_agg(json_build_array(p.ts, p.num, p.str) ORDER BY p.ts DESC) FROM (
+              SELECT ts, num, str FROM data_points
+              WHERE system_uid = s.uid AND data_id = d.id AND ts >= $3 AND ts < $4
+              ORDER BY ts DESC LIMIT $5) p) AS pts
+         FROM unnest($1::text[]) AS s (uid) CROSS JOIN unnest($2::text[]) AS d (id)`,
         [systemUids, dataIds, range.from, range.to, size])
-      return rows.map((r) => ({ systemUid: r.system_uid, ...toPoint(r) }))
+      const out: Array<StoredPoint & { systemUid: string }> = []
+      for (const r of rows) {
+        // PostgreSQL writes NaN and ±Infinity as JSON strings ("NaN"): a number column never holds anything else.
+        for (const [ts, num, str] of r.pts ?? []) out.push({ systemUid: r.system_uid, dataId: r.data_id, ts: Number(ts), value: decodeValue(typeof num === 'string' ? Number(num) : num, str) })
+      }
+      return out
     },
 
     async aggregate (query) {
@@ -91,7 +97,7 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
       const statement = raw ? { text: rawAggregateSql(query), values: base } : rollupAggregateStatement(query, base, plan)
       const { rows } = await q.query<{ key: string, data_id: string, bucket: number, v: number | null }>(statement.text, statement.values)
       // width_bucket answers 1 for the first bucket; nothing outside [from, to) is read, so 0 never comes back.
-      return rows.map((r): AggregateRow => ({ key: r.key, dataId: r.data_id, bucket: r.bucket - 1, v: r.v === null ? null : Number(r.v) }))
+      return rows.map((r): AggregateRow => ({ key: r.key, dataId: r.data_id, bucket: r.bucket - 1, v: r.v === null || !Number.isFinite(Number(r.v)) ? null : Number(r.v) }))
     },
 
     async messages (systemUid, range, after, limit) {

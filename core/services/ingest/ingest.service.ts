@@ -155,6 +155,11 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
 
   /** Stores the message; resolves after commit. @throws system.unknown when the system was deleted meanwhile */
   async function accept (msg: DeviceMessage): Promise<void> {
+    // A float NaN or infinity (M3DA and Sparkplug carry IEEE floats; JSON payloads cannot) is stored as a null value:
+    // JSON answers have no way to write it, and it is no reading to fold into a mean.
+    if (msg.points.some((p) => typeof p.value === 'number' && !Number.isFinite(p.value))) {
+      msg = { ...msg, points: msg.points.map((p) => typeof p.value === 'number' && !Number.isFinite(p.value) ? { ...p, value: null } : p) }
+    }
     try {
       await commits.submit(msg)
       derived.note(msg)

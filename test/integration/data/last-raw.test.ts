@@ -91,6 +91,18 @@ describe('raw data points', () => {
     })
   })
 
+  it('answers every kind of value as stored: numbers exactly, strings, booleans as 1 and 0, null, NaN and infinities as null', async () => {
+    const id = uniq('kinds')
+    const values = [0.1, -1e300, 2 ** 53 - 1, 'text "with" quotes, {braces} and \\', true, false, null, Number.NaN, Number.POSITIVE_INFINITY]
+    await insertPoints(stack.db, a, values.map((value, i) => ({ dataId: id, ts: T - i * 1000, value })))
+    const res = await json(raw(`targetIds=${a}&dataIds=${id}&from=${T - 60_000}&to=${T + 1}`))
+    expect(res[a][id]).toEqual([
+      { ts: T, v: 0.1 }, { ts: T - 1000, v: -1e300 }, { ts: T - 2000, v: 2 ** 53 - 1 },
+      { ts: T - 3000, v: 'text "with" quotes, {braces} and \\' }, { ts: T - 4000, v: 1 }, { ts: T - 5000, v: 0 },
+      { ts: T - 6000, v: null }, { ts: T - 7000, v: null }, { ts: T - 8000, v: null }
+    ])
+  })
+
   it('defaults to the last 3 months up to now', async () => {
     const now = Date.now()
     await insertPoints(stack.db, b, [
