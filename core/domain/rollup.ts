@@ -1,6 +1,7 @@
-// Hourly rollups of data points (issue 12, Rollups; storage/migrations/0019_data_rollups.sql): what the points of
-// one (system, data id, UTC hour) contribute to the folding functions of conventions.md §Data. The ingest batch folds
-// its points with hourStats() and the store merges each result into the hour's row in the same transaction.
+// Hourly and daily rollups of data points (issue 12, Rollups; storage/migrations/0019_data_rollups.sql,
+// 0027_data_rollups_daily.sql): what the points of one (system, data id, UTC hour or day) contribute to the folding
+// functions of conventions.md §Data. The ingest batch folds its points with hourStats() and dayStats() and the store
+// merges each result into its period's row in the same transaction.
 import type { DataValue } from './device-message.js'
 
 export const HOUR_MS = 3_600_000
@@ -14,11 +15,12 @@ export const WIDE = 1e100
 /** The start of the UTC hour holding ts (hours are aligned on the epoch; negative timestamps too). */
 export const hourOf = (ts: number): number => ts - (((ts % HOUR_MS) + HOUR_MS) % HOUR_MS)
 
-/** The hour's share of one series, in the columns of data_rollups. */
-export interface HourStats {
+/** The share of one series in one period (an hour, a day), in the columns of data_rollups and data_rollups_daily. */
+export interface PeriodStats {
   systemUid: string
   dataId: string
-  hour: number
+  /** The period's start (ms). */
+  start: number
   /** Present values: numbers, booleans, strings (conventions.md §Data: cnt). */
   cnt: number
   /** Numeric values (booleans are 1 and 0) below WIDE in magnitude, and their sum, sum of squares, min, max. */
@@ -33,6 +35,11 @@ export interface HourStats {
   wide: boolean
 }
 
+export const DAY_MS = 86_400_000
+
+/** The start of the UTC day holding ts (days are aligned on the epoch; negative timestamps too). */
+export const dayOf = (ts: number): number => ts - (((ts % DAY_MS) + DAY_MS) % DAY_MS)
+
 export interface RollupPoint { systemUid: string, dataId: string, ts: number, value: DataValue }
 
 /** The numeric reading of a value, as data_points.num holds it (core/ports/telemetry.ts encodeValue). */
@@ -43,24 +50,25 @@ function numOf (v: DataValue): number | null {
 }
 
 /**
- * The points folded per (system, data id, hour), sorted by that key: the store locks the rows in this order, so
- * two batches merging overlapping hours never wait for each other in a cycle.
+ * The points folded per (system, data id, period), sorted by that key: the store locks the rows in this order, so
+ * two batches merging overlapping periods never wait for each other in a cycle. `periodOf` gives the start of the
+ * period holding a timestamp (hourOf, dayOf).
  */
-export function hourStats (points: readonly RollupPoint[]): HourStats[] {
-  // Grouped by system, then data id, then hour: maps of maps rather than one map keyed by a string built per point,
-  // which was most of this function's time on a batch of thousands of points (bench ingest profile).
+export function periodStats (points: readonly RollupPoint[], periodOf: (ts: number) => number): PeriodStats[] {
+  // Grouped by system, then data id, then period: maps of maps rather than one map keyed by a string built per
+  // point, which was most of this function's time on a batch of thousands of points (bench ingest profile).
   const bySystem = new Map<string, Map<string, Map<number, Group>>>()
   const groups: Group[] = []
   for (const p of points) {
-    const hour = hourOf(p.ts)
+    const start = periodOf(p.ts)
     let byId = bySystem.get(p.systemUid)
     if (byId === undefined) { byId = new Map(); bySystem.set(p.systemUid, byId) }
-    let byHour = byId.get(p.dataId)
-    if (byHour === undefined) { byHour = new Map(); byId.set(p.dataId, byHour) }
-    let g = byHour.get(hour)
+    let byStart = byId.get(p.dataId)
+    if (byStart === undefined) { byStart = new Map(); byId.set(p.dataId, byStart) }
+    let g = byStart.get(start)
     if (g === undefined) {
-      g = { systemUid: p.systemUid, dataId: p.dataId, hour, cnt: 0, wide: false, nums: [] }
-      byHour.set(hour, g)
+      g = { systemUid: p.systemUid, dataId: p.dataId, start, cnt: 0, wide: false, nums: [] }
+      byStart.set(start, g)
       groups.push(g)
     }
     if (p.value !== null) g.cnt++
@@ -69,7 +77,7 @@ export function hourStats (points: readonly RollupPoint[]): HourStats[] {
     if (Math.abs(n) < WIDE) g.nums.push(n)
     else g.wide = true
   }
-  const out: HourStats[] = []
+  const out: PeriodStats[] = []
   for (const g of groups) {
     let sum = 0
     let ss = 0
@@ -84,17 +92,60 @@ export function hourStats (points: readonly RollupPoint[]): HourStats[] {
     const mean = g.nums.length === 0 ? 0 : sum / g.nums.length
     let m2 = 0
     for (const x of g.nums) m2 += (x - mean) * (x - mean)
-    out.push({ systemUid: g.systemUid, dataId: g.dataId, hour: g.hour, cnt: g.cnt, nNum: g.nums.length, sum, ss, min, max, m2, wide: g.wide })
+    out.push({ systemUid: g.systemUid, dataId: g.dataId, start: g.start, cnt: g.cnt, nNum: g.nums.length, sum, ss, min, max, m2, wide: g.wide })
   }
   return out.sort(compareKeys)
 }
 
-/** The points of one (system, data id, hour) as they are gathered. */
-interface Group { systemUid: string, dataId: string, hour: number, cnt: number, wide: boolean, nums: number[] }
+/**
+ * Parts of periods merged per (system, data id, period of `periodOf`), sorted by that key: increments of one hour
+ * into one, or hours into their day. Chan et al.'s pairwise update of m2, as the store's upsert merges a part into
+ * its row: with the means a and b of the two, m2 + m2' + (b − a)² · n·n' / (n + n').
+ */
+export function mergePeriodStats (parts: readonly PeriodStats[], periodOf: (ts: number) => number): PeriodStats[] {
+  const byKey = new Map<string, Map<string, Map<number, PeriodStats>>>()
+  const out: PeriodStats[] = []
+  for (const p of parts) {
+    const start = periodOf(p.start)
+    let byId = byKey.get(p.systemUid)
+    if (byId === undefined) { byId = new Map(); byKey.set(p.systemUid, byId) }
+    let byStart = byId.get(p.dataId)
+    if (byStart === undefined) { byStart = new Map(); byId.set(p.dataId, byStart) }
+    const seen = byStart.get(start)
+    if (seen === undefined) {
+      const first = { ...p, start }
+      byStart.set(start, first)
+      out.push(first)
+      continue
+    }
+    const n = seen.nNum + p.nNum
+    const m2 = seen.nNum === 0 || p.nNum === 0
+      ? seen.m2 + p.m2
+      : seen.m2 + p.m2 + (p.sum / p.nNum - seen.sum / seen.nNum) ** 2 * seen.nNum * p.nNum / n
+    seen.cnt += p.cnt
+    seen.nNum = n
+    seen.sum += p.sum
+    seen.ss += p.ss
+    seen.min = seen.min === null ? p.min : p.min === null ? seen.min : Math.min(seen.min, p.min)
+    seen.max = seen.max === null ? p.max : p.max === null ? seen.max : Math.max(seen.max, p.max)
+    seen.m2 = m2
+    seen.wide = seen.wide || p.wide
+  }
+  return out.sort(compareKeys)
+}
+
+/** The points folded per (system, data id, UTC hour): the rows of data_rollups. */
+export const hourStats = (points: readonly RollupPoint[]): PeriodStats[] => periodStats(points, hourOf)
+
+/** The points folded per (system, data id, UTC day): the rows of data_rollups_daily. */
+export const dayStats = (points: readonly RollupPoint[]): PeriodStats[] => periodStats(points, dayOf)
+
+/** The points of one (system, data id, period) as they are gathered. */
+interface Group { systemUid: string, dataId: string, start: number, cnt: number, wide: boolean, nums: number[] }
 
 /** JavaScript string order: any total order does, as long as every batch uses the same one. */
-function compareKeys (a: HourStats, b: HourStats): number {
+function compareKeys (a: PeriodStats, b: PeriodStats): number {
   if (a.systemUid !== b.systemUid) return a.systemUid < b.systemUid ? -1 : 1
   if (a.dataId !== b.dataId) return a.dataId < b.dataId ? -1 : 1
-  return a.hour - b.hour
+  return a.start - b.start
 }

@@ -3,10 +3,9 @@
 // date is a record's start or its end processing date (fleet-api.md §System usage data ids), and the rollups hold
 // what the points of one (system, usage data id, UTC day) contribute to the folding functions of conventions.md §Data.
 
-export const DAY_MS = 86_400_000
+import { DAY_MS, dayOf } from './rollup.js'
 
-/** The start of the UTC day holding ts (days are aligned on the epoch; negative timestamps too). */
-export const dayOf = (ts: number): number => ts - (((ts % DAY_MS) + DAY_MS) % DAY_MS)
+export { DAY_MS, dayOf }
 
 /**
  * The whole UTC days of [from, to) as [first, end) that the daily rollups may answer, or undefined when there is

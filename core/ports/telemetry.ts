@@ -29,8 +29,15 @@ export interface TelemetryRepository {
   lockSystems (uids: string[]): Promise<IngestSystemState[]>
   /** Inserts the messages not stored yet (by uid); answers the uids inserted now, so a batch can be written again. */
   insertMessages (rows: MessageRow[]): Promise<string[]>
-  /** Inserts the points and merges them into their hours' rollups (data_rollups), in the caller's transaction. */
+  /**
+   * Inserts the points and appends their hourly stats to the rollup increments (data_rollup_deltas), in the caller's
+   * transaction: aggregations count them at once, foldRollups merges them into the hourly and daily rollups.
+   */
   insertPoints (rows: PointRow[]): Promise<void>
+  /** Merges up to `limit` rollup increments into the hourly and daily rollups, deleting them; answers how many. */
+  foldRollups (limit: number): Promise<number>
+  /** Reclaims the space of folded increments (not in a transaction). */
+  vacuumRollupDeltas (): Promise<void>
   /** Keeps, per (system, data id), the point with the latest timestamp. Rows must be unique per key. */
   upsertLast (rows: LastRow[]): Promise<void>
   /** Sets data, data_ts and lastCommDate (never backwards); commStatus becomes OK (conventions.md §Data). */

@@ -79,7 +79,8 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
       options: ingestOptions,
       onAnswers: async (answers) => { await operations.engine.deviceAnswered(answers) },
       onStored: async (systemUids) => { await operations.engine.valuesStored(systemUids) },
-      events
+      events,
+      telemetry: repos.telemetry
     }),
     operations,
     /** commStatus WARNING / ERROR for systems that missed their period (conventions.md §Data). */

@@ -5,7 +5,8 @@
 //
 // Two ways to the same answer: rawAggregateSql() folds the points and usage records themselves;
 // rollupAggregateStatement() folds the hourly rollups of the data points (storage/migrations/0019_data_rollups.sql)
-// over the whole hours inside [from, to) and the raw points of the partial hours at its edges, and the daily rollups
+// over the whole hours inside [from, to) (and the daily ones, 0027_data_rollups_daily.sql, over the whole days among
+// them when every bucket starts on a day) and the raw points of the partial hours at its edges, and the daily rollups
 // of the usage data ids (0026_usage_rollups.sql, usage-aggregate.sql.ts) over the whole days that no bucket edge cuts
 // and the raw records elsewhere. Every bucket start is on a UTC hour (hours, days, months and years all are), so a
 // whole hour never straddles two buckets.
@@ -94,11 +95,23 @@ export function rawAggregateSql (q: AggregateQuery): string {
     ${finalSelect(q)}`
 }
 
-/** Whole hours [first, end) of data_rollups, whole days [first, end) of usage_rollups: absent, read raw. */
-export interface AggregatePlan { hours?: [number, number], days?: [number, number] }
+/**
+ * Whole hours [first, end) of data_rollups, and within them the whole days [first, end) of data_rollups_daily
+ * (`hourDays`); whole days [first, end) of usage_rollups (`days`). Absent: read raw (hours), or hour by hour (hourDays).
+ */
+export interface AggregatePlan { hours?: [number, number], hourDays?: [number, number], days?: [number, number] }
 
-/** per_system rows (system_uid, data_id, bucket, v) of the data points: folded raw, or through the hours. */
-function dataBranch (q: AggregateQuery, hours: [string, string] | undefined): string[] {
+/** The rollup rows of one period table over [lo, hi), as parts (system_uid, data_id, bucket, cnt, ... m2). */
+function rollupParts (table: 'data_rollups' | 'data_rollups_daily' | 'data_rollup_deltas', column: 'hour' | 'day', lo: string, hi: string): string {
+  return `SELECT system_uid, data_id, width_bucket(${column}, $5::int8[]) AS bucket, cnt, n_num, sum, ss, min, max, m2
+    FROM ${table} WHERE system_uid = ANY($6::text[]) AND data_id = ANY($2::text[]) AND ${column} >= ${lo} AND ${column} < ${hi}`
+}
+
+/**
+ * per_system rows (system_uid, data_id, bucket, v) of the data points: folded raw, or through the hours, and the days
+ * where whole days are given (a day lies in one bucket: the caller gives days only when every bucket starts on one).
+ */
+function dataBranch (q: AggregateQuery, hours: [string, string] | undefined, days: [string, string] | undefined): string[] {
   if (hours === undefined) {
     return [`data_pts AS (${dataPointsSource('p.ts >= $3 AND p.ts < $4')})`,
       `data_ps AS (SELECT system_uid, data_id, width_bucket(ts, $5::int8[]) AS bucket, ${fold(q.fn, 'num', 'present')} AS v
@@ -109,8 +122,14 @@ function dataBranch (q: AggregateQuery, hours: [string, string] | undefined): st
   const edgeParts = `SELECT system_uid, data_id, width_bucket(ts, $5::int8[]) AS bucket, count(*) FILTER (WHERE present) AS cnt,
       count(num) AS n_num, sum(num) AS sum, sum(num * num) AS ss, min(num) AS min, max(num) AS max, var_pop(num) * count(num) AS m2
     FROM edges GROUP BY system_uid, data_id, bucket`
-  const hourParts = `SELECT system_uid, data_id, width_bucket(hour, $5::int8[]) AS bucket, cnt, n_num, sum, ss, min, max, m2
-    FROM data_rollups WHERE system_uid = ANY($6::text[]) AND data_id = ANY($2::text[]) AND hour >= ${first} AND hour < ${end}`
+  // The increments not folded yet (data_rollup_deltas) are parts of their hours like the rows of the rollups.
+  const hourParts = [
+    ...days === undefined
+      ? [rollupParts('data_rollups', 'hour', first, end)]
+      : [rollupParts('data_rollups', 'hour', first, days[0]), rollupParts('data_rollups_daily', 'day', days[0], days[1]),
+          rollupParts('data_rollups', 'hour', days[1], end)],
+    rollupParts('data_rollup_deltas', 'hour', first, end)
+  ].join(' UNION ALL ')
   // The overall mean of each bucket, for stddev only: a window over the parts costs a sort the others do not need.
   const parts = q.fn === 'stddev'
     ? `SELECT *, sum(sum) OVER w / nullif(sum(n_num) OVER w, 0)::float8 AS gm FROM (${edgeParts} UNION ALL ${hourParts}) x
@@ -138,7 +157,8 @@ export function rollupAggregateStatement (q: AggregateQuery, values: readonly un
   const all = [...values]
   const param = (v: number): string => `$${all.push(v)}::int8`
   // The data branch even without data ids: it reads nothing then, and uses $2, which PostgreSQL must see typed.
-  const ctes = dataBranch(q, plan.hours === undefined ? undefined : [param(plan.hours[0]), param(plan.hours[1])])
+  const ctes = dataBranch(q, plan.hours === undefined ? undefined : [param(plan.hours[0]), param(plan.hours[1])],
+    plan.hours === undefined || plan.hourDays === undefined ? undefined : [param(plan.hourDays[0]), param(plan.hourDays[1])])
   const branches = ['SELECT system_uid, data_id, bucket, v FROM data_ps']
   if (Object.keys(q.usage).length > 0) {
     ctes.push(...plan.days === undefined ? rawUsageBranch(q) : usageDaysSql(q, [param(plan.days[0]), param(plan.days[1])]))

@@ -35,7 +35,9 @@ async function wholeHours (q: Queryable, query: AggregateQuery, systems: string[
   if (first >= end || query.dataIds.length === 0) return undefined
   const { rows } = await q.query(
     `SELECT 1 FROM data_rollups WHERE wide AND system_uid = ANY($1::text[]) AND data_id = ANY($2::text[])
-     AND hour >= $3 AND hour < $4 LIMIT 1`, [systems, query.dataIds, hourOf(from), query.to])
+       AND hour >= $3 AND hour < $4
+     UNION ALL SELECT 1 FROM data_rollup_deltas WHERE wide AND system_uid = ANY($1::text[]) AND data_id = ANY($2::text[])
+       AND hour >= $3 AND hour < $4 LIMIT 1`, [systems, query.dataIds, hourOf(from), query.to])
   return rows.length > 0 ? undefined : [first, end]
 }
 
@@ -89,9 +91,15 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
       // Points before the first bucket answer nothing (a `size` shorter than the range): the rollup path skips them.
       const from = Math.max(query.from, query.buckets[0] ?? query.from)
       const usage = Object.keys(query.usage).length > 0
+      const hours = useRollups ? await wholeHours(q, query, systems, from) : undefined
       const plan: AggregatePlan = !useRollups
         ? {}
-        : { hours: await wholeHours(q, query, systems, from), days: usage ? rollupDays(query.buckets, from, query.to) : undefined }
+        : {
+            hours,
+            // Whole days among the whole hours, folded from one daily row each, when no bucket edge cuts a day.
+            hourDays: hours === undefined ? undefined : rollupDays(query.buckets, hours[0], hours[1]),
+            days: usage ? rollupDays(query.buckets, from, query.to) : undefined
+          }
       const raw = plan.hours === undefined && plan.days === undefined
       const base = [keys, query.dataIds, raw ? query.from : from, query.to, query.buckets, systems]
       const statement = raw ? { text: rawAggregateSql(query), values: base } : rollupAggregateStatement(query, base, plan)

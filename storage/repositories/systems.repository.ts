@@ -181,7 +181,7 @@ function value (column: string, v: unknown): [unknown, string] {
 }
 
 /** Tables of device traffic without a foreign key to systems: deleted with the system here. */
-const TRAFFIC_TABLES = ['data_points', 'data_rollups', 'device_messages', 'device_acks'] as const
+const TRAFFIC_TABLES = ['data_points', 'data_rollups', 'data_rollups_daily', 'data_rollup_deltas', 'device_messages', 'device_acks'] as const
 
 export function createSystemsRepository (q: Queryable): SystemsRepository {
   function where (companyUid: string, criteria: Parameters<SystemsRepository['find']>[1]): { sql: string, p: Params } {

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../core/ports/store.js'
 import { encodeValue, type IngestSystemState, type TelemetryRepository } from '../../core/ports/telemetry.js'
 import { hourStats } from '../../core/domain/rollup.js'
-import { addHourStats } from './rollups.sql.js'
+import { foldRollupDeltas, insertRollupDeltas } from './rollups.sql.js'
 import { numberArray, textArray } from '../sql-arrays.js'
 
 /**
@@ -62,8 +62,15 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
          SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::float8[], $5::text[], $6::text[])`,
         [textArray(rows.map((r) => r.systemUid)), textArray(rows.map((r) => r.dataId)), numberArray(rows.map((r) => r.ts)),
           numberArray(enc.map((e) => e.num)), textArray(enc.map((e) => e.str)), textArray(rows.map((r) => r.messageUid))])
-      // Their hours' rollups in the same transaction (issue 12, Rollups): every writer of points keeps them exact.
-      await addHourStats(q, hourStats(rows))
+      // Their hourly stats in the same transaction (issue 12, Rollups): every writer of points keeps the rollups exact.
+      // Appended as increments, folded into the hours and days by foldRollups (storage/repositories/rollups.sql.ts).
+      await insertRollupDeltas(q, hourStats(rows))
+    },
+    foldRollups: async (limit) => await foldRollupDeltas(q, limit),
+    async vacuumRollupDeltas () {
+      // Outside any transaction (VACUUM cannot run in one): PGlite has no autovacuum, and a table whose every row is
+      // deleted a second after its insert would otherwise only grow.
+      await q.query('VACUUM data_rollup_deltas')
     },
     async upsertLast (rows) {
       if (rows.length === 0) return

@@ -5,10 +5,11 @@ import { noMetrics, type MetricsRegistry } from '../../metrics.js'
 import type { DeviceMessage, DeviceProtocol } from '../../domain/device-message.js'
 import type { DeviceAnswer, DeviceTask } from '../../domain/device-task.js'
 import type { DeviceAnswers } from '../../ports/devices.js'
-import type { PointRow } from '../../ports/telemetry.js'
+import type { PointRow, TelemetryRepository } from '../../ports/telemetry.js'
 import { isStoreUnavailable, retryWhileUnavailable } from '../../store-errors.js'
 import { createGroupCommit } from './group-commit.js'
 import { createDerivedState } from './derived-state.js'
+import { createRollupFolds } from './rollup-folds.js'
 import type { EventBus } from '../../ports/events.js'
 import { messageEvent } from './ingest-events.js'
 
@@ -57,6 +58,8 @@ export interface IngestServiceDeps {
   onStored?: (systemUids: readonly string[]) => Promise<void>
   /** Where committed messages and commStatus changes go (the live stream, core/ports/events.ts); absent: nowhere. */
   events?: EventBus
+  /** Telemetry outside any transaction: the VACUUM of the rollup increments (rollup-folds.ts). */
+  telemetry?: Pick<TelemetryRepository, 'vacuumRollupDeltas'>
 }
 
 /** The pipeline's metrics (issue 8, Operability): what was stored or refused, and how the group commit keeps up. */
@@ -101,7 +104,7 @@ function storedNotices (onStored: IngestServiceDeps['onStored'], log: Logger) {
  * the latest value of each data id, and the System data fields, lastCommDate and commStatus of its system.
  * accept() resolves only after commit, so transports acknowledge after the store has the data.
  */
-export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers, onStored, events }: IngestServiceDeps) {
+export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers, onStored, events, telemetry }: IngestServiceDeps) {
   const stats: IngestStats = { committedMessages: 0, committedPoints: 0, failedMessages: 0, batches: 0, refused: {} }
 
   // The acknowledged write: messages and their points only. Derived state (data_last, System data, lastCommDate)
@@ -131,12 +134,15 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
       return { results, known, inserted }
     }), storeRetry)
     stored.note(msgs.filter((m, i) => results[i] === undefined).map((m) => m.systemUid))
+    if (inserted.size > 0) folds.note()
     // Live stream (issue 15): the messages stored now, with their points, under the company that holds their system.
     if (events?.listening() === true) events.publish(msgs.flatMap((m) => inserted.has(m.uid) ? [messageEvent(m, known.get(m.systemUid) ?? m.companyUid)] : []))
     return results
   }
 
   const derived = createDerivedState({ inTransaction, log, options: { flushMs: options.derivedFlushMs }, events })
+  const folds = createRollupFolds({ inTransaction, telemetry, log })
+  folds.note() // increments a stopped process left behind
 
   const commits = createGroupCommit<DeviceMessage>({
     write,
@@ -258,7 +264,7 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     stats: (): IngestStats => ({ ...stats, refused: { ...stats.refused } }),
     pending: () => commits.pending(),
     /** Resolves once everything accepted is committed and its derived state written. */
-    drain: async () => { await commits.drain(); await ackCommits.drain(); await takeCommits.drain(); await derived.flush() }
+    drain: async () => { await commits.drain(); await ackCommits.drain(); await takeCommits.drain(); await derived.flush(); await folds.fold() }
   }
 }
 

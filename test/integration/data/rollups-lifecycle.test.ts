@@ -22,8 +22,13 @@ async function aggregated (uid: string, fn: string, interval = '1hour', from = T
   return (res.json() as Series)[uid]?.t ?? []
 }
 
-const rollupRows = async (uid: string): Promise<number> =>
-  Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM data_rollups WHERE system_uid = $1', [uid])).rows[0]?.n)
+/** The hourly rollup rows of the system once its increments are folded; and its daily rows and increments left. */
+async function rollupRows (uid: string): Promise<number> {
+  await stack.ctx.services.ingest.drain() // folds the increments (core/services/ingest/rollup-folds.ts)
+  return Number((await stack.db.query<{ n: string }>('SELECT count(*) AS n FROM data_rollups WHERE system_uid = $1', [uid])).rows[0]?.n)
+}
+const otherRows = async (uid: string): Promise<number> => Number((await stack.db.query<{ n: string }>(
+  'SELECT (SELECT count(*) FROM data_rollups_daily WHERE system_uid = $1) + (SELECT count(*) FROM data_rollup_deltas WHERE system_uid = $1) AS n', [uid])).rows[0]?.n)
 
 describe('hourly rollups', () => {
   it('take late and out-of-order points into their own hour', async () => {
@@ -47,11 +52,16 @@ describe('hourly rollups', () => {
     for (const uid of [one, ...bulk, kept]) await insertPoints(stack.db, uid, [{ dataId: 't', ts: T0, value: 1 }, { dataId: 't', ts: T0 + H, value: 2 }])
     expect(await rollupRows(one)).toBe(2)
 
+    // Increments not folded yet go with the system too.
+    for (const uid of [one, ...bulk]) await insertPoints(stack.db, uid, [{ dataId: 't', ts: T0 + 2 * H, value: 3 }])
+    expect(await otherRows(one)).toBeGreaterThan(0)
     const res = await stack.call(stack.adminToken, { method: 'DELETE', url: `/api/v1/systems/${one}` })
     expect(res.statusCode).toBe(200)
+    expect(await otherRows(one)).toBe(0)
     expect(await rollupRows(one)).toBe(0)
 
     await waitFinished(stack, await started(postDelete(stack, { systems: { uids: bulk } })))
+    for (const uid of bulk) expect(await otherRows(uid)).toBe(0)
     for (const uid of bulk) expect(await rollupRows(uid)).toBe(0)
     expect(await rollupRows(kept)).toBe(2)
     expect(await aggregated(kept, 'sum', '1day')).toEqual([{ ts: T0, v: 3 }])
@@ -66,6 +76,8 @@ describe('DATA_ROLLUPS=false', () => {
   it('reads the raw points only: rollups written behind its back change nothing', async () => {
     const uid = (await createSystem(raw, { name: uniq('raw') })).uid as string
     await insertPoints(raw.db, uid, [{ dataId: 't', ts: T0 + 10, value: 2 }])
+    await raw.db.query('UPDATE data_rollup_deltas SET sum = 1000, cnt = 50 WHERE system_uid = $1', [uid])
+    await raw.ctx.services.ingest.drain()
     await raw.db.query('UPDATE data_rollups SET sum = 1000, cnt = 50 WHERE system_uid = $1', [uid])
     const res = await raw.call(raw.adminToken, { method: 'GET', url: `/api/v1/systems/data/aggregated?targetIds=${uid}&dataIds=t&interval=1day&fn=sum&from=${T0}&to=${T0 + 24 * H}` })
     expect((res.json() as Series)[uid]?.t).toEqual([{ ts: T0, v: 2 }])

@@ -1,4 +1,4 @@
-// Issue 12, Rollups: aggregated and fleet queries answer through the hourly rollups what they answer from the raw
+// Issue 12, Rollups: aggregated and fleet queries answer through the hourly and daily rollups what they answer from the raw
 // points, for every fn × fleetFn × interval, on generated points (numbers, nulls, booleans, strings, values at the
 // edges of hours, days, months and years, written in several batches out of order) and ranges on and off the hour.
 import { randomUUID } from 'node:crypto'
@@ -82,6 +82,8 @@ const query = (anchor: number): fc.Arbitrary<GenQuery> => fc.record({
 async function store (points: GenPoint[], cuts: number[]): Promise<void> {
   await db.query('DELETE FROM data_points')
   await db.query('DELETE FROM data_rollups')
+  await db.query('DELETE FROM data_rollups_daily')
+  await db.query('DELETE FROM data_rollup_deltas')
   await db.query('DELETE FROM usage_records')
   const bounds = [0, ...cuts.map((c) => Math.floor(c * points.length)).sort((a, b) => a - b), points.length]
   for (let i = 0; i + 1 < bounds.length; i++) {
@@ -89,6 +91,8 @@ async function store (points: GenPoint[], cuts: number[]): Promise<void> {
     await db.transaction(async (tx) => {
       await createTelemetryRepository(tx).insertPoints(batch.map((p) => ({ systemUid: p.system, dataId: p.dataId, ts: p.ts, value: p.value, messageUid: randomUUID() })))
     })
+    // Increments folded after every other batch, so that answers mix folded rows and increments not folded yet.
+    if (i % 2 === 1) await db.transaction(async (tx) => { await createTelemetryRepository(tx).foldRollups(1_000_000) })
   }
   // A usage series too (daily rollups of its own, usage-rollups-property.test.ts): it must fold beside the hours.
   await db.query('DELETE FROM usage_rollups')
@@ -213,20 +217,28 @@ describe('aggregations through the rollups', () => {
     const points: GenPoint[] = []
     for (let i = 0; i < 200; i++) points.push({ system: `s${1 + (i % 6)}`, dataId: IDS[i % 7 % 3] ?? 't', ts: t0 + ((i * 7) % 31) * H + ((i * 7919) % H) - 5 * H, value: i % 11 === 0 ? null : i % 13 === 0 ? 'x' : i % 17 === 0 ? true : (i * 37) % 101 - 50.25 })
     await store(points, [0.3, 0.6])
-    const read = async (): Promise<unknown[]> => (await db.query('SELECT system_uid, data_id, hour, cnt, n_num, sum, ss, min, max, m2, wide FROM data_rollups ORDER BY 1, 2, 3')).rows
-    const incremental = await read()
+    await db.transaction(async (tx) => { await createTelemetryRepository(tx).foldRollups(1_000_000) })
+    type Row = Record<string, number | string | null | boolean>
+    const read = async (table: string, column: string): Promise<Row[]> =>
+      (await db.query<Row>(`SELECT system_uid, data_id, ${column}, cnt, n_num, sum, ss, min, max, m2, wide FROM ${table} ORDER BY 1, 2, 3`)).rows
+    const incremental = await read('data_rollups', 'hour')
+    const incrementalDays = await read('data_rollups_daily', 'day')
     expect(incremental.length).toBeGreaterThan(50)
+    expect(incrementalDays.length).toBeGreaterThan(10)
     // A rollup gone wrong (as if written behind the store's back) is put right by the rebuild of its range.
-    await db.query("UPDATE data_rollups SET cnt = cnt + 5, max = 1e6 WHERE system_uid = 's1'")
-    await db.query("DELETE FROM data_rollups WHERE system_uid = 's2'")
+    for (const table of ['data_rollups', 'data_rollups_daily']) {
+      await db.query(`UPDATE ${table} SET cnt = cnt + 5, max = 1e6 WHERE system_uid = 's1'`)
+      await db.query(`DELETE FROM ${table} WHERE system_uid = 's2'`)
+    }
     expect(await rebuildRollups(db, { from: t0 - 6 * H, to: t0 + 26 * H })).toBe(incremental.length)
-    const rebuilt = await read() as Array<Record<string, number | string | null | boolean>>
-    expect(rebuilt.length).toBe(incremental.length)
-    for (const [i, row] of (incremental as Array<Record<string, number | string | null | boolean>>).entries()) {
-      const other = rebuilt[i] ?? {}
-      for (const [col, v] of Object.entries(row)) {
-        if (typeof v === 'number' && col !== 'hour') expect(Math.abs(Number(other[col]) - v), col).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v)))
-        else expect(String(other[col]), col).toBe(String(v))
+    for (const [before, after, column] of [[incremental, await read('data_rollups', 'hour'), 'hour'], [incrementalDays, await read('data_rollups_daily', 'day'), 'day']] as const) {
+      expect(after.length, column).toBe(before.length)
+      for (const [i, row] of before.entries()) {
+        const other = after[i] ?? {}
+        for (const [col, v] of Object.entries(row)) {
+          if (typeof v === 'number' && col !== column) expect(Math.abs(Number(other[col]) - v), col).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v)))
+          else expect(String(other[col]), col).toBe(String(v))
+        }
       }
     }
   })

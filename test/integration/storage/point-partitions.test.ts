@@ -61,8 +61,10 @@ async function reset (): Promise<void> {
     if (name !== 'data_points_default') await db.exec(`ALTER TABLE data_points DETACH PARTITION ${name}; DROP TABLE ${name}`)
   }
   await db.exec('DELETE FROM data_points; DELETE FROM device_messages')
-  const rollups = await db.query<{ t: string | null }>("SELECT to_regclass('data_rollups')::text AS t")
-  if (rollups.rows[0]?.t !== null) await db.exec('DELETE FROM data_rollups')
+  for (const table of ['data_rollups', 'data_rollups_daily', 'data_rollup_deltas']) {
+    const rollups = await db.query<{ t: string | null }>('SELECT to_regclass($1)::text AS t', [table])
+    if (rollups.rows[0]?.t !== null) await db.exec(`DELETE FROM ${table}`)
+  }
 }
 
 beforeAll(async () => {
@@ -251,6 +253,9 @@ describe('retention', () => {
   async function rollupHours (): Promise<number[] | undefined> {
     const { rows: [t] } = await db.query<{ t: string | null }>("SELECT to_regclass('data_rollups')::text AS t")
     if (t?.t === null) return undefined
+    // The increments of the points written are folded into their hours first (0027_data_rollups_daily.sql).
+    const { rows: [d] } = await db.query<{ t: string | null }>("SELECT to_regclass('data_rollup_deltas')::text AS t")
+    if (d?.t !== null) await db.transaction(async (tx) => { await createRepositories(tx).telemetry.foldRollups(1_000_000) })
     return (await db.query<{ hour: number }>('SELECT hour FROM data_rollups WHERE system_uid = $1 ORDER BY hour', [SYSTEM])).rows.map((r) => r.hour)
   }
 
