@@ -12,7 +12,13 @@ it('NaN and infinities become null values: raw, last and aggregated data answer 
   const d = await createDevice(stack)
   const ts = Date.UTC(2025, 2, 10, 12)
   await stack.ctx.services.ingest.accept({
-    uid: 'm-non-finite', systemUid: d.uid, companyUid: stack.companyUid, protocol: 'M3DA', receivedAt: ts, timestamp: ts, nbDataPoints: 4,
+    uid: 'm-non-finite',
+    systemUid: d.uid,
+    companyUid: stack.companyUid,
+    protocol: 'M3DA',
+    receivedAt: ts,
+    timestamp: ts,
+    nbDataPoints: 4,
     points: [
       { dataId: 'f', ts: ts - 3000, value: 2 },
       { dataId: 'f', ts: ts - 2000, value: Number.NaN },
