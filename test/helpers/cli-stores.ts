@@ -50,12 +50,15 @@ export async function inspect<T> (store: Store, fn: (db: Db) => Promise<T>): Pro
   try { return await fn(db) } finally { await db.close() }
 }
 
-/** Both stores, or only the embedded one without TEST_DATABASE_URL; in CI the PostgreSQL runs must happen
- * (postgresStore() throws without TEST_DATABASE_URL: never a silent skip). */
+/**
+ * The store of this run, as every other suite picks it: PostgreSQL with TEST_DATABASE_URL (the servers run of
+ * .ci/run), else the embedded one. Each CI run thus covers one store and the two runs both, without the servers run
+ * repeating the embedded one's CLI processes. In CI the PostgreSQL runs must happen (postgresStore() throws without
+ * TEST_DATABASE_URL: never a silent skip).
+ */
 export function storeKinds (): Array<[string, () => Promise<Store>]> {
-  const kinds: Array<[string, () => Promise<Store>]> = [['PGlite in DATA_DIR', pgliteStore]]
-  if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') kinds.push(['PostgreSQL (DATABASE_URL)', postgresStore])
-  return kinds
+  if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') return [['PostgreSQL (DATABASE_URL)', postgresStore]]
+  return [['PGlite in DATA_DIR', pgliteStore]]
 }
 
 /** Options every CLI run of the tests shares: loopback only, MQTT and M3DA on any free port. */
