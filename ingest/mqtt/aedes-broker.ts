@@ -12,6 +12,7 @@ import { deviceTopic, ownsTopic, wantsTasks } from '../../protocols/mqtt/topic.j
 import type { MqttPublishHandler } from './publish.js'
 import type { ConnectionRegistry, MqttConnection } from './registry.js'
 import type { BusClient, MqttBus } from './namespaces.js'
+import type { BusSubscribers } from './bus-subscribers.js'
 
 export interface AedesBrokerDeps {
   devices: DevicesService
@@ -24,6 +25,8 @@ export interface AedesBrokerDeps {
   onTasksReceived: (systemUid: string, taskUids: readonly string[]) => void
   /** Other protocols' topic namespaces on this broker (Sparkplug B); the broker publishes for them through it. */
   bus?: MqttBus
+  /** The namespace subscriptions of the connections aedes does not serve (v4-session.ts): they get the same publishes. */
+  busSubscribers?: BusSubscribers
 }
 
 export interface AedesBroker {
@@ -179,6 +182,7 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
   })
 
   deps.bus?.attach(async (topic, payload, { qos, retain }) => {
+    deps.busSubscribers?.deliver(topic, payload, { qos, retain })
     await new Promise<void>((resolve, reject) => {
       broker.publish({ cmd: 'publish', topic, payload, qos, retain, dup: false }, (err) => { if (err != null) reject(err); else resolve() })
     })

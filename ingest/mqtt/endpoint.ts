@@ -1,5 +1,7 @@
 // The MQTT endpoint of the service: TCP on MQTT_PORT and WebSocket at /mqtt on the HTTP port. Each connection's
-// CONNECT is peeked to hand it to aedes (MQTT 3.1, 3.1.1) or to the MQTT 5 session (ingest/mqtt/v5-session.ts).
+// CONNECT is peeked to hand it to the session of its version (ingest/mqtt/v4-session.ts for MQTT 3.1 and 3.1.1,
+// v5-session.ts for MQTT 5), or to aedes when it carries a Will (Sparkplug B edge nodes, whose commands and the
+// host's state aedes routes to them).
 import { createServer, type Server, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
 import type { IncomingMessage } from 'node:http'
@@ -7,6 +9,8 @@ import { peekProtocolLevel } from '../../protocols/mqtt/peek.js'
 import { createFrameLimit } from '../../protocols/mqtt/frame-limit.js'
 import { createAedesBroker, type AedesBrokerDeps } from './aedes-broker.js'
 import { serveV5 } from './v5-session.js'
+import { serveV4 } from './v4-session.js'
+import { createBusSubscribers } from './bus-subscribers.js'
 import { LISTEN_BACKLOG } from '../transport.js'
 
 /** What both MQTT versions are served with (the registry of connections is shared by them). */
@@ -33,7 +37,8 @@ const MAX_CONNECT_BYTES = 64 * 1024
 const MAX_PACKET_BYTES = 2 * 1024 * 1024
 
 /** The MQTT endpoint, not listening yet: each connection goes to aedes (3.1, 3.1.1) or to an MQTT 5 session. */
-export async function createMqttEndpoint (deps: MqttEndpointDeps): Promise<MqttEndpoint> {
+export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promise<MqttEndpoint> {
+  const deps = { ...endpointDeps, busSubscribers: createBusSubscribers() }
   const aedes = await createAedesBroker(deps)
   const open = new Set<Duplex>()
   let server: Server | undefined
@@ -43,7 +48,10 @@ export async function createMqttEndpoint (deps: MqttEndpointDeps): Promise<MqttE
     stream.once('close', () => { open.delete(stream) })
     let seen = Buffer.alloc(0)
     const timer = setTimeout(() => { stream.destroy() }, CONNECT_TIMEOUT_MS)
+    // The bound of a CONNECT holds while it is peeked at too: one announced too large is closed at its header.
+    const peekLimit = createFrameLimit({ first: MAX_CONNECT_BYTES, next: MAX_PACKET_BYTES })
     const onData = (chunk: Buffer): void => {
+      if (peekLimit.feed(chunk) !== 'ok') { clearTimeout(timer); stream.destroy(); return }
       seen = Buffer.concat([seen, chunk])
       const peek = peekProtocolLevel(seen)
       if (peek.kind === 'need-more' && seen.length < MAX_PEEK_BYTES) return
@@ -61,11 +69,10 @@ export async function createMqttEndpoint (deps: MqttEndpointDeps): Promise<MqttE
       stream.unshift(seen)
       const limit = createFrameLimit({ first: MAX_CONNECT_BYTES, next: MAX_PACKET_BYTES })
       stream.on('data', (chunk: Buffer) => { if (limit.feed(chunk) !== 'ok') stream.destroy() })
-      if (peek.level === 5) {
-        serveV5(stream, remoteAddress, { ...deps, maxPacketBytes: MAX_PACKET_BYTES })
-      } else {
-        aedes.handle(stream, remoteAddress, req)
-      }
+      if (peek.level === 5) serveV5(stream, remoteAddress, { ...deps, maxPacketBytes: MAX_PACKET_BYTES })
+      // A Will is for the protocols aedes carries between clients (Sparkplug B's NDEATH, ingest/mqtt/namespaces.ts).
+      else if (peek.will) aedes.handle(stream, remoteAddress, req)
+      else serveV4(stream, remoteAddress, deps)
       stream.resume()
     }
     stream.on('data', onData)
@@ -88,7 +95,7 @@ export async function createMqttEndpoint (deps: MqttEndpointDeps): Promise<MqttE
       // Stop accepting, then end the open connections (server.close waits for them), then the broker.
       const s = server
       const closed = s === undefined ? Promise.resolve() : new Promise<void>((resolve) => { s.close(() => { resolve() }) })
-      for (const c of deps.registry.all()) if (c.version === '5') c.close()
+      for (const c of deps.registry.all()) c.close()
       for (const stream of open) stream.destroy()
       await closed
       await aedes.close()

@@ -1,8 +1,9 @@
-// Reads the protocol level of an MQTT CONNECT packet without consuming it, so that a connection can be handed to
-// the session implementation of its version (MQTT 3.1.1 §3.1.2.1-2, MQTT 5.0 §3.1.2.1-2).
-// Layout: 0x10 | remaining length (1-4 bytes, 7 bits each) | protocol name (u16 length + "MQTT" or "MQIsdp") | level.
+// Reads the protocol level and the connect flags of an MQTT CONNECT packet without consuming it, so that a connection
+// can be handed to the session implementation of its version (MQTT 3.1.1 §3.1.2.1-3, MQTT 5.0 §3.1.2.1-3).
+// Layout: 0x10 | remaining length (1-4 bytes, 7 bits each) | protocol name (u16 length + "MQTT" or "MQIsdp") | level |
+// connect flags (bit 2: a Will).
 
-export type Peek = { kind: 'level', level: number } | { kind: 'need-more' } | { kind: 'invalid' }
+export type Peek = { kind: 'level', level: number, will: boolean } | { kind: 'need-more' } | { kind: 'invalid' }
 
 export function peekProtocolLevel (buf: Uint8Array): Peek {
   if (buf.length === 0) return { kind: 'need-more' }
@@ -18,8 +19,9 @@ export function peekProtocolLevel (buf: Uint8Array): Peek {
   const nameLength = ((buf[at] ?? 0) << 8) | (buf[at + 1] ?? 0)
   if (nameLength !== 4 && nameLength !== 6) return { kind: 'invalid' }
   const levelAt = at + 2 + nameLength
-  if (buf.length <= levelAt) return { kind: 'need-more' }
+  if (buf.length < levelAt) return { kind: 'need-more' }
   const name = String.fromCharCode(...buf.subarray(at + 2, levelAt))
   if (name !== 'MQTT' && name !== 'MQIsdp') return { kind: 'invalid' }
-  return { kind: 'level', level: buf[levelAt] ?? 0 }
+  if (buf.length <= levelAt + 1) return { kind: 'need-more' }
+  return { kind: 'level', level: buf[levelAt] ?? 0, will: ((buf[levelAt + 1] ?? 0) & 0x04) !== 0 }
 }

@@ -1,5 +1,5 @@
-// protocols/mqtt/peek.ts: the protocol level of a CONNECT read without consuming it (MQTT 3.1.1 §3.1.2.1-2,
-// MQTT 5.0 §3.1.2.1-2), used to hand a connection to aedes (3.1, 3.1.1) or to the MQTT 5 session.
+// protocols/mqtt/peek.ts: the protocol level and Will flag of a CONNECT read without consuming it (MQTT 3.1.1
+// §3.1.2.1-3, MQTT 5.0 §3.1.2.1-3), used to hand a connection to the session of its version, or to aedes (a Will).
 import fc from 'fast-check'
 import mqttPacket from 'mqtt-packet'
 import { describe, expect, it } from 'vitest'
@@ -14,19 +14,26 @@ function connect (version: 3 | 4 | 5, extra: Partial<mqttPacket.IConnectPacket> 
 describe('peekProtocolLevel', () => {
   it('reads the level of MQTT 3.1 (MQIsdp), 3.1.1 and 5 CONNECT packets, with or without what follows', () => {
     for (const v of [3, 4, 5] as const) {
-      expect(peekProtocolLevel(connect(v))).toEqual({ kind: 'level', level: v })
+      expect(peekProtocolLevel(connect(v))).toEqual({ kind: 'level', level: v, will: false })
       const big = connect(v, { username: 'u'.repeat(300), password: Buffer.alloc(20_000, 1) }) // 3-byte remaining length
-      expect(peekProtocolLevel(big)).toEqual({ kind: 'level', level: v })
-      expect(peekProtocolLevel(Buffer.concat([connect(v), Buffer.from([0x30, 0x00])]))).toEqual({ kind: 'level', level: v })
+      expect(peekProtocolLevel(big)).toEqual({ kind: 'level', level: v, will: false })
+      expect(peekProtocolLevel(Buffer.concat([connect(v), Buffer.from([0x30, 0x00])]))).toEqual({ kind: 'level', level: v, will: false })
     }
   })
 
-  it('asks for more until the level byte has come', () => {
+  it('tells a CONNECT carrying a Will', () => {
+    for (const v of [3, 4, 5] as const) {
+      const withWill = connect(v, { will: { topic: 'spBv1.0/g/NDEATH/n', payload: Buffer.from('x'), qos: 0, retain: false } } as Partial<mqttPacket.IConnectPacket>)
+      expect(peekProtocolLevel(withWill)).toEqual({ kind: 'level', level: v, will: true })
+    }
+  })
+
+  it('asks for more until the connect flags have come', () => {
     for (const v of [3, 4, 5] as const) {
       const p = connect(v)
-      const levelAt = v === 3 ? 2 + 2 + 6 : 2 + 2 + 4
-      for (let n = 0; n < levelAt; n++) expect(peekProtocolLevel(p.subarray(0, n))).toEqual({ kind: 'need-more' })
-      expect(peekProtocolLevel(p.subarray(0, levelAt + 1))).toEqual({ kind: 'level', level: v })
+      const flagsAt = v === 3 ? 2 + 2 + 6 + 1 : 2 + 2 + 4 + 1
+      for (let n = 0; n < flagsAt; n++) expect(peekProtocolLevel(p.subarray(0, n))).toEqual({ kind: 'need-more' })
+      expect(peekProtocolLevel(p.subarray(0, flagsAt + 1))).toEqual({ kind: 'level', level: v, will: false })
     }
   })
 
@@ -46,7 +53,7 @@ describe('peekProtocolLevel', () => {
   })
 
   it('answers the level byte as sent, whatever it is (the session refuses an unknown version)', () => {
-    expect(peekProtocolLevel(Uint8Array.from([0x10, 0x0c, 0x00, 0x04, 0x4d, 0x51, 0x54, 0x54, 0x07]))).toEqual({ kind: 'level', level: 7 })
+    expect(peekProtocolLevel(Uint8Array.from([0x10, 0x0c, 0x00, 0x04, 0x4d, 0x51, 0x54, 0x54, 0x07, 0x02]))).toEqual({ kind: 'level', level: 7, will: false })
   })
 
   it('never throws and always answers one of its three kinds (fast-check, any bytes)', () => {
