@@ -142,11 +142,17 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
       const m3da: M3daFigures[] = []
       for (const group of M3DA ? m3daGroups(DEVICES) : []) {
         const before = await storedOf(infra.db, 'M3DA')
+        const statsBefore = service.ctx.services.ingest.stats()
+        const cpuBefore = process.cpuUsage()
         console.log(`   ${group.name}: ${DEVICES} agents over TCP, one envelope in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
         const result = await runM3daGroup(group, { url: `tcp://127.0.0.1:${ports.m3da ?? 0}`, devices: DEVICES, seconds: SECONDS, warmupSeconds: WARMUP })
         const after = await storedOf(infra.db, 'M3DA')
+        const statsAfter = service.ctx.services.ingest.stats()
+        const cpuUsed = process.cpuUsage(cpuBefore)
         if (after.m - before.m < result.ackedTotal) throw new Error(`${group.name}: ${result.ackedTotal} envelopes answered but only ${after.m - before.m} messages stored`)
-        console.log(`   ${group.name}: ${(result.acked / result.seconds).toFixed(0)} msg/s answered (${result.ackedTotal} in all, ${result.errors} errors)`)
+        console.log(`   ${group.name}: ${(result.acked / result.seconds).toFixed(0)} msg/s answered (${result.ackedTotal} in all, ${result.errors} errors); ` +
+          `mean batch ${((statsAfter.committedMessages - statsBefore.committedMessages) / Math.max(1, statsAfter.batches - statsBefore.batches)).toFixed(0)} messages, ` +
+          `service CPU ${((cpuUsed.user + cpuUsed.system) / 1000 / Math.max(1, after.m - before.m)).toFixed(0)} µs per message`)
         m3da.push({ result, committedPerS: (after.m - before.m) / publishing, pointsPerS: (after.p - before.p) / publishing })
       }
       const f: Figures = {
