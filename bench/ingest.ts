@@ -152,7 +152,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
         if (after.m - before.m < result.ackedTotal) throw new Error(`${group.name}: ${result.ackedTotal} envelopes answered but only ${after.m - before.m} messages stored`)
         console.log(`   ${group.name}: ${(result.acked / result.seconds).toFixed(0)} msg/s answered (${result.ackedTotal} in all, ${result.errors} errors); ` +
           `mean batch ${((statsAfter.committedMessages - statsBefore.committedMessages) / Math.max(1, statsAfter.batches - statsBefore.batches)).toFixed(0)} messages, ` +
-          `service CPU ${((cpuUsed.user + cpuUsed.system) / 1000 / Math.max(1, after.m - before.m)).toFixed(0)} µs per message`)
+          `service CPU ${((cpuUsed.user + cpuUsed.system) / Math.max(1, after.m - before.m)).toFixed(0)} µs per message`)
         m3da.push({ result, committedPerS: (after.m - before.m) / publishing, pointsPerS: (after.p - before.p) / publishing })
       }
       const f: Figures = {
