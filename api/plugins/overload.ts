@@ -3,10 +3,11 @@
 // `config.shed === false` (health, readiness, metrics) are always answered: they are how an operator sees the overload.
 //
 // Signals:
-// - Event loop delay, measured inline: how long the loop has gone without turning when the request is read. The
-//   embedded store (PGlite) runs every statement in this thread and settles it as a microtask, so one loop turn can
+// - Event loop delay, measured inline: how long the loop has gone without turning when the request is read. When the
+//   embedded store (PGlite) ran its statements in this thread and settled them as microtasks, one loop turn could
 //   read and answer a whole batch of requests back to back; 200 clients made a turn last seconds while every request
-//   in flight looked fine (bench/load.ts). A request read that late into a turn has waited at least that long, so it
+//   in flight looked fine (bench/load.ts). It has a thread of its own now (storage/pglite-worker.ts), but any long
+//   synchronous work (a large CSV, a big answer to serialize) holds the loop the same way. A request read that late into a turn has waited at least that long, so it
 //   is refused and the rest of the batch costs microseconds each. A sampled mean (@fastify/under-pressure's
 //   maxEventLoopDelay) only sees the long turn once it is over, one sampling interval too late.
 // - Requests in flight: with a PostgreSQL pool the loop stays free and requests wait for a connection instead.

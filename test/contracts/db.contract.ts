@@ -137,6 +137,34 @@ export function describeDbContract (name: string, makeDb: () => Promise<FreshDb>
       expect((await db.query('SELECT name FROM items')).rows).toEqual([{ name: 'after' }])
     })
 
+    it('answers a failed statement as an Error with its SQLSTATE, constraint and severity', async () => {
+      const db = await withTable()
+      await db.query('INSERT INTO items (id, name) VALUES (1, $1)', ['a'])
+      const err: unknown = await db.query('INSERT INTO items (id, name) VALUES (1, $1)', ['b']).catch((e: unknown) => e)
+      expect(err).toBeInstanceOf(Error)
+      expect(err).toMatchObject({ code: '23505', constraint: 'items_pkey', severity: 'ERROR' })
+      const inTx: unknown = await db.transaction(async (tx) => await tx.query('SELECT 1 / $1::int AS x', [0])).catch((e: unknown) => e)
+      expect(inTx).toMatchObject({ code: '22012' })
+    })
+
+    it('runs a statement sent during a transaction after it, never inside it', async () => {
+      const db = await withTable()
+      let release: () => void = () => {}
+      const held = new Promise<void>((resolve) => { release = resolve })
+      const tx = db.transaction(async (t) => {
+        await t.query('INSERT INTO items (id, name) VALUES (1, $1)', ['inside'])
+        await held
+        throw new Error('rolled back')
+      })
+      // PGlite runs this after the transaction ends; a PostgreSQL pool on another connection, not seeing row 1.
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      const outside = db.query<{ n: number }>('SELECT count(*) AS n FROM items')
+      release()
+      await expect(tx).rejects.toThrow('rolled back')
+      expect((await outside).rows).toEqual([{ n: 0 }])
+      expect((await db.query<{ n: number }>('SELECT count(*) AS n FROM items')).rows).toEqual([{ n: 0 }])
+    })
+
     it('sees its own writes inside a transaction', async () => {
       const db = await withTable()
       await db.transaction(async (tx) => {

@@ -84,8 +84,8 @@ export function createGroupCommit<T> (opts: GroupCommitOptions<T>): GroupCommit<
         if (opts.gather !== undefined && queue.length < opts.gather.min) await gathered(opts.gather)
         const batch = queue.splice(0, opts.maxBatch)
         inFlight += batch.length
-        // An embedded store (PGlite) runs in this thread and can answer a whole write without the event loop ever
-        // turning: then nothing that arrived meanwhile has been read yet, and the next batch would hold a message
+        // A store that runs in this thread (PGlite did, before storage/pglite-worker.ts) can answer a whole write
+        // without the event loop ever turning: then nothing that arrived meanwhile has been read yet, and the next batch would hold a message
         // or two. Give the loop one turn before the next batch in that case (with a server store it has turned).
         let turned = false
         const tick = setImmediate(() => { turned = true })

@@ -1,5 +1,5 @@
-// core/services/ingest/group-commit.ts with a store that answers without the event loop turning (PGlite runs in
-// the service's thread): what arrived meanwhile is read before the next batch is formed, so batches stay large.
+// core/services/ingest/group-commit.ts with a store that answers without the event loop turning (as PGlite did
+// in the service's thread): what arrived meanwhile is read before the next batch is formed, so batches stay large.
 import { describe, expect, it } from 'vitest'
 import { createGroupCommit } from '../../../core/services/ingest/group-commit.js'
 

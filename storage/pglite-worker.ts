@@ -1,0 +1,94 @@
+// The thread that runs PGlite (started by storage/pglite-db.ts): the embedded store's statements execute here, in
+// WebAssembly, while the service's thread decodes, validates and answers (bench ingest: the two shared one core).
+import { parentPort, workerData } from 'node:worker_threads'
+import { PGlite, types, type Transaction } from '@electric-sql/pglite'
+import { pg_trgm as pgTrgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import { errorFields, type Answer, type Ready, type Request, type WorkerInput } from './pglite-protocol.js'
+
+// int8 and numeric come back as JS numbers on both adapters: timestamps are epoch ms in bigint columns,
+// well inside Number's safe range (shared/spec/conventions.md §HTTP basics: timestamps are epoch ms).
+// bytea comes back as bytes (text format '\\x<hex>'); storage/pglite-db.ts makes them Buffers, as pg answers them.
+const parsers = {
+  [types.INT8]: Number,
+  [types.NUMERIC]: Number,
+  [types.BYTEA]: (x: string) => Buffer.from(x.slice(2), 'hex')
+}
+
+/** Rejects a transaction's body: PGlite rolls back, and the rollback is the answer asked for. */
+const ROLLBACK = Symbol('rollback')
+
+interface OpenTx { tx: Transaction, end: (commit: boolean) => void, settled: Promise<void> }
+
+if (parentPort === null) throw new Error('storage/pglite-worker.ts runs as a worker thread')
+const port = parentPort
+const input = workerData as WorkerInput
+
+const answer = (a: Answer): void => { port.postMessage(a) }
+const fail = (id: number, err: unknown): void => { answer({ id, ok: false, error: errorFields(err) }) }
+
+async function run (q: PGlite | Transaction, id: number, sql: string, params: readonly unknown[]): Promise<void> {
+  try {
+    const res = await q.query(sql, params as unknown[], { parsers })
+    const bytea = res.fields.filter((f) => f.dataTypeID === types.BYTEA).map((f) => f.name)
+    // PGlite reports affectedRows 0 for a SELECT; pg's rowCount is the rows answered (test/contracts/db.contract.ts).
+    const rowCount = res.fields.length > 0 ? res.rows.length : res.affectedRows ?? 0
+    answer({ id, ok: true, rows: res.rows, rowCount, ...(bytea.length > 0 ? { bytea } : {}) })
+  } catch (err) { fail(id, err) }
+}
+
+function serve (pg: PGlite): void {
+  const open = new Map<number, OpenTx>()
+  let nextTx = 1
+
+  const begin = (id: number): void => {
+    const txId = nextTx++
+    let begun = false
+    const settled: Promise<void> = pg.transaction(async (tx) => {
+      await new Promise<void>((resolve, reject) => {
+        open.set(txId, { tx, end: (commit) => { if (commit) resolve(); else reject(ROLLBACK) }, settled })
+        begun = true
+        answer({ id, ok: true, tx: txId })
+      })
+    }).then(() => undefined, (err: unknown) => {
+      if (err === ROLLBACK) return
+      // BEGIN itself failed: the caller is still waiting for the transaction.
+      if (!begun) { fail(id, err); return }
+      throw err
+    })
+  }
+
+  const finish = (id: number, txId: number, commit: boolean): void => {
+    const t = open.get(txId)
+    if (t === undefined) { fail(id, new Error(`no open transaction ${txId}`)); return }
+    open.delete(txId)
+    t.end(commit)
+    t.settled.then(() => { answer({ id, ok: true }) }, (err: unknown) => { fail(id, err) })
+  }
+
+  port.on('message', (r: Request) => {
+    switch (r.op) {
+      case 'query': {
+        const t = r.tx === undefined ? pg : open.get(r.tx)?.tx
+        if (t === undefined) { fail(r.id, new Error(`no open transaction ${String(r.tx)}`)); return }
+        run(t, r.id, r.sql, r.params).catch(() => {})
+        return
+      }
+      case 'exec':
+        pg.exec(r.sql).then(() => { answer({ id: r.id, ok: true }) }, (err: unknown) => { fail(r.id, err) })
+        return
+      case 'begin': begin(r.id); return
+      case 'end': finish(r.id, r.tx, r.commit); return
+      case 'close':
+        (pg.closed ? Promise.resolve() : pg.close()).then(() => { answer({ id: r.id, ok: true }); port.close() }, (err: unknown) => { fail(r.id, err) })
+    }
+  })
+}
+
+try {
+  // pg_trgm: the trigram indexes of the find filters (storage/migrations/0003_find_indexes.sql).
+  const pg = await PGlite.create({ ...(input.dataDir === undefined ? {} : { dataDir: input.dataDir }), extensions: { pg_trgm: pgTrgm } })
+  serve(pg)
+  port.postMessage({ ready: true } satisfies Ready)
+} catch (err) {
+  port.postMessage({ ready: false, error: errorFields(err) } satisfies Ready)
+}
