@@ -21,7 +21,12 @@ const dataRoutes: FastifyPluginAsyncTypebox<DataRoutesOptions> = async (app, { d
   app.get('/systems/data/raw', {
     config: { right },
     schema: { tags: ['data'], summary: 'Raw data points of several systems', description: 'The stored points of each system and data id in [from, to), most recent first.', querystring: RawDataQuery, response: { 200: PointsView, ...errors } }
-  }, async (req) => await data.raw(req.access, req.query))
+  }, async (req, reply) => {
+    // The answer comes written (core/services/data/points.service.ts raw): a string with a JSON content type is
+    // sent as it is, not serialized again (the schema above still documents it).
+    const json = await data.raw(req.access, req.query)
+    return await reply.type('application/json; charset=utf-8').send(json as never)
+  })
 
   app.get('/systems/data/aggregated', {
     config: { right },

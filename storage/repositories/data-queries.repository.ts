@@ -81,6 +81,23 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
       return out
     },
 
+    async rawJson (systemUids, dataIds, range, size) {
+      // The value as raw() decodes it (core/ports/telemetry.ts decodeValue): num (1 or 0 for a boolean), else str,
+      // JSON's null for a NaN or an infinity. float8 text is the shortest that reads back the same double.
+      const { rows } = await q.query<{ system_uid: string, data_id: string, json: string }>(
+        `SELECT s.uid AS system_uid, d.id AS data_id,
+           (SELECT string_agg('{"ts":' || p.ts || ',"v":' || CASE
+                WHEN p.num IS NULL THEN coalesce(to_json(p.str)::text, 'null')
+                WHEN p.num IN ('NaN'::float8, 'Infinity'::float8, '-Infinity'::float8) THEN 'null'
+                ELSE p.num::text END || '}', ',' ORDER BY p.ts DESC) FROM (
+              SELECT ts, num, str FROM data_points
+              WHERE system_uid = s.uid AND data_id = d.id AND ts >= $3 AND ts < $4
+              ORDER BY ts DESC LIMIT $5) p) AS json
+         FROM unnest($1::text[]) AS s (uid) CROSS JOIN unnest($2::text[]) AS d (id)`,
+        [systemUids, dataIds, range.from, range.to, size])
+      return rows.flatMap((r) => r.json === null ? [] : [{ systemUid: r.system_uid, dataId: r.data_id, json: `[${r.json}]` }])
+    },
+
     async aggregate (query) {
       if (query.buckets.length === 0) return []
       const keys = 'systems' in query.targets ? query.targets.systems : query.targets.companies

@@ -36,9 +36,6 @@ export type LastPoints = Record<string, Array<{ value: DataValue, timestamp: num
 export type PointValue = number | string | null
 export type Points = Record<string, Record<string, Array<{ ts: number, v: PointValue }>>>
 
-/** A boolean point answers 1 or 0 in a raw series, the value the aggregations fold it as. */
-const pointValue = (v: DataValue): PointValue => typeof v === 'boolean' ? (v ? 1 : 0) : v
-
 /**
  * `ids` or `idPrefix`, never both; an empty idPrefix is refused; an `ids` naming no id at all is an invalid data
  * parameter (with neither, every data id answers).
@@ -113,18 +110,24 @@ export function createPointsService ({ repos, clock }: { repos: Pick<Repositorie
       return out
     },
 
-    /** Up to `size` points per (system, data id), most recent first, in [from, to) (default: the last 3 months). */
-    async raw (access: CompanyAccess, q: RangeQuery): Promise<Points> {
+    /**
+     * Up to `size` points per (system, data id), most recent first, in [from, to) (default: the last 3 months), as
+     * the JSON text of a Points answer: each key once, in request order, an empty array for a pair without points.
+     */
+    async raw (access: CompanyAccess, q: RangeQuery): Promise<string> {
       const targets = idList(q.targetIds, MAX_RAW_TARGETS, targetCodes, 'targetIds')
       const dataIds = idList(q.dataIds, MAX_DATA_IDS, dataCodes, 'dataIds')
       const now = clock.now()
       const r = range(q, now, 'system.invalid.timerange', threeMonthsBefore(now))
       await ownSystems(access, targets)
-      const out = emptyAnswer(targets, dataIds)
       const n = size(q.size)
-      if (n === 0 || r.from === r.to) return out
-      for (const p of await repos.dataQueries.raw(targets, dataIds, r, n)) out[p.systemUid]?.[p.dataId]?.push({ ts: p.ts, v: pointValue(p.value) })
-      return out
+      const series = new Map<string, string>()
+      if (n > 0 && r.from !== r.to) {
+        for (const s of await repos.dataQueries.rawJson(targets, dataIds, r, n)) series.set(`${s.systemUid}\n${s.dataId}`, s.json)
+      }
+      const perSystem = targets.map((t) =>
+        `${JSON.stringify(t)}:{${dataIds.map((id) => `${JSON.stringify(id)}:${series.get(`${t}\n${id}`) ?? '[]'}`).join(',')}}`)
+      return `{${perSystem.join(',')}}`
     },
 
     /** `fn` per system over calendar buckets of `interval` (conventions.md §Data); usage data ids allowed. */
