@@ -4,7 +4,8 @@
 // exactly. Property-based, on the store of the run.
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { encodeValue, type DataValue } from '../../../core/ports/telemetry.js'
+import type { DataValue } from '../../../core/domain/device-message.js'
+import { encodeValue } from '../../../core/ports/telemetry.js'
 import { createRepositories } from '../../../storage/repositories/index.js'
 import { createTestDb, type TestDb } from '../../helpers/test-db.js'
 
