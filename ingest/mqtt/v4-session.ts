@@ -19,6 +19,7 @@ import type { MqttConnection } from './registry.js'
 import type { V5Deps } from './v5-session.js'
 import type { BusClient, MqttBus } from './namespaces.js'
 import type { BusSubscriber, BusSubscribers } from './bus-subscribers.js'
+import { turnWriter } from './turn-writer.js'
 
 /** MQTT 3.1.1 §3.2.2.3 CONNACK return codes. */
 const RC = { accepted: 0, identifierRejected: 2, serverUnavailable: 3, badCredentials: 4, notAuthorized: 5 } as const
@@ -54,15 +55,8 @@ export function serveV4 (stream: Duplex, remoteAddress: string, deps: V4Deps): v
   let packets: Promise<void> = Promise.resolve()
   let acks: Promise<void> = Promise.resolve()
 
-  // Packets written in one turn of the event loop leave in one write: the PUBACKs of a connection's publishes that one
-  // commit stored (one write each cost a system call per packet, bench ingest).
-  let corked = false
-  const uncork = (): void => { corked = false; stream.uncork() }
-  const send = (p: Packet): void => {
-    if (closed || !stream.writable) return
-    if (!corked) { corked = true; stream.cork(); process.nextTick(uncork) }
-    stream.write(mqtt.generate(p, { protocolVersion }))
-  }
+  const write = turnWriter(stream)
+  const send = (p: Packet): void => { if (!closed && stream.writable) write(mqtt.generate(p, { protocolVersion })) }
   const packetId = (): number => { const id = nextId; nextId = nextId >= 65535 ? 1 : nextId + 1; return id }
   const busSubscriber: BusSubscriber = {
     filters: nsFilters,

@@ -8,6 +8,7 @@ import type { DeviceAuthResult, DevicesService, DeviceSession } from '../../core
 import { deviceTopic, ownsTopic, wantsTasks } from '../../protocols/mqtt/topic.js'
 import type { MqttPublishHandler } from './publish.js'
 import type { ConnectionRegistry, MqttConnection } from './registry.js'
+import { turnWriter } from './turn-writer.js'
 
 // MQTT 5.0 §2.4 reason codes used here.
 const RC = {
@@ -53,15 +54,8 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): v
   let packets: Promise<void> = Promise.resolve()
   let acks: Promise<void> = Promise.resolve()
 
-  // Packets written in one turn of the event loop leave in one write: the PUBACKs of a connection's publishes that one
-  // commit stored (one write each cost a system call per packet, bench ingest).
-  let corked = false
-  const uncork = (): void => { corked = false; stream.uncork() }
-  const send = (p: Packet): void => {
-    if (closed || !stream.writable) return
-    if (!corked) { corked = true; stream.cork(); process.nextTick(uncork) }
-    stream.write(mqtt.generate(p, OPTS))
-  }
+  const write = turnWriter(stream)
+  const send = (p: Packet): void => { if (!closed && stream.writable) write(mqtt.generate(p, OPTS)) }
   const close = (reasonCode?: number): void => {
     if (closed) return
     if (reasonCode !== undefined && session !== undefined) send({ cmd: 'disconnect', reasonCode } as Packet)
