@@ -1,15 +1,15 @@
 // The composition root (shared/style.md §2.4): the only place that wires storage/ to core/.
-import { pino, type DestinationStream } from 'pino'
-import { PinoPretty } from 'pino-pretty'
 import type { Config } from '../core/config.js'
 import type { AppContext } from '../core/context.js'
 import type { Logger } from '../core/logger.js'
-import { REDACTED, REDACTED_PATHS, redactLine } from '../core/security/log-redaction.js'
 import type { Clock, Db, RateCounter, UnitOfWork } from '../core/ports/store.js'
 import { createServices } from '../core/services/index.js'
 import { bootstrap, type BootstrapResult } from '../core/services/bootstrap.service.js'
-import { openDb } from '../storage/db.js'
-import { redisFailure, storeFailure } from './start-failure.js'
+import { redisFailure } from './start-failure.js'
+import { createLogger } from './logger.js'
+import { openStore } from './store.js'
+
+export { createLogger, openStore }
 import { migrate } from '../storage/migrate.js'
 import { createRepositories } from '../storage/repositories/index.js'
 import { createMemoryCounter } from '../storage/rate/memory-counter.js'
@@ -59,28 +59,6 @@ export async function openOperationParts (config: Readonly<Config>, db: Db, log:
 }
 
 export const systemClock: Clock = { now: () => Date.now() }
-
-/**
- * The service's logger: JSON lines on stdout, or LOG_FORMAT=pretty for people. Secrets are masked in every line
- * (core/security/log-redaction.ts); `destination` is for tests that read what is written.
- */
-export function createLogger (config: Pick<Config, 'LOG_LEVEL'> & Partial<Pick<Config, 'LOG_FORMAT'>>, destination?: DestinationStream): Logger {
-  const out = config.LOG_FORMAT === 'pretty'
-    ? PinoPretty({ destination: destination ?? 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: destination === undefined })
-    : destination ?? pino.destination(1)
-  return pino({
-    level: config.LOG_LEVEL,
-    redact: { paths: REDACTED_PATHS, censor: REDACTED },
-    // The last layer: whatever a log call wrote, the finished line is scrubbed before it leaves.
-    hooks: { streamWrite: redactLine }
-  }, out)
-}
-
-/** Opens the configured store; a failure a user can fix comes out as one line naming the variable (bin/start-failure.ts). */
-export async function openStore (config: Pick<Config, 'DATABASE_URL' | 'DATA_DIR'>): Promise<Db> {
-  const where = { databaseUrl: config.DATABASE_URL, dataDir: config.DATA_DIR }
-  try { return await openDb(where) } catch (err) { throw storeFailure(err, where) }
-}
 
 /** Opens the store (and Redis when configured) and applies the migrations. */
 export async function openInfra (config: Readonly<Config>, log: Logger = createLogger({ LOG_LEVEL: 'warn' })): Promise<Infrastructure> {

@@ -15,15 +15,28 @@ const ENTRY = new URL('./pglite-worker.mjs', import.meta.url)
 type Pending = (a: Answer) => void
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never
 
+/** The embedded store, and the image of its files that another in-memory store can start from. */
+export interface PgliteDb extends Db {
+  /** A tarball of the store's files now (PGlite's dumpDataDir): tests start each store from a migrated one. */
+  image (): Promise<Uint8Array>
+}
+
+export interface PgliteOptions {
+  /** An in-memory store starts from these files (an image()) instead of an empty cluster: no initdb. */
+  image?: Uint8Array
+}
+
 /** PGlite in dataDir, or in memory when dataDir is undefined. */
-export async function openPgliteDb (dataDir: string | undefined): Promise<Db> {
+export async function openPgliteDb (dataDir: string | undefined, opts: PgliteOptions = {}): Promise<PgliteDb> {
+  if (dataDir !== undefined && opts.image !== undefined) throw new Error('an image starts an in-memory store only')
   let lock: DirLock | undefined
   if (dataDir !== undefined) {
     await mkdir(dataDir, { recursive: true })
     // Before PGlite touches a file: a second process on the same files corrupts them (storage/dir-lock.ts).
     lock = lockDir(`${dataDir}.lock`, dirname(dataDir))
   }
-  const worker = new Worker(ENTRY, { workerData: { dataDir } satisfies WorkerInput })
+  const workerData: WorkerInput = { dataDir, ...(opts.image === undefined ? {} : { image: opts.image }) }
+  const worker = new Worker(ENTRY, { workerData })
   const pending = new Map<number, Pending>()
   let gone: Error | undefined
   const lost = (err: Error): void => {
@@ -110,6 +123,11 @@ export async function openPgliteDb (dataDir: string | undefined): Promise<Db> {
         await call({ op: 'end', tx, commit: true })
         return result
       })
+    },
+    async image () {
+      const { image } = await call({ op: 'image' })
+      if (image === undefined) throw new Error('the PGlite thread sent no image')
+      return image
     },
     poolStats: () => ({ total: 1, idle: inFlight === 0 ? 1 : 0, waiting: Math.max(0, inFlight - 1), inFlight }),
     async close () {

@@ -7,18 +7,23 @@ export type Request =
   | { id: number, op: 'begin' }
   | { id: number, op: 'end', tx: number, commit: boolean }
   | { id: number, op: 'close' }
+  | { id: number, op: 'image' }
 
 /** A PGlite error's fields (code, constraint, detail...): an Error crosses threads without them. */
 export interface ErrorFields { message: string, name: string, [field: string]: unknown }
 
 export type Answer =
-  | { id: number, ok: true, rows?: unknown[], rowCount?: number, /** columns holding bytea */ bytea?: string[], tx?: number }
+  | { id: number, ok: true, rows?: unknown[], rowCount?: number, /** columns holding bytea */ bytea?: string[], tx?: number, image?: Uint8Array }
   | { id: number, ok: false, error: ErrorFields }
 
 /** The worker's first message: PGlite opened, or why not. */
 export type Ready = { ready: true } | { ready: false, error: ErrorFields }
 
-export interface WorkerInput { dataDir: string | undefined }
+export interface WorkerInput {
+  dataDir: string | undefined
+  /** An in-memory store's starting files: the tarball of an earlier store's image() (PGlite's loadDataDir). */
+  image?: Uint8Array
+}
 
 /** The fields of a thrown value that an answer carries (own enumerable ones: code, severity, constraint...). */
 export function errorFields (err: unknown): ErrorFields {

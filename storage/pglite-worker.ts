@@ -78,6 +78,12 @@ function serve (pg: PGlite): void {
         return
       case 'begin': begin(r.id); return
       case 'end': finish(r.id, r.tx, r.commit); return
+      case 'image':
+        pg.dumpDataDir('none').then(async (blob) => {
+          const image = new Uint8Array(await blob.arrayBuffer())
+          port.postMessage({ id: r.id, ok: true, image } satisfies Answer, [image.buffer])
+        }, (err: unknown) => { fail(r.id, err) })
+        return
       case 'close':
         (pg.closed ? Promise.resolve() : pg.close()).then(() => { answer({ id: r.id, ok: true }); port.close() }, (err: unknown) => { fail(r.id, err) })
     }
@@ -86,7 +92,11 @@ function serve (pg: PGlite): void {
 
 try {
   // pg_trgm: the trigram indexes of the find filters (storage/migrations/0003_find_indexes.sql).
-  const pg = await PGlite.create({ ...(input.dataDir === undefined ? {} : { dataDir: input.dataDir }), extensions: { pg_trgm: pgTrgm } })
+  const pg = await PGlite.create({
+    ...(input.dataDir === undefined ? {} : { dataDir: input.dataDir }),
+    ...(input.image === undefined ? {} : { loadDataDir: new Blob([input.image]) }),
+    extensions: { pg_trgm: pgTrgm }
+  })
   serve(pg)
   port.postMessage({ ready: true } satisfies Ready)
 } catch (err) {

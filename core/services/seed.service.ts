@@ -7,6 +7,9 @@ import { hashPassword, newUid } from '../security/secrets.js'
 import type { AccessEpoch } from './access-epoch.js'
 import { FleetSeedSections, seedFleet } from './seed/fleet.seed.js'
 import { isRedirectUri } from '../domain/redirect-uri.js'
+import { SeedError } from './seed/seed-error.js'
+
+export { SeedError }
 
 // The shape of a `fleet seed <file.json>` document (README, "Seed file"). Everything is matched by a natural
 // key (company name, profile name within its company, user e-mail, client id), so seeding twice changes nothing.
@@ -53,10 +56,6 @@ export const SeedDocumentSchema = Type.Object({
   ...FleetSeedSections
 })
 export type SeedDocument = Static<typeof SeedDocumentSchema>
-
-export class SeedError extends Error {
-  constructor (message: string) { super(message); this.name = 'SeedError' }
-}
 
 export interface SeedReport { companies: number, profiles: number, users: number, clients: number }
 

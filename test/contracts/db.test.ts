@@ -1,12 +1,14 @@
 import { openPgliteDb } from '../../storage/pglite-db.js'
 import { createTestDb } from '../helpers/test-db.js'
-import { TEST_DATABASE_URL } from '../helpers/env.js'
+import { EMBEDDED_RUN, TEST_DATABASE_URL } from '../helpers/env.js'
 import { describeDbContract } from './db.contract.js'
 
-describeDbContract('PGlite', async () => {
-  const db = await openPgliteDb(undefined)
-  return { db, drop: async () => { await db.close() } }
-})
+if (EMBEDDED_RUN) {
+  describeDbContract('PGlite', async () => {
+    const db = await openPgliteDb(undefined)
+    return { db, drop: async () => { await db.close() } }
+  })
+}
 
 // In CI the PostgreSQL run must happen: without TEST_DATABASE_URL, createTestDb('postgres') throws and the
 // suite fails rather than skips (shared/style.md §2.9: never silently fall back).

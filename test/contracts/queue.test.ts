@@ -6,7 +6,7 @@ import { Queue, Worker } from 'bullmq'
 import { createLocalQueue } from '../../storage/queue/local-queue.js'
 import { createBullmqQueue } from '../../storage/queue/bullmq-queue.js'
 import { createTestDb } from '../helpers/test-db.js'
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/env.js'
+import { EMBEDDED_RUN, TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/env.js'
 import { describeQueueContract, type QueueBackend } from './queue.contract.js'
 
 // The one environment read of this file: whether this is a CI run (test/helpers/env.ts holds the server URLs).
@@ -79,7 +79,7 @@ async function bullmqBackend (): Promise<QueueBackend> {
   }
 }
 
-describeQueueContract('local queue on PGlite', async () => await localBackend('pglite'))
+if (EMBEDDED_RUN) describeQueueContract('local queue on PGlite', async () => await localBackend('pglite'))
 if (TEST_DATABASE_URL !== undefined || CI) {
   describeQueueContract('local queue on PostgreSQL', async () => await localBackend('postgres'))
 }

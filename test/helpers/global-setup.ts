@@ -1,11 +1,14 @@
 // Runs once before every suite. With TEST_DATABASE_URL set, the server must answer (a CI run never falls back
 // to the embedded store) and a migrated template database is made for the per-file databases.
 import { randomBytes } from 'node:crypto'
+import { existsSync } from 'node:fs'
+import { rename, writeFile } from 'node:fs/promises'
 import pg from 'pg'
 import { Redis } from 'ioredis'
+import { openPgliteDb } from '../../storage/pglite-db.js'
 import { openPostgresDb } from '../../storage/postgres-db.js'
 import { migrate } from '../../storage/migrate.js'
-import { TEMPLATE_DB, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from './env.js'
+import { PGLITE_IMAGE, TEMPLATE_DB, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from './env.js'
 
 /**
  * Makes the template of these migrations unless it exists: built under a name of its own, then renamed, so that a
@@ -35,6 +38,18 @@ async function prepareTemplate (url: string): Promise<void> {
   } finally { await admin.end() }
 }
 
+/** Makes the migrated PGlite image unless it exists: written under a name of its own, then renamed into place. */
+async function preparePgliteImage (): Promise<void> {
+  if (existsSync(PGLITE_IMAGE)) return
+  const db = await openPgliteDb(undefined)
+  try {
+    await migrate(db)
+    const building = `${PGLITE_IMAGE}.${randomBytes(4).toString('hex')}`
+    await writeFile(building, await db.image())
+    await rename(building, PGLITE_IMAGE)
+  } finally { await db.close() }
+}
+
 async function checkRedis (url: string): Promise<void> {
   const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectTimeout: 3000, retryStrategy: () => null })
   try {
@@ -46,6 +61,7 @@ async function checkRedis (url: string): Promise<void> {
 }
 
 export default async function setup (): Promise<void> {
+  await preparePgliteImage()
   if (TEST_DATABASE_URL !== undefined) await prepareTemplate(TEST_DATABASE_URL)
   if (TEST_REDIS_URL !== undefined) await checkRedis(TEST_REDIS_URL)
 }

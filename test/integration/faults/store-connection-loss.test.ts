@@ -10,7 +10,7 @@ import { connectDevice, createDevice, endAll, publish, settle, tryConnect, type 
 import { count, createSystems, getOperation, postLabel, started, waitFinished } from '../../helpers/operations.js'
 import { withFaults, type FaultyDb } from '../../helpers/faulty-db.js'
 import { openKiller, type Killer } from '../../helpers/pg-kill.js'
-import { TEST_DATABASE_URL } from '../../helpers/env.js'
+import { EMBEDDED_RUN, TEST_DATABASE_URL } from '../../helpers/env.js'
 import { freePort, spawnFleet } from '../../helpers/child.js'
 import { inspect, postgresStore, quiet } from '../../helpers/cli-stores.js'
 import { startFleet } from '../../../simulator/fleet.js'
@@ -79,7 +79,7 @@ const postgres: Kind = {
 }
 
 // The PostgreSQL run is registered as in test/contracts/db.test.ts: absent without TEST_DATABASE_URL (outside CI).
-const kinds = TEST_DATABASE_URL !== undefined || process.env.CI === 'true' ? [embedded, postgres] : [embedded]
+const kinds = [...(EMBEDDED_RUN ? [embedded] : []), ...(TEST_DATABASE_URL !== undefined || process.env.CI === 'true' ? [postgres] : [])]
 
 /**
  * Strikes at random intervals of 100 to 400 ms (a fixed period could fall into step with the retries and hit the
