@@ -22,7 +22,13 @@ export const TEMPLATE_DB = `fleet_test_template_${migrationsHash()}`
  * The embedded store's counterpart of TEMPLATE_DB: the files of a migrated in-memory PGlite (a tarball made by the
  * global setup), from which each test store starts instead of running initdb and the migrations again.
  */
-export const PGLITE_IMAGE = join(tmpdir(), `fleet-test-image-${migrationsHash()}.tar`)
+export const PGLITE_IMAGE = join(tmpdir(), `fleet-test-image-${pgliteVersion()}-${migrationsHash()}.tar`)
+
+/** Another PGlite may not read an image of this one's files. */
+function pgliteVersion (): string {
+  const manifest = fileURLToPath(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url))
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
+}
 
 function migrationsHash (): string {
   const dir = fileURLToPath(new URL('../../storage/migrations/', import.meta.url))
