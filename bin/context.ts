@@ -8,8 +8,6 @@ import { bootstrap, type BootstrapResult } from '../core/services/bootstrap.serv
 import { redisFailure } from './start-failure.js'
 import { createLogger } from './logger.js'
 import { openStore } from './store.js'
-
-export { createLogger, openStore }
 import { migrate } from '../storage/migrate.js'
 import { createRepositories } from '../storage/repositories/index.js'
 import { createMemoryCounter } from '../storage/rate/memory-counter.js'

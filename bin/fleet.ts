@@ -51,7 +51,7 @@ async function seed (config: Readonly<Config>, file: string | undefined): Promis
   if (file === undefined) throw new SeedError('seed needs a file: fleet seed <file.json>')
   let doc: unknown
   try { doc = JSON.parse(await readFile(file, 'utf8')) } catch (err) { throw new SeedError(`cannot read ${file}: ${(err as Error).message}`) }
-  const { createContext, createLogger, openInfra } = await import('./context.js')
+  const [{ createContext, openInfra }, { createLogger }] = await Promise.all([import('./context.js'), import('./logger.js')])
   const log = createLogger({ LOG_LEVEL: 'warn' })
   const infra = await openInfra(config, log)
   const ctx = createContext(config, log, infra)

@@ -9,8 +9,6 @@ import { FleetSeedSections, seedFleet } from './seed/fleet.seed.js'
 import { isRedirectUri } from '../domain/redirect-uri.js'
 import { SeedError } from './seed/seed-error.js'
 
-export { SeedError }
-
 // The shape of a `fleet seed <file.json>` document (README, "Seed file"). Everything is matched by a natural
 // key (company name, profile name within its company, user e-mail, client id), so seeding twice changes nothing.
 const SeedCompany = Type.Object({

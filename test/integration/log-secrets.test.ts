@@ -2,7 +2,7 @@
 // level, writing to a captured stream; every token flow of conventions.md §Authentication and device REST calls go
 // through real sockets, and then no password, client secret, token, code or Basic credential may be in the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createLogger } from '../../bin/context.js'
+import { createLogger } from '../../bin/logger.js'
 import { ADMIN_EMAIL, startStack, type Stack } from '../helpers/stack.js'
 import { createUser, seed, uniq, type TestUser } from '../helpers/factories.js'
 import { createDevice, deviceFetch, type Device } from '../helpers/devices.js'

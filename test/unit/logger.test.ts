@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream'
 import { describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig } from '../../core/config.js'
-import { createLogger } from '../../bin/context.js'
+import { createLogger } from '../../bin/logger.js'
 import { REDACTED, redactLine, redactUrl } from '../../core/security/log-redaction.js'
 
 function captured (format: 'json' | 'pretty') {

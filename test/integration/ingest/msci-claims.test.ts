@@ -3,7 +3,7 @@
 // a host cleared takes the gateway out, a failed poll counts and marks the system, a success resets the count.
 // And what the poller logs at trace level never holds a gateway's credentials.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createLogger } from '../../../bin/context.js'
+import { createLogger } from '../../../bin/logger.js'
 import { createRepositories } from '../../../storage/repositories/index.js'
 import { createMsciPolls } from '../../../core/services/ingest/msci-polls.js'
 import { startStack, type Stack } from '../../helpers/stack.js'
