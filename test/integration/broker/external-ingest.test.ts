@@ -64,9 +64,22 @@ describe('devices behind an external MQTT broker', () => {
   it('sends again a task left unanswered (a device that was away with a clean session), and the device then ends it', async () => {
     const [d] = await mqttDevices(stack, 1, 'broker-resend')
     if (d === undefined) throw new Error('no device')
+    // A watcher of the device's tasks topic: the task is marked SENT before it is published, so the test goes on only
+    // once the broker has passed the first publish on (a device subscribing before that would receive it too).
+    await broker.dynsec([
+      { command: 'createRole', rolename: 'resend-watcher', acls: [{ acltype: 'subscribePattern', topic: `${d.serial}/tasks/json`, allow: true }, { acltype: 'publishClientReceive', topic: `${d.serial}/tasks/json`, allow: true }] },
+      { command: 'createClient', username: 'resend-watcher', password: 'resend-watcher-pw', roles: [{ rolename: 'resend-watcher' }] }
+    ])
+    const watcher = await tryConnect(broker.url, 'resend-watcher', 'resend-watcher-pw')
+    if (typeof watcher === 'string') throw new Error(watcher)
+    onTestFinished(async () => { await watcher.endAsync(true) })
+    const watched: string[] = []
+    watcher.on('message', (_topic, payload) => { watched.push(payload.toString('utf8')) })
+    await watcher.subscribeAsync(`${d.serial}/tasks/json`, { qos: 1 })
     const op = await started(postReboot(stack, { systems: { label: 'broker-resend' } }))
-    // Published while nobody listened: lost by the broker.
+    // Published while the device was away: lost for it.
     await eventually(async () => (await deviceTasksOfSystem(stack, d.uid)).find((t) => t.state === 'SENT'), 15_000, 'the task sent')
+    await eventually(async () => watched.length === 1 ? true : undefined, 15_000, 'the first publish through the broker')
     const dev = await device(d)
     await dev.client.subscribeAsync(`${d.serial}/tasks/json`, { qos: 1 })
     dev.client.on('message', (_topic, payload) => {
