@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { DataServices } from '../../core/services/data/index.js'
 import { errors, uidParams } from '../schemas/common.schema.js'
@@ -22,10 +23,10 @@ const dataRoutes: FastifyPluginAsyncTypebox<DataRoutesOptions> = async (app, { d
     config: { right },
     schema: { tags: ['data'], summary: 'Raw data points of several systems', description: 'The stored points of each system and data id in [from, to), most recent first.', querystring: RawDataQuery, response: { 200: PointsView, ...errors } }
   }, async (req, reply) => {
-    // The answer comes written (core/services/data/points.service.ts raw): a string with a JSON content type is
-    // sent as it is, not serialized again (the schema above still documents it).
-    const json = await data.raw(req.access, req.query)
-    return await reply.type('application/json; charset=utf-8').send(json as never)
+    // The answer comes written, in pieces (core/services/data/points.service.ts raw): streamed with a JSON content
+    // type, not serialized again (the schema above still documents it).
+    const pieces = await data.raw(req.access, req.query)
+    return await reply.type('application/json; charset=utf-8').send(Readable.from(pieces) as never)
   })
 
   app.get('/systems/data/aggregated', {

@@ -113,8 +113,11 @@ export function createPointsService ({ repos, clock }: { repos: Pick<Repositorie
     /**
      * Up to `size` points per (system, data id), most recent first, in [from, to) (default: the last 3 months), as
      * the JSON text of a Points answer: each key once, in request order, an empty array for a pair without points.
+     * The text comes in pieces, one per (system, data id), to be written one after the other: joined, 5 systems ×
+     * 10 ids × 500 points made a 1 MB string, then a 1 MB buffer, each a fresh large allocation that cost more than
+     * the store's statement (bench query).
      */
-    async raw (access: CompanyAccess, q: RangeQuery): Promise<string> {
+    async raw (access: CompanyAccess, q: RangeQuery): Promise<string[]> {
       const targets = idList(q.targetIds, MAX_RAW_TARGETS, targetCodes, 'targetIds')
       const dataIds = idList(q.dataIds, MAX_DATA_IDS, dataCodes, 'dataIds')
       const now = clock.now()
@@ -125,9 +128,15 @@ export function createPointsService ({ repos, clock }: { repos: Pick<Repositorie
       if (n > 0 && r.from !== r.to) {
         for (const s of await repos.dataQueries.rawJson(targets, dataIds, r, n)) series.set(`${s.systemUid}\n${s.dataId}`, s.json)
       }
-      const perSystem = targets.map((t) =>
-        `${JSON.stringify(t)}:{${dataIds.map((id) => `${JSON.stringify(id)}:${series.get(`${t}\n${id}`) ?? '[]'}`).join(',')}}`)
-      return `{${perSystem.join(',')}}`
+      const pieces: string[] = []
+      targets.forEach((t, i) => {
+        dataIds.forEach((id, j) => {
+          const open = j > 0 ? ',' : `${i > 0 ? '},' : '{'}${JSON.stringify(t)}:{`
+          pieces.push(`${open}${JSON.stringify(id)}:${series.get(`${t}\n${id}`) ?? '[]'}`)
+        })
+      })
+      pieces.push('}}')
+      return pieces
     },
 
     /** `fn` per system over calendar buckets of `interval` (conventions.md §Data); usage data ids allowed. */
