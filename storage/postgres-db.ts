@@ -40,20 +40,36 @@ function wrap (q: pg.Pool | pg.PoolClient): Queryable {
   }
 }
 
-/** The `options` parameter of a connection URL, if any (a URL that does not parse as one has none). */
-function urlOptions (url: string): string | null {
-  try { return new URL(url).searchParams.get('options') } catch { return null }
+/**
+ * The `options` parameter of a connection URL, if any, and the URL without it: pg would take the URL's in place of
+ * the service's, where they must come after them (a URL that does not parse as one has none).
+ */
+function splitOptions (url: string): { url: string, options: string | null } {
+  try {
+    const u = new URL(url)
+    const options = u.searchParams.get('options')
+    if (options === null) return { url, options }
+    u.searchParams.delete('options')
+    return { url: u.toString(), options }
+  } catch { return { url, options: null } }
 }
+
+/** The service's session settings, before those of the URL's `options` (openPostgresDb). */
+export const SESSION_OPTIONS = '-c jit=off -c max_parallel_workers_per_gather=0'
 
 /** A pool on a PostgreSQL server. */
 export async function openPostgresDb (url: string, max = 10): Promise<Db> {
   // application_name (overridden by one in the URL) names the service's sessions in pg_stat_activity. JIT off: the
   // service's statements are short and their plans cheap, but the raw and aggregated reads of many series pass the
   // server's jit_above_cost and spent more compiling than running (bench query, raw 5 × 10 × 500: 103 ms with JIT,
-  // 33 ms without). An `options` in the URL comes after, so that a deployment can turn it back on.
-  const own = urlOptions(url)
-  const options = `-c jit=off${own === null ? '' : ` ${own}`}`
-  const pool = new pg.Pool({ connectionString: url, max, application_name: 'fleet', options, types: { getTypeParser } as pg.CustomTypesConfig })
+  // 33 ms without). No parallel workers, for the same reason: the server starts them for each statement, and the
+  // aggregated read of 50 systems × 10 ids over 30 days took 270–320 ms with two against 75–90 ms without (bench
+  // query, PostgreSQL on 2 cores): the service's statements read indexes and rollups, small work that many callers
+  // run at once, where a worker costs more than it shares. An `options` in the URL comes after, so that a
+  // deployment can turn either back on.
+  const own = splitOptions(url)
+  const options = `${SESSION_OPTIONS}${own.options === null ? '' : ` ${own.options}`}`
+  const pool = new pg.Pool({ connectionString: own.url, max, application_name: 'fleet', options, types: { getTypeParser } as pg.CustomTypesConfig })
   // An idle client that loses its connection must not crash the process: the pool drops it and opens another.
   pool.on('error', () => {})
   await pool.query('SELECT 1')

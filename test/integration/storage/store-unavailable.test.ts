@@ -57,6 +57,16 @@ if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') {
       try { expect(await name(other)).toBe('fleet-api-7') } finally { await other.close() }
     })
 
+    it('runs its sessions without JIT and without parallel workers (the URL\'s options can turn them back on)', async () => {
+      const settings = async (d: Db): Promise<string[]> => Object.values((await d.query<Record<string, string>>(
+        'SELECT current_setting(\'jit\') AS jit, current_setting(\'max_parallel_workers_per_gather\') AS workers')).rows[0] ?? {})
+      expect(await settings(db)).toEqual(['off', '0'])
+      const url = new URL(t.url ?? '')
+      url.searchParams.set('options', '-c max_parallel_workers_per_gather=2')
+      const other = await openPostgresDb(url.toString(), 1)
+      try { expect(await settings(other)).toEqual(['off', '2']) } finally { await other.close() }
+    })
+
     it('a transaction whose backend is terminated during a statement rejects with StoreUnavailableError and commits nothing; the next statements work', async () => {
       const before = await rows()
       const failed = db.transaction(async (tx) => {
