@@ -89,6 +89,10 @@ describe('raw data points', () => {
       },
       [b]: { 'machine.temperature': [], 'machine.state': [] } // T - 5 min is before from
     })
+    // The answer is written in pieces, one per (system, data id): the keys in the order asked, whichever it is.
+    const res = await json(raw(`targetIds=${b},${a}&dataIds=machine.state,machine.temperature&from=${T - 2 * MIN}&to=${T}`))
+    expect(Object.keys(res)).toEqual([b, a])
+    for (const k of [a, b]) expect(Object.keys(res[k])).toEqual(['machine.state', 'machine.temperature'])
   })
 
   it('answers every kind of value as stored: numbers exactly, strings, booleans as 1 and 0, null, NaN and infinities as null', async () => {
