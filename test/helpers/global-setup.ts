@@ -2,7 +2,8 @@
 // to the embedded store) and a migrated template database is made for the per-file databases.
 import { randomBytes } from 'node:crypto'
 import { existsSync } from 'node:fs'
-import { rename, writeFile } from 'node:fs/promises'
+import { readdir, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 import pg from 'pg'
 import { Redis } from 'ioredis'
 import { openPgliteDb } from '../../storage/pglite-db.js'
@@ -39,8 +40,30 @@ async function prepareTemplate (url: string): Promise<void> {
 }
 
 /** Makes the migrated PGlite image unless it exists: written under a name of its own, then renamed into place. */
+// Images of other PGlite versions or migrations (another checkout, an older commit) are removed once no run has
+// started from them for this long: each is about 40 MB, one more per change of the migrations.
+const IMAGE_KEPT_MS = 24 * 3600_000
+
+async function removeStaleImages (): Promise<void> {
+  const dir = dirname(PGLITE_IMAGE)
+  const now = Date.now()
+  for (const name of await readdir(dir)) {
+    if (!name.startsWith('fleet-test-image-') || name === basename(PGLITE_IMAGE)) continue
+    const path = join(dir, name)
+    try {
+      if (now - (await stat(path)).mtimeMs > IMAGE_KEPT_MS) await unlink(path)
+    } catch { /* gone meanwhile, or not ours to remove */ }
+  }
+}
+
 async function preparePgliteImage (): Promise<void> {
-  if (existsSync(PGLITE_IMAGE)) return
+  await removeStaleImages()
+  if (existsSync(PGLITE_IMAGE)) {
+    // Started from now: not stale for the other checkouts' runs either.
+    const now = new Date()
+    await utimes(PGLITE_IMAGE, now, now)
+    return
+  }
   const db = await openPgliteDb(undefined)
   try {
     await migrate(db)
