@@ -55,7 +55,7 @@ function splitOptions (url: string): { url: string, options: string | null } {
 }
 
 /** The service's session settings, before those of the URL's `options` (openPostgresDb). */
-export const SESSION_OPTIONS = '-c jit=off -c max_parallel_workers_per_gather=0'
+const SESSION_OPTIONS = '-c jit=off -c max_parallel_workers_per_gather=0'
 
 /** A pool on a PostgreSQL server. */
 export async function openPostgresDb (url: string, max = 10): Promise<Db> {

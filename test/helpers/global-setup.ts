@@ -39,7 +39,6 @@ async function prepareTemplate (url: string): Promise<void> {
   } finally { await admin.end() }
 }
 
-/** Makes the migrated PGlite image unless it exists: written under a name of its own, then renamed into place. */
 // Images of other PGlite versions or migrations (another checkout, an older commit) are removed once no run has
 // started from them for this long: each is about 40 MB, one more per change of the migrations.
 const IMAGE_KEPT_MS = 24 * 3600_000
@@ -56,6 +55,7 @@ async function removeStaleImages (): Promise<void> {
   }
 }
 
+/** Makes the migrated PGlite image unless it exists: written under a name of its own, then renamed into place. */
 async function preparePgliteImage (): Promise<void> {
   await removeStaleImages()
   if (existsSync(PGLITE_IMAGE)) {
