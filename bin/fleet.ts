@@ -68,7 +68,7 @@ async function admin (config: Readonly<Config>, [action, email]: string[]): Prom
   const db = await openStore(config)
   try {
     await migrate(db)
-    const password = await resetPassword(createRepositories(db).users, email)
+    const password = await resetPassword(createRepositories(db).users, email, config.PASSWORD_HASH_COST)
     if (password === undefined) throw new StartFailure(`no user has the e-mail "${email}"`)
     process.stdout.write(`new password of ${email} (shown once): ${password}\n`)
   } finally { await db.close() }

@@ -2,6 +2,7 @@
 // validated, frozen and passed down. A bad value stops the start with a message naming the variable.
 import { isIP } from 'node:net'
 import { hostname } from 'node:os'
+import { DEFAULT_PASSWORD_HASH_COST } from './security/secrets.js'
 
 export interface Config {
   HTTP_PORT: number
@@ -18,6 +19,11 @@ export interface Config {
   LOGIN_THROTTLE_ADDRESS_FAILURES: number
   /** Sign-in throttling: the first wait (ms); each further failure doubles it, up to 15 minutes. */
   LOGIN_THROTTLE_BASE_MS: number
+  /**
+   * scrypt cost of the password and client secret hashes (log2 N; conventions.md §Authentication): 15 by default,
+   * about 50 ms a check. Each hash records its cost, so a change applies to hashes written after it.
+   */
+  PASSWORD_HASH_COST: number
   TOKEN_TTL_S: number
   REFRESH_TOKEN_TTL_S: number
   RATE_LIMIT_PER_S: number
@@ -262,6 +268,8 @@ export function loadConfig (env: Env): Readonly<Config> {
     LOGIN_THROTTLE_FAILURES: int(env, 'LOGIN_THROTTLE_FAILURES', 5, 1, 1_000_000),
     LOGIN_THROTTLE_ADDRESS_FAILURES: int(env, 'LOGIN_THROTTLE_ADDRESS_FAILURES', 20, 1, 1_000_000),
     LOGIN_THROTTLE_BASE_MS: int(env, 'LOGIN_THROTTLE_BASE_MS', 1000, 1, 900_000),
+    // Below 2^10 a hash is cheap to guess; above 2^17 it needs more than the 256 MiB verifyPassword allows.
+    PASSWORD_HASH_COST: int(env, 'PASSWORD_HASH_COST', DEFAULT_PASSWORD_HASH_COST, 10, 17),
     TOKEN_TTL_S: int(env, 'TOKEN_TTL_S', 3600, 1, 31_536_000),
     REFRESH_TOKEN_TTL_S: int(env, 'REFRESH_TOKEN_TTL_S', 30 * 86_400, 1, 315_360_000),
     RATE_LIMIT_PER_S: int(env, 'RATE_LIMIT_PER_S', 100, 1, 1_000_000_000),

@@ -3,25 +3,29 @@ import { promisify } from 'node:util'
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>
 
-// conventions.md §Authentication: passwords with a slow salted hash. scrypt N=2^15, r=8, p=1 (~50 ms, 32 MiB).
-const N = 32_768
+// conventions.md §Authentication: passwords with a slow salted hash. scrypt N=2^cost, r=8, p=1; the default cost 15
+// takes about 50 ms and 32 MiB. PASSWORD_HASH_COST (core/config.ts) lowers it where sign-ins must be cheap (the test
+// stacks) or raises it; each hash records its own N, so hashes of every cost keep verifying.
+export const DEFAULT_PASSWORD_HASH_COST = 15
 const R = 8
 const P = 1
 const KEY_LEN = 32
-const SCRYPT_OPTS = { N, r: R, p: P, maxmem: 64 * 1024 * 1024 }
 
 /** Encodes as `scrypt$N$r$p$salt$hash` (base64url) so that the cost can change without a migration. */
-export async function hashPassword (password: string): Promise<string> {
+export async function hashPassword (password: string, cost = DEFAULT_PASSWORD_HASH_COST): Promise<string> {
+  const N = 2 ** cost
   const salt = randomBytes(16)
-  const key = await scryptAsync(password, salt, KEY_LEN, SCRYPT_OPTS)
+  const key = await scryptAsync(password, salt, KEY_LEN, { N, r: R, p: P, maxmem: 256 * N * R })
   return ['scrypt', N, R, P, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
 /**
- * A hash of the same cost as hashPassword's that no password matches in practice (an all-zero key): unknown accounts
- * are checked against it, so that a wrong password costs the same time for them as for existing ones.
+ * A hash of hashPassword's cost that no password matches in practice (an all-zero key): unknown accounts are checked
+ * against it, so that a wrong password costs the same time for them as for existing ones.
  */
-export const DUMMY_PASSWORD_HASH = ['scrypt', N, R, P, Buffer.alloc(16).toString('base64url'), Buffer.alloc(KEY_LEN).toString('base64url')].join('$')
+export function dummyPasswordHash (cost = DEFAULT_PASSWORD_HASH_COST): string {
+  return ['scrypt', 2 ** cost, R, P, Buffer.alloc(16).toString('base64url'), Buffer.alloc(KEY_LEN).toString('base64url')].join('$')
+}
 
 export async function verifyPassword (password: string, encoded: string | null): Promise<boolean> {
   const parts = encoded?.split('$') ?? []

@@ -3,7 +3,7 @@ import type { Clock } from '../ports/store.js'
 import type { Repositories, ApiClientRecord, TokenRecord } from '../ports/repositories.js'
 import type { Actor, ActorMembership } from '../domain/actor.js'
 import { rightsOf } from '../domain/rights.js'
-import { DUMMY_PASSWORD_HASH, randomSecret, sha256, verifyPassword } from '../security/secrets.js'
+import { dummyPasswordHash, randomSecret, sha256, verifyPassword } from '../security/secrets.js'
 import { challengeProblem, verifierMatches } from '../security/pkce.js'
 import { CONSOLE_CLIENT_ID } from '../domain/console-client.js'
 import type { AccessEpoch } from './access-epoch.js'
@@ -89,19 +89,22 @@ export interface AuthServiceDeps {
   refreshTtlS: number
   epoch: AccessEpoch
   throttle: LoginThrottle
+  /** The cost of the hashes written (config PASSWORD_HASH_COST): unknown accounts are checked at it. */
+  hashCost?: number
   /** The scrypt check of secrets.ts; tests pass a spy. */
   verifyPassword?: (password: string, encoded: string | null) => Promise<boolean>
 }
 
 /** OAuth 2 token issue, expiry and the resolution of a bearer token into an Actor (conventions.md §Authentication). */
-export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch, throttle, verifyPassword: verify = verifyPassword }: AuthServiceDeps) {
+export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch, throttle, hashCost, verifyPassword: verify = verifyPassword }: AuthServiceDeps) {
+  const dummyHash = dummyPasswordHash(hashCost)
   /**
    * A password or secret check that costs one scrypt whether the account exists or not: an unknown account (or one
    * without a password) is checked against a dummy hash of the same cost, so the answer's time does not tell which
    * accounts exist.
    */
   const matches = async (secret: string, hash: string | null | undefined): Promise<boolean> =>
-    (await verify(secret, hash ?? DUMMY_PASSWORD_HASH)) && hash !== null && hash !== undefined
+    (await verify(secret, hash ?? dummyHash)) && hash !== null && hash !== undefined
 
   async function client (req: TokenRequest): Promise<ApiClientRecord> {
     if (req.clientId === undefined) throw new OAuthError('invalid_client', 'client credentials are missing')

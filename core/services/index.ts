@@ -59,11 +59,11 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
   const progress = events === undefined ? undefined : createOperationProgress({ operations: repos.operations, events, log })
   const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch, progress })
   return {
-    auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch, throttle }),
+    auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch, throttle, hashCost: config.PASSWORD_HASH_COST }),
     users: createUsersService({ repos, epoch }),
     companies: createCompaniesService({ repos, inTransaction, epoch }),
     companyPicture: createCompanyPictureService({ companies: repos.companies }),
-    seed: createSeedService({ inTransaction, clock, epoch }),
+    seed: createSeedService({ inTransaction, clock, epoch, hashCost: config.PASSWORD_HASH_COST }),
     systems: createSystemsService({ repos, inTransaction, clock }),
     applications: createApplicationsService({ repos, clock }),
     templates: createTemplatesService({ repos }),

@@ -57,9 +57,15 @@ export type SeedDocument = Static<typeof SeedDocumentSchema>
 
 export interface SeedReport { companies: number, profiles: number, users: number, clients: number }
 
-export interface SeedServiceDeps { inTransaction: UnitOfWork, clock: Clock, epoch?: AccessEpoch }
+export interface SeedServiceDeps {
+  inTransaction: UnitOfWork
+  clock: Clock
+  epoch?: AccessEpoch
+  /** scrypt cost of the passwords and client secrets written (config PASSWORD_HASH_COST). */
+  hashCost?: number
+}
 
-export function createSeedService ({ inTransaction, clock, epoch }: SeedServiceDeps) {
+export function createSeedService ({ inTransaction, clock, epoch, hashCost }: SeedServiceDeps) {
   async function companyUid (repos: Repositories, name: string): Promise<string> {
     const c = await repos.companies.findByName(name)
     if (c === undefined) throw new SeedError(`unknown company "${name}"`)
@@ -107,7 +113,7 @@ export function createSeedService ({ inTransaction, clock, epoch }: SeedServiceD
     for (const u of list) {
       const [home] = u.companies
       if (home === undefined) continue
-      const passwordHash = u.password === undefined ? undefined : await hashPassword(u.password)
+      const passwordHash = u.password === undefined ? undefined : await hashPassword(u.password, hashCost)
       let user = await repos.users.findByEmail(u.email)
       if (user === undefined) {
         user = { uid: newUid(), email: u.email, name: u.name, phoneNumber: u.phoneNumber ?? null, passwordHash: passwordHash ?? null, companyUid: await companyUid(repos, home.company) }
@@ -142,7 +148,7 @@ export function createSeedService ({ inTransaction, clock, epoch }: SeedServiceD
       const found = await repos.clients.find(c.clientId)
       await repos.clients.put({
         clientId: c.clientId,
-        secretHash: c.clientSecret === undefined ? found?.secretHash ?? null : await hashPassword(c.clientSecret),
+        secretHash: c.clientSecret === undefined ? found?.secretHash ?? null : await hashPassword(c.clientSecret, hashCost),
         name: c.name ?? found?.name ?? c.clientId,
         userUid,
         redirectUris: c.redirectUris ?? found?.redirectUris ?? []

@@ -3,10 +3,11 @@
 import { describe, expect, it } from 'vitest'
 import { createAuthService, OAuthError, type AuthServiceDeps, type TokenRequest } from '../../core/services/auth.service.js'
 import { createAccessEpoch } from '../../core/services/access-epoch.js'
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../core/security/secrets.js'
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../core/security/secrets.js'
 import type { ApiClientRecord } from '../../core/ports/repositories.js'
 import type { UserRecord } from '../../core/domain/user.js'
 
+const DUMMY_PASSWORD_HASH = dummyPasswordHash()
 const cost = (encoded: string): string => encoded.split('$').slice(0, 4).join('$') // scrypt$N$r$p
 
 async function service () {
@@ -37,6 +38,27 @@ describe('password checks', () => {
   it('the dummy hash costs what a stored hash costs, and no password matches it', async () => {
     expect(cost(DUMMY_PASSWORD_HASH)).toBe(cost(await hashPassword('anything')))
     expect(await verifyPassword('', DUMMY_PASSWORD_HASH)).toBe(false)
+    expect(cost(DUMMY_PASSWORD_HASH)).toBe('scrypt$32768$8$1')
+  })
+
+  it('at a configured cost (PASSWORD_HASH_COST), the dummy hash follows it and hashes of another cost still verify', async () => {
+    expect(cost(dummyPasswordHash(10))).toBe(cost(await hashPassword('anything', 10)))
+    expect(cost(dummyPasswordHash(10))).toBe('scrypt$1024$8$1')
+    expect(await verifyPassword('right', await hashPassword('right', 11))).toBe(true)
+    expect(await verifyPassword('wrong', await hashPassword('right', 11))).toBe(false)
+    const checked: Array<string | null> = []
+    const auth = createAuthService({
+      repos: { users: { findByEmail: async () => undefined }, clients: { find: async () => undefined } } as unknown as AuthServiceDeps['repos'],
+      clock: { now: () => 0 },
+      tokenTtlS: 60,
+      refreshTtlS: 60,
+      epoch: createAccessEpoch(),
+      throttle: { check: async (_who, verify) => await verify() },
+      hashCost: 10,
+      verifyPassword: async (password, encoded) => { checked.push(encoded); return await verifyPassword(password, encoded) }
+    })
+    expect(await refused(auth.token(request({ grantType: 'client_credentials', clientId: 'ghost' })))).toBe('invalid_client')
+    expect(checked).toEqual([dummyPasswordHash(10)])
   })
 
   it('runs scrypt against the dummy hash for an unknown account and for one without a password', async () => {

@@ -57,6 +57,7 @@ describe('loadConfig', () => {
       LOGIN_THROTTLE_FAILURES: 5,
       LOGIN_THROTTLE_ADDRESS_FAILURES: 20,
       LOGIN_THROTTLE_BASE_MS: 1000,
+      PASSWORD_HASH_COST: 15,
       DATA_RETENTION_DAYS: 0,
       // The host name, as an MQTT client id part.
       FLEET_NODE_ID: hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64) || 'fleet',
@@ -149,7 +150,9 @@ describe('loadConfig', () => {
     ['TOKEN_TTL_S', '0'],
     ['WORKER_CONCURRENCY', '0'],
     ['RATE_LIMIT_PER_S', '0'],
-    ['DATA_RETENTION_DAYS', '36501']
+    ['DATA_RETENTION_DAYS', '36501'],
+    ['PASSWORD_HASH_COST', '9'],
+    ['PASSWORD_HASH_COST', '18']
   ])('refuses an out-of-range %s=%s, naming the variable', (name, value) => {
     const err = configError({ [name]: value })
     expect(err.variable).toBe(name)
