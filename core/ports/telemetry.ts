@@ -23,12 +23,15 @@ export interface CommStatusChange { uid: string, companyUid: string, status: str
 export interface AckRow { systemUid: string, taskUid: string, status: 'OK' | 'ERROR', message: string | null, protocol: string, receivedAt: number }
 
 export interface TelemetryRepository {
-  /** The company of each of these uids that is a system (the message transaction refuses deleted systems). */
-  existingSystems (uids: string[]): Promise<Map<string, string>>
   /** Locks and reads the systems (in uid order, so concurrent batches never deadlock); missing systems are absent. */
   lockSystems (uids: string[]): Promise<IngestSystemState[]>
-  /** Inserts the messages not stored yet (by uid); answers the uids inserted now, so a batch can be written again. */
-  insertMessages (rows: MessageRow[]): Promise<string[]>
+  /**
+   * Inserts the messages of the systems that exist (the message transaction refuses deleted systems) and answers the
+   * company of each of those systems and the uids inserted now. With `again` (the batch is written again: an attempt
+   * whose COMMIT answer was lost may have stored it), messages already stored are skipped, by uid; without it, a
+   * stored uid fails the statement (message uids are the service's own, new for each message).
+   */
+  insertMessages (rows: MessageRow[], opts: { again: boolean }): Promise<{ known: Map<string, string>, inserted: string[] }>
   /**
    * Inserts the points and appends their hourly stats to the rollup increments (data_rollup_deltas), in the caller's
    * transaction: aggregations count them at once, foldRollups merges them into the hourly and daily rollups.

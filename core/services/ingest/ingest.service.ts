@@ -129,13 +129,16 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
   const stored = storedNotices(onStored, log)
 
   async function write (msgs: DeviceMessage[]): Promise<Array<Error | undefined>> {
+    let attempts = 0
     const { results, known, inserted } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
-      const known = await tx.telemetry.existingSystems(msgs.map((m) => m.systemUid))
+      const stored = await tx.telemetry.insertMessages(
+        msgs.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints })),
+        { again: attempts++ > 0 })
+      const known = stored.known
+      const inserted = new Set(stored.inserted)
       const results = msgs.map((m) => known.has(m.systemUid) ? undefined : new FleetError('system.unknown', [m.systemUid]))
-      const kept = msgs.filter((m) => known.has(m.systemUid))
-      const inserted = new Set(await tx.telemetry.insertMessages(kept.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints }))))
       const points: PointRow[] = []
-      for (const m of kept) {
+      for (const m of msgs) {
         if (!inserted.has(m.uid)) continue
         for (const p of m.points) points.push({ systemUid: m.systemUid, dataId: p.dataId, ts: p.ts, value: p.value, messageUid: m.uid })
       }
