@@ -10,7 +10,8 @@ import type { UserRecord } from '../../core/domain/user.js'
 const DUMMY_PASSWORD_HASH = dummyPasswordHash()
 const cost = (encoded: string): string => encoded.split('$').slice(0, 4).join('$') // scrypt$N$r$p
 
-async function service () {
+/** The auth service over one user, one without a password and one client; `hashCost` as PASSWORD_HASH_COST gives it. */
+async function service (hashCost?: number) {
   const user: UserRecord = { uid: 'u1', email: 'known@x.test', name: 'K', phoneNumber: null, passwordHash: await hashPassword('right'), companyUid: 'c1' }
   const noPassword: UserRecord = { ...user, uid: 'u2', email: 'nopw@x.test', passwordHash: null }
   const client: ApiClientRecord = { clientId: 'app', secretHash: await hashPassword('secret'), name: 'App', userUid: 'u1', redirectUris: ['https://app.test/cb'] }
@@ -26,6 +27,7 @@ async function service () {
     refreshTtlS: 60,
     epoch: createAccessEpoch(),
     throttle: { check: async (_who, verify) => await verify() },
+    hashCost,
     verifyPassword: async (password, encoded) => { checked.push(encoded); return await verifyPassword(password, encoded) }
   })
   return { auth, user, client, checked }
@@ -46,17 +48,7 @@ describe('password checks', () => {
     expect(cost(dummyPasswordHash(10))).toBe('scrypt$1024$8$1')
     expect(await verifyPassword('right', await hashPassword('right', 11))).toBe(true)
     expect(await verifyPassword('wrong', await hashPassword('right', 11))).toBe(false)
-    const checked: Array<string | null> = []
-    const auth = createAuthService({
-      repos: { users: { findByEmail: async () => undefined }, clients: { find: async () => undefined } } as unknown as AuthServiceDeps['repos'],
-      clock: { now: () => 0 },
-      tokenTtlS: 60,
-      refreshTtlS: 60,
-      epoch: createAccessEpoch(),
-      throttle: { check: async (_who, verify) => await verify() },
-      hashCost: 10,
-      verifyPassword: async (password, encoded) => { checked.push(encoded); return await verifyPassword(password, encoded) }
-    })
+    const { auth, checked } = await service(10)
     expect(await refused(auth.token(request({ grantType: 'client_credentials', clientId: 'ghost' })))).toBe('invalid_client')
     expect(checked).toEqual([dummyPasswordHash(10)])
   })
