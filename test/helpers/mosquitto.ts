@@ -1,6 +1,12 @@
 // A Mosquitto of a test's own (issue 14: tests start their own broker): the binary of the machine with the dynamic
 // security plugin, on a free port, its configuration and dynamic security file in a temporary directory, an admin
 // account made by `mosquitto_ctrl dynsec init`. Stopped by its pid.
+//
+// Test files run in parallel and a free port is free only until someone binds it: the port found may be taken by
+// another test's broker before this one binds it. Each broker has an admin password of its own, so that the other
+// broker refuses the readiness check (with a shared one, the test would go on against the other broker, whose full
+// syncs delete this test's devices as strays), and a broker that could not bind is started again on another port.
+import { randomBytes } from 'node:crypto'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
@@ -12,7 +18,11 @@ import { freePort } from './child.js'
 
 const PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so'
 export const DYNSEC_ADMIN = 'fleet-admin'
-export const DYNSEC_ADMIN_PASSWORD = 'fleet-admin-pw'
+
+/** An admin password for a broker: one per broker (see the top of this file). */
+export function adminPassword (): string {
+  return `fleet-admin-${randomBytes(6).toString('hex')}`
+}
 
 export interface Mosquitto {
   port: number
@@ -27,12 +37,15 @@ export interface Mosquitto {
   stop (): Promise<void>
 }
 
-async function waitListening (port: number, child: ChildProcess): Promise<void> {
+class PortTaken extends Error {}
+
+async function waitListening (port: number, password: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 15_000
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`mosquitto exited with ${child.exitCode}`)
+    // Exited before it answered: most often, the port was bound by someone else meanwhile.
+    if (child.exitCode !== null) throw new PortTaken(`mosquitto exited with ${child.exitCode}`)
     try {
-      const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: DYNSEC_ADMIN, password: DYNSEC_ADMIN_PASSWORD, reconnectPeriod: 0, connectTimeout: 2000 })
+      const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: DYNSEC_ADMIN, password, reconnectPeriod: 0, connectTimeout: 2000 })
       await c.endAsync()
       return
     } catch (err) {
@@ -42,12 +55,11 @@ async function waitListening (port: number, child: ChildProcess): Promise<void> 
   }
 }
 
-/** `port`: a port chosen beforehand (a service told of a broker that is not there yet); default: a free one. */
-export async function startMosquitto (opts: { port?: number } = {}): Promise<Mosquitto> {
-  const dir = await mkdtemp(join(tmpdir(), 'fleet-mosquitto-'))
+/** Mosquitto started and answering on `port` (answers how to stop it), or PortTaken. */
+async function spawnBroker (dir: string, port: number, password: string): Promise<() => Promise<void>> {
   const dynsecFile = join(dir, 'dynamic-security.json')
-  await promisify(execFile)('mosquitto_ctrl', ['dynsec', 'init', dynsecFile, DYNSEC_ADMIN, DYNSEC_ADMIN_PASSWORD])
-  const port = opts.port ?? await freePort()
+  await rm(dynsecFile, { force: true })
+  await promisify(execFile)('mosquitto_ctrl', ['dynsec', 'init', dynsecFile, DYNSEC_ADMIN, password])
   const conf = join(dir, 'mosquitto.conf')
   await writeFile(conf, [
     `listener ${port} 127.0.0.1`,
@@ -61,21 +73,48 @@ export async function startMosquitto (opts: { port?: number } = {}): Promise<Mos
     ''
   ].join('\n'))
   const child = spawn('mosquitto', ['-c', conf], { stdio: 'ignore' })
-  const clients: MqttClient[] = []
-  const stop = async (): Promise<void> => {
-    for (const c of clients.splice(0)) await c.endAsync(true)
-    if (child.exitCode === null && child.pid !== undefined) {
+  const kill = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
       const exited = once(child, 'exit')
       process.kill(child.pid, 'SIGTERM')
       await exited
     }
+  }
+  try { await waitListening(port, password, child) } catch (err) { await kill(); throw err }
+  return kill
+}
+
+/**
+ * `port`: a port chosen beforehand (a service told of a broker that is not there yet); default: a free one.
+ * `password`: the admin password, for a service configured before the broker starts; default: a new one.
+ */
+export async function startMosquitto (opts: { port?: number, password?: string } = {}): Promise<Mosquitto> {
+  const dir = await mkdtemp(join(tmpdir(), 'fleet-mosquitto-'))
+  const password = opts.password ?? adminPassword()
+  let port = opts.port ?? await freePort()
+  let kill: () => Promise<void>
+  for (let attempt = 1; ; attempt++) {
+    try {
+      kill = await spawnBroker(dir, port, password)
+      break
+    } catch (err) {
+      if (!(err instanceof PortTaken) || opts.port !== undefined || attempt === 5) {
+        await rm(dir, { recursive: true, force: true })
+        throw err
+      }
+      port = await freePort()
+    }
+  }
+  const clients: MqttClient[] = []
+  const stop = async (): Promise<void> => {
+    for (const c of clients.splice(0)) await c.endAsync(true)
+    await kill()
     await rm(dir, { recursive: true, force: true })
   }
-  try { await waitListening(port, child) } catch (err) { await stop(); throw err }
 
   const url = `mqtt://127.0.0.1:${port}`
   const admin = async (): Promise<MqttClient> => {
-    const c = await mqtt.connectAsync(url, { username: DYNSEC_ADMIN, password: DYNSEC_ADMIN_PASSWORD, reconnectPeriod: 0 })
+    const c = await mqtt.connectAsync(url, { username: DYNSEC_ADMIN, password, reconnectPeriod: 0 })
     clients.push(c)
     return c
   }
@@ -96,7 +135,7 @@ export async function startMosquitto (opts: { port?: number } = {}): Promise<Mos
   return {
     port,
     url,
-    adminUrl: `mqtt://${DYNSEC_ADMIN}:${DYNSEC_ADMIN_PASSWORD}@127.0.0.1:${port}`,
+    adminUrl: `mqtt://${DYNSEC_ADMIN}:${password}@127.0.0.1:${port}`,
     admin,
     async dynsec (commands) {
       const c = await controlClient()

@@ -10,7 +10,7 @@ import { createDevice, type Device } from '../../helpers/devices.js'
 import { postDelete, started, until, waitFinished } from '../../helpers/operations.js'
 import { EDIT, IMPORT, runCsv } from '../operations/csv/csv-helpers.js'
 import { uniq } from '../../helpers/factories.js'
-import { DYNSEC_ADMIN, DYNSEC_ADMIN_PASSWORD, startMosquitto, tryConnect, type Mosquitto } from '../../helpers/mosquitto.js'
+import { DYNSEC_ADMIN, adminPassword, startMosquitto, tryConnect, type Mosquitto } from '../../helpers/mosquitto.js'
 import { freePort } from '../../helpers/child.js'
 import { brokerCommand } from '../../../bin/broker.js'
 
@@ -213,11 +213,12 @@ describe('device credentials in Mosquitto dynamic security', () => {
 describe('a broker away when systems change', () => {
   it('the API answers as usual, and the change reaches the broker once it is back', async () => {
     const port = await freePort()
-    const alone = await startStack({ env: { MQTT_URL: `mqtt://${DYNSEC_ADMIN}:${DYNSEC_ADMIN_PASSWORD}@127.0.0.1:${port}` }, transports: [] })
+    const password = adminPassword()
+    const alone = await startStack({ env: { MQTT_URL: `mqtt://${DYNSEC_ADMIN}:${password}@127.0.0.1:${port}` }, transports: [] })
     onTestFinished(async () => { await alone.close() })
     const d = await createDevice(alone)
     const e = await createDevice(alone)
-    const late = await startMosquitto({ port })
+    const late = await startMosquitto({ port, password })
     onTestFinished(async () => { await late.stop() })
     await until('the retried changes reach the broker', async () => {
       const c = await tryConnect(late.url, e.serial, e.mqttPassword ?? '')
