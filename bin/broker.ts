@@ -44,15 +44,15 @@ export async function brokerCommand (config: Readonly<Config>, db: Db, log: Logg
 /**
  * The periodic full sync (MQTT_DYNSEC_RESYNC_S), a repeatable job so that one process of the cluster runs it each
  * period: it repairs what a killed process left undone and what two processes changing one system at once left
- * stale. Reads only, when the broker is in step: no device is disconnected.
+ * stale. Reads only, when the broker is in step: no device is disconnected. It runs on the process's own sync (the
+ * one its API changes go through), so that in one process a full sync and a change never interleave.
  */
-export function brokerResyncJob (config: Pick<Config, 'MQTT_URL' | 'MQTT_DYNSEC' | 'MQTT_DYNSEC_RESYNC_S'>, db: Db, log: Logger): { jobs: ExtraPeriodicJobs, close: () => Promise<void> } {
-  const sync = config.MQTT_DYNSEC_RESYNC_S > 0 ? openBrokerSync(config, db, log) : undefined
-  if (sync === undefined) return { jobs: {}, close: async () => {} }
+export function brokerResyncJob (config: Pick<Config, 'MQTT_DYNSEC_RESYNC_S'>, sync: DynsecSync | undefined, log: Logger): { jobs: ExtraPeriodicJobs } {
+  if (sync === undefined || config.MQTT_DYNSEC_RESYNC_S === 0) return { jobs: {} }
   const run = async (): Promise<void> => {
     const counts = await sync.fullSync()
     const changed = counts.clients.created + counts.clients.updated + counts.clients.deleted + counts.roles.created + counts.roles.updated + counts.roles.deleted
     if (changed > 0) log.warn({ counts }, 'broker resync corrected the MQTT broker\'s device logins')
   }
-  return { jobs: { 'broker.resync': { everyMs: config.MQTT_DYNSEC_RESYNC_S * 1000, run } }, close: async () => { await sync.close() } }
+  return { jobs: { 'broker.resync': { everyMs: config.MQTT_DYNSEC_RESYNC_S * 1000, run } } }
 }

@@ -27,6 +27,7 @@ import { createTaskDispatch } from '../ingest/dispatch.js'
 import { createSmsGateway } from '../storage/notify/sms-gateway.js'
 import { withLoginChanges } from '../core/services/systems/login-changes.js'
 import { openBrokerSync } from './broker.js'
+import type { DynsecSync } from '../ingest/broker-sync/dynsec-sync.js'
 import type { EventBus } from '../core/ports/events.js'
 import { createLocalEventBus } from '../storage/events/local-bus.js'
 import { openEventBus } from '../storage/events/open-event-bus.js'
@@ -77,11 +78,13 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
  * `transports`: the device transports of this process (ingest/dispatch.ts delivers tasks through them). A function,
  * read at each dispatch: the transports are built after the services, which are given the dispatch now.
  */
-export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { transports?: () => readonly DeviceTransport[] } = {}): AppContext {
+export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { transports?: () => readonly DeviceTransport[], brokerSync?: DynsecSync } = {}): AppContext {
   const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
   const ownTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx, { rollups: config.DATA_ROLLUPS })))
   // With an external Mosquitto, device logins follow every committed change into its dynamic security (issue 14).
-  const brokerSync = openBrokerSync(config, infra.db, log)
+  // `opts.brokerSync`: the process's one sync, which its periodic full sync shares (bin/serve.ts), so that the two never
+  // interleave their reads and writes. The context closes it either way.
+  const brokerSync = opts.brokerSync ?? openBrokerSync(config, infra.db, log)
   const inTransaction = brokerSync === undefined ? ownTransaction : withLoginChanges(ownTransaction, brokerSync)
   const metrics = infra.metrics ?? createPromRegistry({ onCollectError: (metric, err) => { log.warn({ err, metric }, 'metric not collected') } })
   registerInfraGauges(metrics, infra)

@@ -9,7 +9,7 @@ import { readinessChecks, registerDeviceGauges } from './operability.js'
 import { bootstrapStore, createContext, openInfra, type Infrastructure } from './context.js'
 import { portFailure } from './start-failure.js'
 import { transports as defaultTransports } from './transports.js'
-import { brokerResyncJob } from './broker.js'
+import { brokerResyncJob, openBrokerSync } from './broker.js'
 import { createMqttBus } from '../ingest/mqtt/namespaces.js'
 import { createSparkplugNodes } from '../core/services/ingest/sparkplug-nodes.js'
 import { createSparkplugRepository } from '../storage/repositories/sparkplug.repository.js'
@@ -55,7 +55,8 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   // The task dispatch (bin/context.ts) reads this list at each dispatch: the transports are built below, after the
   // services that are given the dispatch.
   const transports: DeviceTransport[] = []
-  const ctx = createContext(config, log, infra, { transports: () => transports })
+  const brokerSync = openBrokerSync(config, infra.db, log)
+  const ctx = createContext(config, log, infra, { transports: () => transports, ...(brokerSync === undefined ? {} : { brokerSync }) })
   if (opts.bootstrap !== false) await bootstrapStore(ctx, infra.db)
   // Before any device traffic: the points partitions of the months around now (the points.partitions job below
   // keeps them ahead afterwards).
@@ -77,7 +78,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   // repeatable jobs of the queue, not timers: in a cluster each runs once per period, in whichever process claims it.
   // A failed sweep goes to the queue's onError (logged); the next period sweeps again.
   const { engine } = ctx.services.operations
-  const resync = brokerResyncJob(config, infra.db, log)
+  const resync = brokerResyncJob(config, brokerSync, log)
   if (roles.has('worker')) {
     await engine.work(config.WORKER_CONCURRENCY, {
       'sweep.timeouts': { everyMs: TIMEOUT_SWEEP_MS, run: engine.sweepTimeouts },
@@ -112,7 +113,6 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
         await api.close()
         for (const t of transports) await t.close()
         await ingest.drain()
-        await resync.close()
         await ctx.close()
       })()
       await closing

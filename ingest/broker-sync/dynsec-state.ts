@@ -30,7 +30,19 @@ function toRole (raw: unknown): BrokerRole | undefined {
   return { rolename: r.rolename, acls }
 }
 
+/**
+ * A create refused because the client or role exists: another writer (the periodic full sync, another process of the
+ * cluster) made it after this one read the broker. The caller reads again and plans again.
+ */
+export class DynsecConflictError extends DynsecCommandError {
+  constructor (command: string, reason: string) {
+    super(command, reason)
+    this.name = 'DynsecConflictError'
+  }
+}
+
 const notFound = (r: DynsecResponse): boolean => r.error !== undefined && /not found/i.test(r.error)
+const exists = (r: DynsecResponse): boolean => r.error !== undefined && /already exists/i.test(r.error)
 
 function check (r: DynsecResponse | undefined, command: string): DynsecResponse {
   if (r === undefined) throw new DynsecCommandError(command, 'no response')
@@ -74,9 +86,21 @@ export async function readAll (dynsec: DynsecClient): Promise<{ roles: Map<strin
   return { roles: new Map(roles.map((r) => [r.rolename, r])), clients: new Map(clients.map((c) => [c.username, c])) }
 }
 
-/** Runs the plan's commands. @throws DynsecCommandError naming the first command refused */
+/**
+ * Runs the plan's commands.
+ * @throws DynsecConflictError when a create met a client or role made meanwhile (after the other commands ran)
+ * @throws DynsecCommandError naming the first command refused otherwise
+ */
 export async function apply (dynsec: DynsecClient, commands: readonly DynsecCommand[]): Promise<void> {
   const answers = await dynsec.run(commands)
   // A client or role deleted meanwhile by another process is what was wanted.
-  answers.forEach((a, i) => { const cmd = commands[i]?.command ?? ''; if (!(cmd.startsWith('delete') && notFound(a))) check(a, cmd) })
+  const refused = answers.flatMap((a, i) => {
+    const cmd = commands[i]?.command ?? ''
+    return a.error === undefined || (cmd.startsWith('delete') && notFound(a)) ? [] : [{ a, cmd }]
+  })
+  const first = refused[0]
+  if (first === undefined) return
+  if (refused.every(({ a, cmd }) => cmd.startsWith('create') && exists(a))) throw new DynsecConflictError(first.cmd, first.a.error ?? '')
+  const other = refused.find(({ a, cmd }) => !(cmd.startsWith('create') && exists(a))) ?? first
+  check(other.a, other.cmd)
 }

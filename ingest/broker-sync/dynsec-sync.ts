@@ -6,12 +6,15 @@ import type { BrokerLogin, BrokerLoginsRepository, DeviceCredentialsSync } from 
 import type { Logger } from '../../core/logger.js'
 import type { DynsecClient } from './dynsec-client.js'
 import { planSync, roleLogins, roleName, ROLE_PREFIX, type SyncCounts } from './dynsec-plan.js'
-import { apply, readAll, readSome } from './dynsec-state.js'
+import { apply, DynsecConflictError, readAll, readSome } from './dynsec-state.js'
+import { BrokerUnavailableError } from './dynsec-client.js'
 
 // Systems per page of a full sync's read of the store.
 const STORE_PAGE = 1000
 const RETRY_FIRST_MS = 1000
 const RETRY_MAX_MS = 60_000
+// Reads and plans again this many times when another writer made a client or role between the read and the write.
+const CONFLICT_ATTEMPTS = 3
 
 export interface DynsecSyncDeps {
   dynsec: DynsecClient
@@ -43,7 +46,18 @@ export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs 
   let healthy = true
   let closed = false
 
-  async function reconcile (systemUids: readonly string[]): Promise<SyncCounts> {
+  /** fn again, on a fresh read of the broker, while another writer creates what fn meant to create (the counts are the last plan's). */
+  async function again (fn: () => Promise<SyncCounts>): Promise<SyncCounts> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await fn()
+      } catch (err) {
+        if (!(err instanceof DynsecConflictError) || attempt >= CONFLICT_ATTEMPTS) throw err
+      }
+    }
+  }
+
+  async function reconcileOnce (systemUids: readonly string[]): Promise<SyncCounts> {
     const uids = [...new Set(systemUids)]
     const wanted = await logins.ofSystems(uids)
     const first = await readSome(dynsec, uids.map(roleName), wanted.map((l) => l.identifier))
@@ -55,7 +69,10 @@ export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs 
     return plan.counts
   }
 
-  async function fullSync (): Promise<SyncCounts> {
+  const reconcile = async (systemUids: readonly string[]): Promise<SyncCounts> => await again(async () => await reconcileOnce(systemUids))
+  const fullSync = async (): Promise<SyncCounts> => await again(fullSyncOnce)
+
+  async function fullSyncOnce (): Promise<SyncCounts> {
     const state = await readAll(dynsec)
     const all: BrokerLogin[] = []
     for (let after = ''; ;) {
@@ -89,7 +106,8 @@ export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs 
       healthy = true
       retryMs = retryFirstMs
     } catch (err) {
-      healthy = false
+      // Only a broker away makes the next changes skip the wait; a refused command is retried alone.
+      if (err instanceof BrokerUnavailableError) healthy = false
       for (const uid of uids) retry.add(uid)
       log.warn({ err: { message: (err as Error).message }, systems: uids.length }, 'device credentials not synced to the MQTT broker; retrying')
       scheduleRetry()

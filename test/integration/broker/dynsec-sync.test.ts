@@ -13,6 +13,9 @@ import { uniq } from '../../helpers/factories.js'
 import { DYNSEC_ADMIN, adminPassword, startMosquitto, tryConnect, type Mosquitto } from '../../helpers/mosquitto.js'
 import { freePort } from '../../helpers/child.js'
 import { brokerCommand } from '../../../bin/broker.js'
+import { createDynsecClient, type DynsecClient } from '../../../ingest/broker-sync/dynsec-client.js'
+import { createDynsecSync } from '../../../ingest/broker-sync/dynsec-sync.js'
+import { createBrokerLoginsRepository } from '../../../storage/repositories/broker-logins.repository.js'
 
 const PARTNER = 'Broker Partner'
 const PW = 'broker-mover-pw'
@@ -207,6 +210,38 @@ describe('device credentials in Mosquitto dynamic security', () => {
     expect(out).toMatch(/clients 0 created, 1 updated, 0 deleted/)
     await connected(d.serial, d.mqttPassword ?? '')
     expect(stays.connected).toBe(true)
+  })
+})
+
+describe('two writers at once', () => {
+  it('a create that meets a client another writer made meanwhile is read and planned again, and lands', async () => {
+    const d = await createDevice(stack)
+    // The broker loses the system's logins, then a second sync (the periodic full sync, another process) brings them
+    // back; between its read and its write a third writer makes the client, with a password of its own.
+    await broker.dynsec([{ command: 'deleteClient', username: d.serial }, { command: 'deleteClient', username: d.imei }])
+    const real = createDynsecClient(broker.adminUrl)
+    let raced = false
+    const racing: DynsecClient = {
+      async run (commands) {
+        if (!raced && commands.some((c) => c.command === 'createClient')) {
+          raced = true
+          const stale = { password: 'stale-pw', textname: `fleet-system ${d.uid} stale`, roles: [{ rolename: `fleet-system-${d.uid}` }] }
+          expect((await broker.dynsec([{ command: 'createClient', username: d.serial, ...stale }]))[0]?.error).toBeUndefined()
+        }
+        return await real.run(commands)
+      },
+      close: async () => { await real.close() }
+    }
+    const sync = createDynsecSync({ dynsec: racing, logins: createBrokerLoginsRepository(stack.db), reserved: new Set([DYNSEC_ADMIN]), log: pino({ level: 'silent' }) })
+    onTestFinished(async () => { await sync.close() })
+    const counts = await sync.reconcile([d.uid])
+    expect(raced).toBe(true)
+    // The counts are the second plan's: the IMEI's client, created by the first, unchanged; the serial's changed (the
+    // other writer's password).
+    expect(counts.clients).toMatchObject({ created: 0, updated: 1, unchanged: 1 })
+    await connected(d.serial, d.mqttPassword ?? '')
+    await connected(d.imei, d.mqttPassword ?? '')
+    await refused(d.serial, 'stale-pw')
   })
 })
 
