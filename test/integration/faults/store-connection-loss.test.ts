@@ -173,10 +173,8 @@ describe.each(kinds)('store connection lost: $name', (kind) => {
     expect((await stack.call(stack.adminToken, { method: 'GET', url: '/api/v1/systems' })).statusCode).toBe(200)
   })
 
-  it('a bulk label operation: it finishes, every task once, counters right', { timeout: 120_000 }, async () => {
+  it('a bulk label operation: it finishes, every task once, counters right', { timeout: 180_000 }, async () => {
     const N = 300
-    const tag = `loss-${Math.random().toString(36).slice(2)}`
-    const uids = await createSystems(stack, N, tag, [tag])
     // Every committed update of a system row is recorded in the same transaction: a task applied twice leaves two.
     await stack.db.exec(`
       CREATE TABLE label_runs (uid text NOT NULL);
@@ -185,20 +183,30 @@ describe.each(kinds)('store connection lost: $name', (kind) => {
     const slow = faults.slow('systems', 0.003)
     if (slow !== undefined) await stack.db.exec(slow)
 
-    const uid = await started(postLabel(stack, { labels: { add: ['relabelled'] }, criteria: { labels: [tag] } }))
-    const strikes = strikeRepeatedly(faults)
-    // Strikes while the operation runs (at most 4 s). The test's own reads share the service's pool: one may fail too.
-    const state = async (): Promise<string | undefined> =>
-      await stack.db.query<{ state: string }>('SELECT state FROM operations WHERE uid = $1', [uid]).then((r) => r.rows[0]?.state, () => undefined)
-    for (let i = 0; i < 40 && await state() !== 'FINISHED'; i++) await pause(100)
-    const hits = await strikes.stop()
+    /** A label operation on N new systems, struck while it runs (at most 4 s); answers the strikes that hit work. */
+    const struckRun = async (): Promise<{ uid: string, uids: string[], tag: string, hits: number }> => {
+      const tag = `loss-${Math.random().toString(36).slice(2)}`
+      const uids = await createSystems(stack, N, tag, [tag])
+      const uid = await started(postLabel(stack, { labels: { add: ['relabelled'] }, criteria: { labels: [tag] } }))
+      const strikes = strikeRepeatedly(faults)
+      // The test's own reads share the service's pool: one may fail too.
+      const state = async (): Promise<string | undefined> =>
+        await stack.db.query<{ state: string }>('SELECT state FROM operations WHERE uid = $1', [uid]).then((r) => r.rows[0]?.state, () => undefined)
+      for (let i = 0; i < 40 && await state() !== 'FINISHED'; i++) await pause(100)
+      return { uid, uids, tag, hits: await strikes.stop() }
+    }
+    // Strikes come at random moments: an operation may run whole between two of them (CI saw it once). It is then
+    // no test of a loss, and another one runs.
+    let run = await struckRun()
+    for (let again = 0; again < 2 && run.hits === 0; again++) run = await struckRun()
+    const { uid, uids, tag, hits } = run
     expect(hits).toBeGreaterThan(0)
 
     const op = await waitFinished(stack, uid, 60_000)
     expect(op.total).toBe(N)
     expect({ success: count(op, 'SUCCESS'), failure: count(op, 'FAILURE'), pending: count(op, 'PENDING'), inProgress: count(op, 'IN_PROGRESS') })
       .toEqual({ success: N, failure: 0, pending: 0, inProgress: 0 })
-    const runs = await stack.db.query<{ uid: string, n: number }>('SELECT uid, count(*)::int AS n FROM label_runs GROUP BY uid')
+    const runs = await stack.db.query<{ uid: string, n: number }>('SELECT uid, count(*)::int AS n FROM label_runs WHERE uid = ANY($1::text[]) GROUP BY uid', [uids])
     expect(runs.rows.filter((r) => r.n !== 1)).toEqual([])
     expect(new Set(runs.rows.map((r) => r.uid))).toEqual(new Set(uids))
     const labelled = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM systems WHERE $1 = ANY(labels) AND \'relabelled\' = ANY(labels)', [tag])
