@@ -98,9 +98,8 @@ export async function apply (dynsec: DynsecClient, commands: readonly DynsecComm
     const cmd = commands[i]?.command ?? ''
     return a.error === undefined || (cmd.startsWith('delete') && notFound(a)) ? [] : [{ a, cmd }]
   })
-  const first = refused[0]
-  if (first === undefined) return
-  if (refused.every(({ a, cmd }) => cmd.startsWith('create') && exists(a))) throw new DynsecConflictError(first.cmd, first.a.error ?? '')
-  const other = refused.find(({ a, cmd }) => !(cmd.startsWith('create') && exists(a))) ?? first
-  check(other.a, other.cmd)
+  const other = refused.find(({ a, cmd }) => !(cmd.startsWith('create') && exists(a)))
+  if (other !== undefined) check(other.a, other.cmd)
+  const conflict = refused[0]
+  if (conflict !== undefined) throw new DynsecConflictError(conflict.cmd, conflict.a.error ?? '')
 }

@@ -4,10 +4,9 @@
 // removes what the service manages and no system wants any more.
 import type { BrokerLogin, BrokerLoginsRepository, DeviceCredentialsSync } from '../../core/ports/broker.js'
 import type { Logger } from '../../core/logger.js'
-import type { DynsecClient } from './dynsec-client.js'
 import { planSync, roleLogins, roleName, ROLE_PREFIX, type SyncCounts } from './dynsec-plan.js'
 import { apply, DynsecConflictError, readAll, readSome } from './dynsec-state.js'
-import { BrokerUnavailableError } from './dynsec-client.js'
+import { BrokerUnavailableError, type DynsecClient } from './dynsec-client.js'
 
 // Systems per page of a full sync's read of the store.
 const STORE_PAGE = 1000
