@@ -71,6 +71,7 @@ export async function openPgliteDb (dataDir: string | undefined, opts: PgliteOpt
   worker.unref()
 
   let nextId = 1
+  let nextTx = 1
   // Statements and transactions sent and not answered yet (the store pool metric; PGlite runs one at a time).
   let inFlight = 0
   const call = async (r: WithoutId<Request>): Promise<Extract<Answer, { ok: true }>> => {
@@ -111,13 +112,17 @@ export async function openPgliteDb (dataDir: string | undefined, opts: PgliteOpt
     async exec (sql) { await track(async () => { await call({ op: 'exec', sql }) }) },
     async transaction (fn) {
       return await track(async () => {
-        const { tx } = await call({ op: 'begin' })
-        if (tx === undefined) throw new Error('the PGlite thread opened no transaction')
+        // The statements go at once, without waiting for BEGIN's answer: the thread runs them once BEGIN ran (in the
+        // order sent), or fails them with BEGIN's error.
+        const tx = nextTx++
+        const begun = call({ op: 'begin', tx })
+        begun.catch(() => {})
         let result
         try {
           result = await fn(queryable(tx))
+          await begun
         } catch (err) {
-          await call({ op: 'end', tx, commit: false }).catch(() => {})
+          if (await begun.then(() => true, () => false)) await call({ op: 'end', tx, commit: false }).catch(() => {})
           throw err
         }
         await call({ op: 'end', tx, commit: true })

@@ -4,7 +4,8 @@
 export type Request =
   | { id: number, op: 'query', sql: string, params: readonly unknown[], tx?: number }
   | { id: number, op: 'exec', sql: string }
-  | { id: number, op: 'begin' }
+  /** `tx` is chosen by the service's thread, which sends the transaction's statements without waiting. */
+  | { id: number, op: 'begin', tx: number }
   | { id: number, op: 'end', tx: number, commit: boolean }
   | { id: number, op: 'close' }
   | { id: number, op: 'image' }

@@ -29,13 +29,29 @@ function storeError (err: unknown, connectionLost = false): unknown {
   return connectionLost || isConnectionLoss(err) ? new StoreUnavailableError(err) : err
 }
 
-function wrap (q: pg.Pool | pg.PoolClient): Queryable {
+async function run<R> (q: pg.Pool | pg.PoolClient, sql: string, params: readonly unknown[]): Promise<QueryResult<R>> {
+  try {
+    const res = await q.query(sql, params as unknown[])
+    return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length }
+  } catch (err) { throw storeError(err) }
+}
+
+function wrap (q: pg.Pool): Queryable {
+  return { query: async <R>(sql: string, params: readonly unknown[] = []) => await run<R>(q, sql, params) }
+}
+
+/**
+ * A transaction's client, whose statements may be sent without waiting for the previous one's answer (core/settled.ts):
+ * each goes to pg once the one before it is answered, in the order sent (pg's own queue of a busy client is
+ * deprecated).
+ */
+function wrapClient (client: pg.PoolClient): Queryable {
+  let tail: Promise<unknown> = Promise.resolve()
   return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
-      try {
-        const res = await q.query(sql, params as unknown[])
-        return { rows: res.rows as R[], rowCount: res.rowCount ?? res.rows.length }
-      } catch (err) { throw storeError(err) }
+      const result = tail.then(async () => await run<R>(client, sql, params))
+      tail = result.catch(() => {})
+      return await result
     }
   }
 }
@@ -97,7 +113,7 @@ export async function openPostgresDb (url: string, max = 10): Promise<Db> {
       client.on('error', onError)
       try {
         await client.query('BEGIN')
-        const out = await fn(wrap(client))
+        const out = await fn(wrapClient(client))
         await client.query('COMMIT')
         return out
       } catch (err) {

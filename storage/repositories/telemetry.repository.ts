@@ -3,6 +3,7 @@ import { encodeValue, type IngestSystemState, type TelemetryRepository } from '.
 import { hourStats } from '../../core/domain/rollup.js'
 import { foldRollupDeltas, insertRollupDeltas } from './rollups.sql.js'
 import { numberArray, textArray } from '../sql-arrays.js'
+import { settledInOrder } from '../../core/settled.js'
 
 /**
  * SQL for a duration given as text, in ms: "120" (seconds), or a number with a unit: "500ms", "90s", "5m", "5min",
@@ -61,14 +62,15 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
     async insertPoints (rows) {
       if (rows.length === 0) return
       const enc = rows.map((r) => encodeValue(r.value))
-      await q.query(
+      const points = q.query(
         `INSERT INTO data_points (system_uid, data_id, ts, num, str, message_uid)
          SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::float8[], $5::text[], $6::text[])`,
         [textArray(rows.map((r) => r.systemUid)), textArray(rows.map((r) => r.dataId)), numberArray(rows.map((r) => r.ts)),
           numberArray(enc.map((e) => e.num)), textArray(enc.map((e) => e.str)), textArray(rows.map((r) => r.messageUid))])
       // Their hourly stats in the same transaction (issue 12, Rollups): every writer of points keeps the rollups exact.
       // Appended as increments, folded into the hours and days by foldRollups (storage/repositories/rollups.sql.ts).
-      await insertRollupDeltas(q, hourStats(rows))
+      // Sent without waiting for the points' answer: the store runs one while this thread computes the other.
+      await settledInOrder([points, insertRollupDeltas(q, hourStats(rows))])
     },
     foldRollups: async (limit) => await foldRollupDeltas(q, limit),
     async vacuumRollupDeltas () {

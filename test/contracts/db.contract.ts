@@ -165,6 +165,33 @@ export function describeDbContract (name: string, makeDb: () => Promise<FreshDb>
       expect((await db.query<{ n: number }>('SELECT count(*) AS n FROM items')).rows).toEqual([{ n: 0 }])
     })
 
+    it('runs the statements of a transaction sent at once in the order sent, and a failure among them rolls all back', async () => {
+      const db = await withTable()
+      // Sent without waiting for each answer, as the ingest sends a batch's statements (core/settled.ts); the PGlite
+      // store sends them before BEGIN has even answered.
+      const names = await db.transaction(async (tx) => {
+        const sent = [
+          tx.query('INSERT INTO items (id, name) VALUES (1, $1)', ['a']),
+          tx.query('UPDATE items SET name = name || $1 WHERE id = 1', ['b']),
+          tx.query('INSERT INTO items (id, name) SELECT 2, name || $1 FROM items WHERE id = 1', ['c']),
+          tx.query<{ name: string }>('SELECT name FROM items ORDER BY id')
+        ]
+        return (await Promise.all(sent))[3]?.rows.map((r) => r.name)
+      })
+      expect(names).toEqual(['ab', 'abc'])
+      await expect(db.transaction(async (tx) => {
+        const sent = [
+          tx.query('INSERT INTO items (id, name) VALUES (3, $1)', ['x']),
+          tx.query('INSERT INTO items (id, name) VALUES (1, $1)', ['duplicate']),
+          tx.query('INSERT INTO items (id, name) VALUES (4, $1)', ['y'])
+        ]
+        const settled = await Promise.allSettled(sent)
+        expect(settled.map((s) => s.status)).toEqual(['fulfilled', 'rejected', 'rejected'])
+        throw (settled[1] as PromiseRejectedResult).reason
+      })).rejects.toThrow(/duplicate key|unique/i)
+      expect((await db.query<{ id: number }>('SELECT id FROM items ORDER BY id')).rows).toEqual([{ id: 1 }, { id: 2 }])
+    })
+
     it('sees its own writes inside a transaction', async () => {
       const db = await withTable()
       await db.transaction(async (tx) => {

@@ -11,6 +11,7 @@ import { applyPoints, mappedField, type SystemData } from '../../domain/system-d
 import type { LastRow, SystemIngestUpdate } from '../../ports/telemetry.js'
 import type { EventBus } from '../../ports/events.js'
 import { commStatusEvents } from './ingest-events.js'
+import { settledInOrder } from '../../settled.js'
 
 interface Pending {
   lastComm: number
@@ -71,8 +72,8 @@ export function createDerivedState ({ inTransaction, log, options = {}, events }
         const data = fresh.length === 0 ? state.data : applyPoints(state.data as unknown as SystemData, fresh) as unknown as Record<string, unknown>
         updates.push({ uid: state.uid, data, dataTs, lastCommDate: p.lastComm })
       }
-      await tx.telemetry.upsertLast(last)
-      await tx.telemetry.updateSystems(updates)
+      // Sent together: the store runs one while this thread sends the other (core/settled.ts).
+      await settledInOrder([tx.telemetry.upsertLast(last), tx.telemetry.updateSystems(updates)])
       return states
     })
     // Live stream (issue 15): the systems this flush brought back to OK.

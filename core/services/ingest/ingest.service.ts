@@ -12,6 +12,10 @@ import { createDerivedState } from './derived-state.js'
 import { createRollupFolds } from './rollup-folds.js'
 import type { EventBus } from '../../ports/events.js'
 import { messageEvent } from './ingest-events.js'
+import { settledInOrder } from '../../settled.js'
+
+/** Rolls back a batch written at once that holds a message of a system not found (see write()). */
+class UnknownSystemInBatch extends Error {}
 
 export interface IngestOptions {
   maxBatch?: number
@@ -128,23 +132,48 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
 
   const stored = storedNotices(onStored, log)
 
+  /** The points of the messages that `keep` keeps, as rows. */
+  const pointRows = (msgs: readonly DeviceMessage[], keep: (m: DeviceMessage) => boolean): PointRow[] => {
+    const points: PointRow[] = []
+    for (const m of msgs) {
+      if (!keep(m)) continue
+      for (const p of m.points) points.push({ systemUid: m.systemUid, dataId: p.dataId, ts: p.ts, value: p.value, messageUid: m.uid })
+    }
+    return points
+  }
+
   async function write (msgs: DeviceMessage[]): Promise<Array<Error | undefined>> {
+    const rows = msgs.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints }))
     let attempts = 0
-    const { results, known, inserted } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
-      const stored = await tx.telemetry.insertMessages(
-        msgs.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints })),
-        { again: attempts++ > 0 })
-      const known = stored.known
-      const inserted = new Set(stored.inserted)
-      const results = msgs.map((m) => known.has(m.systemUid) ? undefined : new FleetError('system.unknown', [m.systemUid]))
-      const points: PointRow[] = []
-      for (const m of msgs) {
-        if (!inserted.has(m.uid)) continue
-        for (const p of m.points) points.push({ systemUid: m.systemUid, dataId: p.dataId, ts: p.ts, value: p.value, messageUid: m.uid })
+    let pipelined = true
+    const attempt = async (): Promise<{ known: Map<string, string>, inserted: Set<string> }> => await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+      const again = attempts++ > 0
+      if (pipelined && !again) {
+        // The first attempt sends the messages and all their points at once, without waiting for the messages'
+        // answer (which systems exist): the store runs one statement while this thread prepares the next, instead of
+        // waiting for it (bench ingest, PGlite: its thread stood idle 12 % of the time between a batch's statements).
+        // A system deleted meanwhile is rare: then the transaction is rolled back and written again in steps below.
+        const [stored] = await settledInOrder([tx.telemetry.insertMessages(rows, { again: false }), tx.telemetry.insertPoints(pointRows(msgs, () => true))])
+        if (msgs.some((m) => !stored.known.has(m.systemUid))) throw new UnknownSystemInBatch()
+        return { known: stored.known, inserted: new Set(stored.inserted) }
       }
-      await tx.telemetry.insertPoints(points)
-      return { results, known, inserted }
+      const stored = await tx.telemetry.insertMessages(rows, { again })
+      const inserted = new Set(stored.inserted)
+      await tx.telemetry.insertPoints(pointRows(msgs, (m) => inserted.has(m.uid)))
+      return { known: stored.known, inserted }
     }), storeRetry)
+    let out
+    try {
+      out = await attempt()
+    } catch (err) {
+      if (!(err instanceof UnknownSystemInBatch)) throw err
+      // Rolled back: nothing of it is stored, so the next attempt is a first one again.
+      pipelined = false
+      attempts = 0
+      out = await attempt()
+    }
+    const { known, inserted } = out
+    const results = msgs.map((m) => known.has(m.systemUid) ? undefined : new FleetError('system.unknown', [m.systemUid]))
     stored.note(msgs.filter((m, i) => results[i] === undefined).map((m) => m.systemUid))
     if (inserted.size > 0) folds.note()
     // Live stream (issue 15): the messages stored now, with their points, under the company that holds their system.

@@ -242,4 +242,53 @@ describe('aggregations through the rollups', () => {
       }
     }
   })
+
+  it('folds every increment once when folds run at once, in pieces: one at a time holds the lock, the others fold nothing', async () => {
+    const t0 = ANCHORS[2] ?? 0
+    const points: GenPoint[] = []
+    for (let i = 0; i < 300; i++) points.push({ system: `s${1 + (i % 6)}`, dataId: IDS[i % 3] ?? 't', ts: t0 + ((i * 11) % 29) * H + ((i * 7919) % H) - 3 * H, value: (i * 37) % 101 - 50.25 })
+    await db.query('DELETE FROM data_points')
+    await db.query('DELETE FROM data_rollups')
+    await db.query('DELETE FROM data_rollups_daily')
+    await db.query('DELETE FROM data_rollup_deltas')
+    for (let i = 0; i < points.length; i += 30) {
+      const batch = points.slice(i, i + 30)
+      await db.transaction(async (tx) => {
+        await createTelemetryRepository(tx).insertPoints(batch.map((p) => ({ systemUid: p.system, dataId: p.dataId, ts: p.ts, value: p.value, messageUid: randomUUID() })))
+      })
+    }
+    const increments = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM data_rollup_deltas')).rows[0]?.n ?? 0
+    expect(increments).toBeGreaterThan(100)
+    // Four folders at once, 7 increments a transaction: on PostgreSQL they overlap on connections of their own.
+    const folder = async (): Promise<number> => {
+      let total = 0
+      for (;;) {
+        const n = await db.transaction(async (tx) => await createTelemetryRepository(tx).foldRollups(7))
+        if (n === 0) return total
+        total += n
+      }
+    }
+    const folded = (await Promise.all([folder(), folder(), folder(), folder()])).reduce((a, b) => a + b, 0)
+    const rest = await db.transaction(async (tx) => await createTelemetryRepository(tx).foldRollups(1_000_000))
+    expect(folded + rest).toBe(increments)
+    expect((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM data_rollup_deltas')).rows[0]?.n).toBe(0)
+    // What the folds wrote is what a rebuild from the raw points writes.
+    type Row = Record<string, number | string | null | boolean>
+    const read = async (table: string, column: string): Promise<Row[]> =>
+      (await db.query<Row>(`SELECT system_uid, data_id, ${column} AS period, cnt, n_num, sum, min, max FROM ${table} ORDER BY 1, 2, 3`)).rows
+    const before = [await read('data_rollups', 'hour'), await read('data_rollups_daily', 'day')]
+    await rebuildRollups(db, { from: null, to: null })
+    const after = [await read('data_rollups', 'hour'), await read('data_rollups_daily', 'day')]
+    expect(after.map((rows) => rows.length)).toEqual(before.map((rows) => rows.length))
+    expect(before[0]?.reduce((n, r) => n + Number(r.cnt), 0)).toBe(points.length)
+    for (const [t, rows] of before.entries()) {
+      for (const [i, row] of rows.entries()) {
+        const other = after[t]?.[i] ?? {}
+        for (const [col, v] of Object.entries(row)) {
+          if (typeof v === 'number') expect(Math.abs(Number(other[col]) - v), col).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(v)))
+          else expect(String(other[col]), col).toBe(String(v))
+        }
+      }
+    }
+  })
 })

@@ -133,5 +133,12 @@ describe('ingest service batches', () => {
     expect(await Promise.all(batch)).toEqual(['ok', 'system.unknown', 'ok'])
     expect((await messagesOf(stack, good[0]?.uid ?? '')).length).toBe(2)
     expect((await messagesOf(stack, good[1]?.uid ?? '')).length).toBe(1)
+    // The batch's first attempt sent every message's points with the messages (ingest.service.ts write()): those of
+    // the deleted system went back with its rollback, and their rollup increments too.
+    expect(await telemetryCounts(stack, gone.uid)).toEqual({ messages: 0, points: 0, last: 0, acks: 0 })
+    const deltas = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM data_rollup_deltas WHERE system_uid = $1', [gone.uid])
+    expect(deltas.rows[0]?.n).toBe(0)
+    await settle(stack)
+    expect(await telemetryCounts(stack, good[1]?.uid ?? '')).toMatchObject({ messages: 1, points: 1, last: 1 })
   })
 })
