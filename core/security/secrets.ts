@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomUUID, scrypt, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, randomFillSync, randomUUID, scrypt, timingSafeEqual } from 'node:crypto'
 import { promisify } from 'node:util'
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>
@@ -60,5 +60,14 @@ export function newUid (): string {
  * unique across processes.
  */
 export function newTimeOrderedUid (now = Date.now()): string {
-  return now.toString(16).padStart(12, '0').slice(-12) + randomUUID().replaceAll('-', '').slice(12)
+  if (randomAt === RANDOM_POOL.length) { randomFillSync(RANDOM_POOL); randomAt = 0 }
+  const random = RANDOM_POOL.toString('hex', randomAt, randomAt + RANDOM_BYTES)
+  randomAt += RANDOM_BYTES
+  return now.toString(16).padStart(12, '0').slice(-12) + random
 }
+
+// The random part of time-ordered uids, drawn from a pool filled 512 uids at a time: one uid per device message,
+// and a randomUUID() with its dashes replaced each was 2 % of the service's CPU in bench ingest.
+const RANDOM_BYTES = 10
+const RANDOM_POOL = Buffer.alloc(RANDOM_BYTES * 512)
+let randomAt = RANDOM_POOL.length

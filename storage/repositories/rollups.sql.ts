@@ -73,20 +73,8 @@ async function addPeriodStats (q: Queryable, period: keyof typeof PERIODS, stats
       numberArray(stats.map((s) => s.m2)), boolArray(stats.map((s) => s.wide))])
 }
 
-/** The folded increments as columns: one row of arrays (see foldRollupDeltas), null when nothing was folded. */
-interface DeltaColumns {
-  system_uid: string[] | null
-  data_id: string[]
-  hour: number[]
-  cnt: number[]
-  n_num: number[]
-  sum: number[]
-  ss: number[]
-  min: Array<number | null>
-  max: Array<number | null>
-  m2: number[]
-  wide: boolean[]
-}
+/** A folded increment as the fold answers it: [system_uid, data_id, hour, cnt, n_num, sum, ss, min, max, m2, wide]. */
+type DeltaTuple = [string, string, number, number, number, number, number, number | null, number | null, number, boolean]
 
 // The key of the transaction-level advisory lock one fold holds at a time, across the processes of a store.
 const FOLD_LOCK_KEY = 7_146_202
@@ -99,37 +87,25 @@ const FOLD_LOCK_KEY = 7_146_202
  * One fold runs at a time: while another process's fold holds the lock, this one folds nothing (that one takes the
  * increments), and the rows are deleted without being locked first (FOR UPDATE SKIP LOCKED wrote each one twice).
  * A row that a system's deletion or a rebuild removes meanwhile is not returned, so it is not folded.
- * The deleted rows come back as one row of arrays, a column each: PGlite hands a result over field by field, about
- * 2 µs each, and the 30,000 rows × 11 fields of a fold every 2 s (1,000 systems × 3 data ids, bench ingest) made the
- * statement take 1.15 s of every 10 of its thread; as 11 arrays, 0.48 s. Answers the increments folded.
+ * The deleted rows come back as one value: PGlite hands a result over field by field, about 2 µs each, and the
+ * 30,000 rows × 11 fields of a fold every 2 s (1,000 systems × 3 data ids, bench ingest) made the statement take
+ * 1.15 s of every 10 of its thread; as one value, about 0.5 s. Answers the increments folded.
  */
 export async function foldRollupDeltas (q: Queryable, limit: number): Promise<number> {
-  // Numbers as float8[] on both stores' drivers (int8[] would come back as strings from node-postgres): counts and
-  // epoch ms are integers far below 2^53, exact in a double. The lock is tried once (an uncorrelated subquery: a
-  // one-time filter), in the same statement: nothing is deleted when another fold holds it.
-  const { rows: [c] } = await q.query<DeltaColumns>(
+  // The lock is tried once (an uncorrelated subquery: a one-time filter), in the same statement: nothing is deleted
+  // when another fold holds it. The rows come back as one JSON text, parsed here by JSON.parse on both stores
+  // (node-postgres parses a float8[] element by element in JavaScript: 11 arrays cost the service more than rows did).
+  // Counts and epoch ms are integers far below 2^53; no value is NaN or infinite (values of magnitude WIDE or more
+  // are left out of the stats), so each one is a JSON number.
+  const { rows: [r] } = await q.query<{ rows: string | null }>(
     `WITH d AS (DELETE FROM data_rollup_deltas
        WHERE ctid = ANY(ARRAY(SELECT ctid FROM data_rollup_deltas
          WHERE (SELECT pg_try_advisory_xact_lock(${FOLD_LOCK_KEY})) LIMIT ${Math.trunc(limit)}))
        RETURNING system_uid, data_id, hour, cnt, n_num, sum, ss, min, max, m2, wide)
-     SELECT array_agg(system_uid) AS system_uid, array_agg(data_id) AS data_id, array_agg(hour::float8) AS hour,
-       array_agg(cnt::float8) AS cnt, array_agg(n_num::float8) AS n_num, array_agg(sum) AS sum, array_agg(ss) AS ss,
-       array_agg(min) AS min, array_agg(max) AS max, array_agg(m2) AS m2, array_agg(wide) AS wide
-     FROM d`)
-  if (c === undefined || c.system_uid === null) return 0
-  const parts = c.system_uid.map((systemUid, i): PeriodStats => ({
-    systemUid,
-    dataId: c.data_id[i] as string,
-    start: c.hour[i] as number,
-    cnt: c.cnt[i] as number,
-    nNum: c.n_num[i] as number,
-    sum: c.sum[i] as number,
-    ss: c.ss[i] as number,
-    min: c.min[i] ?? null,
-    max: c.max[i] ?? null,
-    m2: c.m2[i] as number,
-    wide: c.wide[i] as boolean
-  }))
+     SELECT json_agg(json_build_array(system_uid, data_id, hour, cnt, n_num, sum, ss, min, max, m2, wide))::text AS rows FROM d`)
+  if (r === undefined || r.rows === null) return 0
+  const parts = (JSON.parse(r.rows) as DeltaTuple[]).map(([systemUid, dataId, start, cnt, nNum, sum, ss, min, max, m2, wide]): PeriodStats =>
+    ({ systemUid, dataId, start, cnt, nNum, sum, ss, min, max, m2, wide }))
   const hours = mergePeriodStats(parts, (h) => h)
   const hourly = addPeriodStats(q, 'hour', hours)
   await settledInOrder([hourly, addPeriodStats(q, 'day', mergePeriodStats(hours, dayOf))])
