@@ -3,7 +3,10 @@ import type { DeviceTasksRepository } from '../../core/ports/devices.js'
 import type { DeviceProtocol } from '../../core/domain/device-message.js'
 import type { DeviceAnswer, DeviceTask, DeviceTaskState } from '../../core/domain/device-task.js'
 
-interface TaskRow { body: DeviceTask, created_at: number }
+interface TaskRow { body: DeviceTask, created_at: number, seq: number }
+
+/** Oldest first; tasks written within the same ms in the order they were written (0028_device_task_order.sql). */
+const byAge = (a: TaskRow, b: TaskRow): number => Number(a.created_at) - Number(b.created_at) || Number(a.seq) - Number(b.seq)
 
 export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepository {
   const repo: DeviceTasksRepository = {
@@ -22,8 +25,8 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
       const { rows } = await q.query<TaskRow>(
         `UPDATE device_tasks SET state = 'SENT', sent_at = $3
          WHERE system_uid = $1 AND protocol = $2 AND state = ANY($4::text[])
-         RETURNING body, created_at`, [systemUid, protocol, now, states])
-      return rows.sort((a, b) => a.created_at - b.created_at).map((r) => r.body)
+         RETURNING body, created_at, seq`, [systemUid, protocol, now, states])
+      return rows.sort(byAge).map((r) => r.body)
     },
     async takeMany (requests, now) {
       if (requests.length === 0) return []
@@ -47,23 +50,23 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
          FROM jsonb_to_recordset($2::jsonb) AS v(system_uid text, protocol text, again boolean, received text[])
          WHERE t.system_uid = v.system_uid AND t.protocol = v.protocol
            AND (t.state = 'PENDING' OR (v.again AND t.state = 'SENT' AND NOT (t.uid = ANY(v.received))))
-         RETURNING t.system_uid, t.protocol, t.body, t.created_at`, [now, JSON.stringify([...wanted.values()])])
+         RETURNING t.system_uid, t.protocol, t.body, t.created_at, t.seq`, [now, JSON.stringify([...wanted.values()])])
       const taken = new Map<string, TaskRow[]>()
       for (const r of rows) {
         const k = keyOf(r.system_uid, r.protocol)
         taken.set(k, [...(taken.get(k) ?? []), r])
       }
-      return requests.map((r) => (taken.get(keyOf(r.systemUid, r.protocol)) ?? []).sort((a, b) => Number(a.created_at) - Number(b.created_at)).map((t) => t.body))
+      return requests.map((r) => (taken.get(keyOf(r.systemUid, r.protocol)) ?? []).sort(byAge).map((t) => t.body))
     },
     async takeStale (protocol, sentBefore, now, systems) {
       const { rows } = await q.query<TaskRow & { system_uid: string }>(
         `WITH s AS (SELECT DISTINCT system_uid FROM device_tasks WHERE protocol = $1 AND state = 'SENT' AND sent_at < $2 LIMIT $4)
          UPDATE device_tasks t SET sent_at = $3 FROM s
          WHERE t.system_uid = s.system_uid AND t.protocol = $1 AND t.state = 'SENT' AND t.sent_at < $2
-         RETURNING t.system_uid, t.body, t.created_at`, [protocol, sentBefore, now, Math.trunc(systems)])
+         RETURNING t.system_uid, t.body, t.created_at, t.seq`, [protocol, sentBefore, now, Math.trunc(systems)])
       const by = new Map<string, TaskRow[]>()
       for (const r of rows) by.set(r.system_uid, [...(by.get(r.system_uid) ?? []), r])
-      return [...by].map(([systemUid, list]) => ({ systemUid, tasks: list.sort((a, b) => Number(a.created_at) - Number(b.created_at)).map((t) => t.body) }))
+      return [...by].map(([systemUid, list]) => ({ systemUid, tasks: list.sort(byAge).map((t) => t.body) }))
     },
     async withPending (systemUids, protocol: DeviceProtocol) {
       if (systemUids.length === 0) return []

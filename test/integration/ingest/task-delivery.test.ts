@@ -396,6 +396,22 @@ describe('taking tasks for many devices at once', () => {
     expect(again.map((ts) => ts.map((t) => t.uid))).toEqual([[a2.uid], [bRest.uid]])
   })
 
+  it('tasks written within the same millisecond go out in the order they were written, by every take', async () => {
+    const d = await device()
+    const at = Date.now()
+    const uids = Array.from({ length: 8 }, () => uniq('task'))
+    const repo = createDeviceTasksRepository(stack.db)
+    // One insert, then one more row at a time, all with the same created_at (0028_device_task_order.sql).
+    await repo.insert(uids.slice(0, 5).map((uid) => ({ uid, systemUid: d.uid, operationUid: null, operationTaskUid: null, protocol: 'MQTT', task: { uid, timestamp: at, read: ['_RSSI'] } as DeviceTask, createdAt: at })))
+    for (const uid of uids.slice(5)) {
+      await repo.insert([{ uid, systemUid: d.uid, operationUid: null, operationTaskUid: null, protocol: 'MQTT', task: { uid, timestamp: at, read: ['_RSSI'] } as DeviceTask, createdAt: at }])
+    }
+    expect((await repo.takeMany([{ systemUid: d.uid, protocol: 'MQTT' }], at))[0]?.map((t) => t.uid)).toEqual(uids)
+    expect((await repo.take(d.uid, 'MQTT', at, { again: true })).map((t) => t.uid)).toEqual(uids)
+    const stale = await repo.takeStale('MQTT', at + 1, at + 2, 1000)
+    expect(stale.find((s) => s.systemUid === d.uid)?.tasks.map((t) => t.uid)).toEqual(uids)
+  })
+
   it('takeTasks of devices coming back together are written together, and each marks its system communicating', async () => {
     const devices = await Promise.all(Array.from({ length: 12 }, async () => await device()))
     const tasks = await Promise.all(devices.map(async (d) => await writeTask(d.uid, 'MQTT')))
