@@ -22,6 +22,7 @@ const ROLLBACK = Symbol('rollback')
  * and the statements sent for it meanwhile wait on it, in the order they came.
  */
 interface OpenTx { opened: Promise<Transaction>, end: (commit: boolean) => void, settled: Promise<void> }
+
 if (parentPort === null) throw new Error('storage/pglite-worker.ts runs as a worker thread')
 const port = parentPort
 const input = workerData as WorkerInput
