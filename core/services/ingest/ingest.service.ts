@@ -145,8 +145,7 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
   async function write (msgs: DeviceMessage[]): Promise<Array<Error | undefined>> {
     const rows = msgs.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints }))
     let attempts = 0
-    let pipelined = true
-    const attempt = async (): Promise<{ known: Map<string, string>, inserted: Set<string> }> => await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+    const attempt = async (pipelined: boolean): Promise<{ known: Map<string, string>, inserted: Set<string> }> => await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
       const again = attempts++ > 0
       if (pipelined && !again) {
         // The first attempt sends the messages and all their points at once, without waiting for the messages'
@@ -162,16 +161,12 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
       await tx.telemetry.insertPoints(pointRows(msgs, (m) => inserted.has(m.uid)))
       return { known: stored.known, inserted }
     }), storeRetry)
-    let out
-    try {
-      out = await attempt()
-    } catch (err) {
+    const out = await attempt(true).catch(async (err: unknown) => {
       if (!(err instanceof UnknownSystemInBatch)) throw err
       // Rolled back: nothing of it is stored, so the next attempt is a first one again.
-      pipelined = false
       attempts = 0
-      out = await attempt()
-    }
+      return await attempt(false)
+    })
     const { known, inserted } = out
     const results = msgs.map((m) => known.has(m.systemUid) ? undefined : new FleetError('system.unknown', [m.systemUid]))
     stored.note(msgs.filter((m, i) => results[i] === undefined).map((m) => m.systemUid))
