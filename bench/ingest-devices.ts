@@ -28,6 +28,8 @@ export interface TargetResult {
   ackedTotal: number
   errors: number
   latencies: { p50: number, p99: number, max: number }
+  /** CPU the device process spent on this target once its connections were open (µs, user + system). */
+  cpuUs: number
 }
 
 const OPTS = { protocolVersion: 4 }
@@ -82,6 +84,7 @@ function payload (c: Connection, ts: number): Buffer {
 async function runTarget (target: { name: string, url: string }, input: DevicesInput): Promise<TargetResult> {
   const url = new URL(target.url)
   const conns = await connectAll(url, input)
+  const cpu0 = process.cpuUsage()
   const latencies: number[] = []
   let acked = 0
   let ackedTotal = 0
@@ -136,6 +139,7 @@ async function runTarget (target: { name: string, url: string }, input: DevicesI
   publishing = false
   for (const c of conns) finish(c)
   await allSettled
+  const cpu = process.cpuUsage(cpu0)
   latencies.sort((a, b) => a - b)
   return {
     name: target.name,
@@ -144,7 +148,8 @@ async function runTarget (target: { name: string, url: string }, input: DevicesI
     seconds: input.seconds,
     ackedTotal,
     errors,
-    latencies: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] ?? Number.NaN }
+    latencies: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies[latencies.length - 1] ?? Number.NaN },
+    cpuUs: cpu.user + cpu.system
   }
 }
 

@@ -7,9 +7,12 @@
 // clients against a bare aedes broker (no hooks, memory persistence) on another port: the ratio is what storing
 // before acknowledging costs.
 //
-// With `--protocol m3da` (issue 10, "Speed"), the bare broker is left out and the same number of M3DA agents follow
-// over TCP in the same run (bench/lib/m3da-ingest.ts): unsecured, then hmac-sha1 + aes-cbc-128, each group's
-// committed messages and points per second beside the MQTT figure, and their ratio to it.
+// With `--protocol m3da` (issue 10, "Speed"), the bare broker is left out. After the MQTT devices, in the same run:
+// the same MQTT devices with one message in flight each (M3DA allows one package in flight, protocols.md §2.5: the
+// same number of messages outstanding), then the same number of M3DA agents over TCP (bench/lib/m3da-ingest.ts),
+// unsecured, then hmac-sha1 + aes-cbc-128. Each group's committed messages and points per second are printed beside
+// the MQTT figures and their ratios to them, and so is the CPU one message cost the service, the device process and
+// a PostgreSQL server of this machine (bench/lib/server-cpu.ts): the three share its cores.
 //
 // Env: BENCH_SECONDS (60, measured seconds per target), BENCH_DEVICES (1000), BENCH_INFLIGHT (4 per connection),
 // BENCH_BARE (true), DATABASE_URL (a PostgreSQL server), BENCH_STORES (pglite,postgres: the stores to run, in that order), DATA_ROLLUPS (true; false: the service writes no hourly rollups).
@@ -28,6 +31,7 @@ import { devicesInput, runDevices } from './lib/device-process.js'
 import { benchConfig } from './lib/service.js'
 import { m3daGroups, runM3daGroup, seedM3da, storedOf } from './lib/m3da-ingest.js'
 import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
+import { isLocalServer, postgresCpuSeconds } from './lib/server-cpu.js'
 import { seedSystems } from './lib/seed-systems.js'
 import { table } from './lib/table.js'
 
@@ -43,15 +47,23 @@ const M3DA = parseArgs({ args: process.argv.slice(2).filter((a) => a !== '--'), 
 // BENCH_BARE=false leaves the bare broker out (a CPU profile of the run then holds the service alone).
 const BARE = !M3DA && process.env.BENCH_BARE !== 'false'
 
-/** One M3DA group of the run: what its agents had acknowledged and what the store committed meanwhile. */
-interface M3daFigures { result: TargetResult, committedPerS: number, pointsPerS: number }
+/**
+ * CPU per committed message (µs) of each process while one group of devices ran: the service (this process), the
+ * device process, and the PostgreSQL server when it runs on this machine (NaN otherwise, and for PGlite, whose
+ * thread is in the service's process). They share the machine's cores: the total is what one message costs it.
+ */
+interface CpuPerMessage { service: number, devices: number, store: number }
+
+/** A group of devices run after the MQTT one (--protocol m3da): what they had answered and the store committed meanwhile. */
+interface GroupFigures { result: TargetResult, committedPerS: number, pointsPerS: number, cpu: CpuPerMessage }
 
 interface Figures {
   store: string
   service: TargetResult
   /** Not run with --protocol m3da. */
   bare: TargetResult | undefined
-  m3da: M3daFigures[]
+  /** --protocol m3da: MQTT with one message in flight, M3DA unsecured, M3DA secured. */
+  groups: GroupFigures[]
   messages: number
   points: number
   /** Rows per second of publishing (warm-up included: every stored row counts). */
@@ -59,6 +71,7 @@ interface Figures {
   pointsPerS: number
   batch: number
   serviceCpuS: number
+  cpu: CpuPerMessage
 }
 
 /** Systems 1..n of seed-systems, each reachable over MQTT as SN<i> with PASSWORD (conventions.md §Devices). */
@@ -122,12 +135,15 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
       if (M3DA) await seedM3da(infra.db, companyUid, DEVICES, Date.now())
 
       console.log(`   ${DEVICES} connections, ${INFLIGHT} in flight each, ${WARMUP} s warm-up + ${SECONDS} s per target`)
+      const storeCpu = (): number => store === 'postgres' && isLocalServer(scratch?.url) ? postgresCpuSeconds() ?? Number.NaN : Number.NaN
+      const storeCpu0 = storeCpu()
+      let storeCpuS = Number.NaN
       const cpu0 = process.cpuUsage()
       const batches0 = service.ctx.services.ingest.stats().batches
       let cpu = { user: 0, system: 0 }
       const onResult = (r: TargetResult): void => {
         console.log(`   ${r.name}: ${(r.acked / r.seconds).toFixed(0)} msg/s acknowledged (${r.ackedTotal} in all, ${r.errors} unacknowledged)`)
-        if (r.name === 'service') cpu = process.cpuUsage(cpu0) // the bare broker runs in this process too, after
+        if (r.name === 'service') { cpu = process.cpuUsage(cpu0); storeCpuS = storeCpu() - storeCpu0 } // the bare broker runs in this process too, after
       }
       const targets = [{ name: 'service', url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }, ...(BARE ? [{ name: 'bare aedes', url: bare.url }] : [])]
       const [svc, bareResult] = await runDevices(devicesInput(targets, { devices: DEVICES, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP, inflight: INFLIGHT }), onResult)
@@ -139,33 +155,56 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
       if (counts.m < svc.ackedTotal) throw new Error(`${svc.ackedTotal} messages acknowledged but only ${counts.m} stored`)
       await checkThroughApi(origin, token, infra.db)
       const publishing = SECONDS + WARMUP
-      const m3da: M3daFigures[] = []
-      for (const group of M3DA ? m3daGroups(DEVICES) : []) {
-        const before = await storedOf(infra.db, 'M3DA')
+      /** Runs one group of devices after the MQTT run; counts what the store committed and the CPU it took meanwhile. */
+      const measured = async (name: string, protocol: 'MQTT' | 'M3DA', run: () => Promise<TargetResult>): Promise<GroupFigures> => {
+        const before = await storedOf(infra.db, protocol)
         const statsBefore = service.ctx.services.ingest.stats()
         const cpuBefore = process.cpuUsage()
-        console.log(`   ${group.name}: ${DEVICES} agents over TCP, one envelope in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
-        const result = await runM3daGroup(group, { url: `tcp://127.0.0.1:${ports.m3da ?? 0}`, devices: DEVICES, seconds: SECONDS, warmupSeconds: WARMUP })
-        const after = await storedOf(infra.db, 'M3DA')
+        const storeBefore = storeCpu()
+        const result = await run()
+        const after = await storedOf(infra.db, protocol)
         const statsAfter = service.ctx.services.ingest.stats()
         const cpuUsed = process.cpuUsage(cpuBefore)
-        if (after.m - before.m < result.ackedTotal) throw new Error(`${group.name}: ${result.ackedTotal} envelopes answered but only ${after.m - before.m} messages stored`)
-        console.log(`   ${group.name}: ${(result.acked / result.seconds).toFixed(0)} msg/s answered (${result.ackedTotal} in all, ${result.errors} errors); ` +
-          `mean batch ${((statsAfter.committedMessages - statsBefore.committedMessages) / Math.max(1, statsAfter.batches - statsBefore.batches)).toFixed(0)} messages, ` +
-          `service CPU ${((cpuUsed.user + cpuUsed.system) / Math.max(1, after.m - before.m)).toFixed(0)} µs per message`)
-        m3da.push({ result, committedPerS: (after.m - before.m) / publishing, pointsPerS: (after.p - before.p) / publishing })
+        const storeUsed = storeCpu() - storeBefore
+        const n = Math.max(1, after.m - before.m)
+        if (after.m - before.m < result.ackedTotal) throw new Error(`${name}: ${result.ackedTotal} messages answered but only ${after.m - before.m} stored`)
+        console.log(`   ${name}: ${(result.acked / result.seconds).toFixed(0)} msg/s answered (${result.ackedTotal} in all, ${result.errors} errors); ` +
+          `mean batch ${((statsAfter.committedMessages - statsBefore.committedMessages) / Math.max(1, statsAfter.batches - statsBefore.batches)).toFixed(0)} messages`)
+        return {
+          result,
+          committedPerS: (after.m - before.m) / publishing,
+          pointsPerS: (after.p - before.p) / publishing,
+          cpu: { service: (cpuUsed.user + cpuUsed.system) / n, devices: result.cpuUs / n, store: storeUsed * 1e6 / n }
+        }
+      }
+      const groups: GroupFigures[] = []
+      if (M3DA) {
+        // The same MQTT devices with one message in flight each, as M3DA allows one package in flight (protocols.md
+        // §2.5): the same number of messages outstanding, so the same batches, as the M3DA groups.
+        const name = 'MQTT, one in flight'
+        console.log(`   ${name}: ${DEVICES} connections, 1 in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
+        groups.push(await measured(name, 'MQTT', async () => {
+          const [r] = await runDevices(devicesInput([{ name, url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }], { devices: DEVICES, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP, inflight: 1 }))
+          if (r === undefined) throw new Error('the device process answered no result')
+          return r
+        }))
+      }
+      for (const group of M3DA ? m3daGroups(DEVICES) : []) {
+        console.log(`   ${group.name}: ${DEVICES} agents over TCP, one envelope in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
+        groups.push(await measured(group.name, 'M3DA', async () => await runM3daGroup(group, { url: `tcp://127.0.0.1:${ports.m3da ?? 0}`, devices: DEVICES, seconds: SECONDS, warmupSeconds: WARMUP })))
       }
       const f: Figures = {
         store,
         service: svc,
         bare: bareResult,
-        m3da,
+        groups,
         messages: counts.m,
         points: counts.p,
         committedPerS: counts.m / publishing,
         pointsPerS: counts.p / publishing,
         batch: stats.committedMessages / Math.max(1, stats.batches - batches0),
-        serviceCpuS: (cpu.user + cpu.system) / 1e6
+        serviceCpuS: (cpu.user + cpu.system) / 1e6,
+        cpu: { service: (cpu.user + cpu.system) / Math.max(1, svc.ackedTotal), devices: svc.cpuUs / Math.max(1, svc.ackedTotal), store: storeCpuS * 1e6 / Math.max(1, svc.ackedTotal) }
       }
       print(f)
       return f
@@ -186,16 +225,21 @@ function print (f: Figures): void {
   console.log(table(['target', 'conns', 'acked msg/s', 'ack p50 ms', 'ack p99 ms', 'ack max ms', 'unacked'], [
     line('service', f.service),
     ...(f.bare === undefined ? [] : [line('bare aedes', f.bare)]),
-    ...f.m3da.map((m) => line(m.result.name, m.result))
+    ...f.groups.map((m) => line(m.result.name, m.result))
   ]))
   console.log(`\n   stored: ${f.messages} messages, ${f.points} points = ${f.committedPerS.toFixed(0)} msg/s, ${f.pointsPerS.toFixed(0)} points/s committed` +
     ` (mean batch ${f.batch.toFixed(0)} messages; readable through the API)`)
   if (f.bare !== undefined) console.log(`   service ÷ bare aedes = ${(rate(f.service) / rate(f.bare)).toFixed(3)}; service process CPU ${f.serviceCpuS.toFixed(1)} s`)
-  if (f.m3da.length > 0) {
-    console.log(table(['committed', 'msg/s', 'points/s', '÷ MQTT'], [
-      ['MQTT', f.committedPerS, f.pointsPerS, 1],
-      ...f.m3da.map((m) => [m.result.name, m.committedPerS, m.pointsPerS, m.committedPerS / f.committedPerS])
+  if (f.groups.length > 0) {
+    const one = f.groups[0]?.committedPerS ?? Number.NaN
+    console.log(table(['committed', 'msg/s', 'points/s', '÷ MQTT', '÷ MQTT one in flight'], [
+      ['MQTT', f.committedPerS, f.pointsPerS, 1, f.committedPerS / one],
+      ...f.groups.map((m) => [m.result.name, m.committedPerS, m.pointsPerS, m.committedPerS / f.committedPerS, m.committedPerS / one])
     ]))
+    // Where each group's messages spent the machine's CPU (bench m3da-security: the codecs and security alone).
+    const cpuRow = (name: string, c: CpuPerMessage): Array<string | number> => [name, c.service, c.devices, c.store, c.service + c.devices + (Number.isNaN(c.store) ? 0 : c.store)]
+    console.log()
+    console.log(table(['CPU µs per message', 'service', 'devices', 'PostgreSQL', 'total'], [cpuRow('MQTT', f.cpu), ...f.groups.map((m) => cpuRow(m.result.name, m.cpu))]))
   }
 }
 
@@ -206,9 +250,11 @@ else console.log('\n(DATABASE_URL not set: PostgreSQL skipped)')
 
 console.log('\n== summary')
 if (M3DA) {
-  console.log(table(['store', 'MQTT msg/s', 'M3DA msg/s', 'M3DA points/s', 'M3DA secured msg/s', 'secured points/s', 'secured ÷ MQTT'],
-    results.map((f) => [f.store, f.committedPerS, f.m3da[0]?.committedPerS ?? Number.NaN, f.m3da[0]?.pointsPerS ?? Number.NaN,
-      f.m3da[1]?.committedPerS ?? Number.NaN, f.m3da[1]?.pointsPerS ?? Number.NaN, (f.m3da[1]?.committedPerS ?? Number.NaN) / f.committedPerS])))
+  const at = (f: Figures, i: number): GroupFigures | undefined => f.groups[i]
+  console.log(table(['store', 'MQTT msg/s', 'MQTT one in flight', 'M3DA msg/s', 'M3DA points/s', 'M3DA secured msg/s', 'secured points/s', 'secured ÷ MQTT', 'secured ÷ MQTT one in flight'],
+    results.map((f) => [f.store, f.committedPerS, at(f, 0)?.committedPerS ?? Number.NaN, at(f, 1)?.committedPerS ?? Number.NaN, at(f, 1)?.pointsPerS ?? Number.NaN,
+      at(f, 2)?.committedPerS ?? Number.NaN, at(f, 2)?.pointsPerS ?? Number.NaN,
+      (at(f, 2)?.committedPerS ?? Number.NaN) / f.committedPerS, (at(f, 2)?.committedPerS ?? Number.NaN) / (at(f, 0)?.committedPerS ?? Number.NaN)])))
 } else {
   console.log(table(['store', 'committed msg/s', 'points/s', 'ack p50 ms', 'ack p99 ms', 'bare aedes msg/s', 'ratio'],
     results.map((f) => [f.store, f.committedPerS, f.pointsPerS, f.service.latencies.p50, f.service.latencies.p99,
