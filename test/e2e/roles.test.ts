@@ -157,8 +157,12 @@ describe.each(servers)('a cluster of two api, two worker and two ingest processe
       WORKER_CONCURRENCY: '4'
     }
     const names = ['api-1', 'api-2', 'worker-1', 'worker-2', 'ingest-1', 'ingest-2'] as const
-    const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const))) as Record<typeof names[number], number>
+    const ports: Partial<Record<typeof names[number], number>> = {}
     const start = async (name: typeof names[number]): Promise<Child> => {
+      // A port asked for just before its process starts, and a new one when it starts again: a port left free while
+      // a process was down (or while the others started) can be taken meanwhile as the local port of any outgoing
+      // connection of the machine (the CI once saw a restarted ingest find its old port in use).
+      ports[name] = await freePort()
       const child = spawnFleet(['serve', '--roles', name.split('-')[0] ?? ''], { ...shared, HTTP_PORT: String(ports[name]), FLEET_NODE_ID: name })
       await child.waitForLine(/fleet service started/, 120_000)
       return child
@@ -167,9 +171,9 @@ describe.each(servers)('a cluster of two api, two worker and two ingest processe
     const procs: Record<string, Child> = { 'api-1': await start('api-1') }
     for (const n of names.slice(1)) procs[n] = await start(n)
 
-    const credentials = { url: `http://127.0.0.1:${ports['api-1']}`, clientId: 'fleet-cli', clientSecret: CLIENT_SECRET, email: 'admin@fleet.local', password: ADMIN_PASSWORD }
+    const credentials = { url: `http://127.0.0.1:${ports['api-1'] ?? 0}`, clientId: 'fleet-cli', clientSecret: CLIENT_SECRET, email: 'admin@fleet.local', password: ADMIN_PASSWORD }
     const api1 = await connectApi(credentials)
-    const api2 = await connectApi({ ...credentials, url: `http://127.0.0.1:${ports['api-2']}` })
+    const api2 = await connectApi({ ...credentials, url: `http://127.0.0.1:${ports['api-2'] ?? 0}` })
 
     const acked = recordAckedSeqs()
     const reboots = new Map<string, number>()
