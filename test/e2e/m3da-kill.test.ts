@@ -6,7 +6,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { startFleet } from '../../simulator/fleet.js'
 import { connectApi } from '../../simulator/provision.js'
 import { expectAllStored, killAfterAcks, recordAckedSeqs } from '../helpers/acked-seqs.js'
-import { freePort } from '../helpers/child.js'
+import { restartablePort } from '../helpers/child.js'
 import { cliService } from '../helpers/cli-service.js'
 import { storeKinds } from '../helpers/cli-stores.js'
 
@@ -20,7 +20,7 @@ describe.each(storeKinds())('SIGKILL of the service during M3DA ingest on %s', (
     const store = await makeStore()
     onTestFinished(async () => { await store.drop() })
     // A fixed M3DA port, so that the restarted service answers where the agents were connected.
-    const m3daPort = await freePort()
+    const m3daPort = await restartablePort()
     const service = await cliService(store, { FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD, FLEET_CLIENT_SECRET: CLIENT_SECRET, M3DA_PORT: String(m3daPort) })
     const credentials = { url: `http://127.0.0.1:${service.httpPort}`, clientId: 'fleet-cli', clientSecret: CLIENT_SECRET, email: 'admin@fleet.local', password: ADMIN_PASSWORD }
 

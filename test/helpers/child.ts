@@ -3,6 +3,7 @@
 // test that started it finishes (onTestFinished), whatever the outcome.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
+import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { onTestFinished } from 'vitest'
@@ -110,6 +111,29 @@ export async function runFleet (args: string[], env: Record<string, string>, tim
   const child = spawnFleet(args, env)
   const exit = await child.exited(timeoutMs)
   return { ...exit, stdout: child.stdout(), stderr: child.stderr() }
+}
+
+/**
+ * A free TCP port below the machine's ephemeral range, for a service a test kills and starts again on the same port
+ * (its devices reconnect there). A port of the ephemeral range can be handed meanwhile to any outgoing connection of
+ * the machine as its local port, and the restart then finds it in use (seen once in CI); one below the range never
+ * is. Falls back to freePort() where the range cannot be read.
+ */
+export async function restartablePort (): Promise<number> {
+  let low: number
+  try { low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) } catch { return await freePort() }
+  const from = Math.max(1024, low - 12_000)
+  if (!Number.isInteger(low) || low - from < 1000) return await freePort()
+  for (let i = 0; i < 50; i++) {
+    const port = from + Math.floor(Math.random() * (low - from))
+    const server = createServer()
+    const ok = await new Promise<boolean>((resolve) => {
+      server.once('error', () => { resolve(false) })
+      server.listen(port, '127.0.0.1', () => { resolve(true) })
+    })
+    if (ok) { server.close(); await once(server, 'close'); return port }
+  }
+  return await freePort()
 }
 
 /** A TCP port free at the time of asking (listen on 0, read, close), for a child that must print no port. */

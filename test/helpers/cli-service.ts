@@ -1,6 +1,6 @@
 // A real service process for the e2e tests that kill it (`node bin/fleet.mjs serve`): fixed free ports, so that a
 // restart on the same store answers where the devices and the test reconnect, and the environment those tests share.
-import { freePort, spawnFleet, type Child } from './child.js'
+import { restartablePort, spawnFleet, type Child } from './child.js'
 import type { Store } from './cli-stores.js'
 
 export interface CliService {
@@ -13,8 +13,8 @@ export interface CliService {
 
 async function twoFreePorts (): Promise<[number, number]> {
   for (;;) {
-    const a = await freePort()
-    const b = await freePort()
+    const a = await restartablePort()
+    const b = await restartablePort()
     if (a !== b) return [a, b]
   }
 }
