@@ -1,9 +1,10 @@
 import { promises as dns, type LookupAddress } from 'node:dns'
 import http from 'node:http'
 import https from 'node:https'
-import { BlockList, isIP, type LookupFunction } from 'node:net'
+import { isIP, type LookupFunction } from 'node:net'
 import { SIGNATURE_HEADER, signBody, type CallbackResult, type CallbackSender } from '../../core/ports/notify.js'
 import type { CallbackCheck, CallbackGuard } from '../../core/operations/callback-guard.js'
+import { isForbiddenAddress } from '../../core/domain/network-addresses.js'
 
 // conventions.md §Callbacks and notifications: POST of the event as JSON, credentials of the URL as HTTP Basic
 // auth, X-Fleet-Signature when a secret is configured, and no callbacks into loopback, link-local or private
@@ -23,56 +24,6 @@ export interface HttpCallbackOptions {
   timeoutMs: number
   /** Name resolution (all addresses of a host); defaults to dns.lookup. Tests inject a fake resolver. */
   resolve?: (hostname: string) => Promise<LookupAddress[]>
-}
-
-const forbidden = new BlockList()
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4]
-] as const) forbidden.addSubnet(net, prefix, 'ipv4')
-// ::/96 holds ::, ::1 and the deprecated IPv4-compatible forms; BlockList itself maps ::ffff:a.b.c.d onto the
-// IPv4 rules above.
-for (const [net, prefix] of [
-  ['::', 96], ['100::', 64], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8]
-] as const) forbidden.addSubnet(net, prefix, 'ipv6')
-
-/** The eight 16-bit words of an IPv6 address, or undefined when it is not one. */
-function ipv6Words (address: string): number[] | undefined {
-  if (isIP(address) !== 6) return undefined
-  let text = address
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1]
-  if (dotted !== undefined) {
-    const [a = 0, b = 0, c = 0, d = 0] = dotted.split('.').map(Number)
-    text = text.slice(0, -dotted.length) + `${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
-  }
-  const [head = '', tail] = text.split('::')
-  const parse = (s: string): number[] => s === '' ? [] : s.split(':').map((w) => parseInt(w, 16))
-  const left = parse(head)
-  const right = tail === undefined ? [] : parse(tail)
-  return [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right]
-}
-
-const v4 = (hi: number, lo: number): string => `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
-
-/** IPv4 addresses carried inside an IPv6 address (NAT64 64:ff9b::/96, 6to4 2002::/16, ::ffff:0:a.b.c.d). */
-function embeddedIpv4 (w: number[]): string | undefined {
-  const [w0, w1, w2, w3, w4, w5, w6 = 0, w7 = 0] = w
-  if (w0 === 0x64 && w1 === 0xff9b && w2 === 0 && w3 === 0 && w4 === 0 && w5 === 0) return v4(w6, w7)
-  if (w0 === 0x2002) return v4(w1 ?? 0, w2 ?? 0)
-  if (w0 === 0 && w1 === 0 && w2 === 0 && w3 === 0 && w4 === 0xffff && w5 === 0) return v4(w6, w7)
-  return undefined
-}
-
-/** True for loopback, unspecified, link-local, private, CGNAT, multicast and reserved addresses, in any form. */
-export function isForbiddenAddress (address: string): boolean {
-  const bare = address.replace(/%.*$/, '') // a zone id (fe80::1%eth0) only names the interface
-  const family = isIP(bare)
-  if (family === 0) return true
-  if (family === 4) return forbidden.check(bare, 'ipv4')
-  if (forbidden.check(bare, 'ipv6')) return true
-  const words = ipv6Words(bare)
-  const inner = words === undefined ? undefined : embeddedIpv4(words)
-  return inner !== undefined && forbidden.check(inner, 'ipv4')
 }
 
 interface Target { url: URL, host: string, authorization: string | undefined }

@@ -3,7 +3,8 @@ import { once } from 'node:events'
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { createHttpCallbackSender, isForbiddenAddress } from '../../../storage/notify/http-callback.js'
+import { createHttpCallbackSender } from '../../../storage/notify/http-callback.js'
+import { isForbiddenAddress } from '../../../core/domain/network-addresses.js'
 
 interface Received { method: string, url: string, headers: IncomingHttpHeaders, body: string }
 
@@ -157,12 +158,13 @@ describe('isForbiddenAddress', () => {
   it.each([
     '127.0.0.1', '127.255.0.9', '10.1.2.3', '172.31.255.255', '192.168.0.1', '100.127.0.1', '169.254.169.254',
     '0.0.0.0', '224.0.0.1', '255.255.255.255', '::', '::1', 'fc00::1', 'fdff::1', 'fe80::1', 'fe80::1%eth0',
-    '::ffff:10.0.0.1', '::ffff:7f00:1', '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '2002:a00:1::1', 'ff02::1',
+    '::ffff:10.0.0.1', '::ffff:7f00:1', '::127.0.0.1', '64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '64:ff9b::169.254.169.254',
+    '64:ff9b:1::808:808', '64:ff9b:1:ffff::1', '2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2', '2002:a00:1::1', 'ff02::1',
     'not-an-ip'
   ])('forbids %s', (address) => { expect(isForbiddenAddress(address)).toBe(true) })
 
   it.each(['93.184.216.34', '8.8.8.8', '172.32.0.1', '100.128.0.1', '2606:4700::1111', '::ffff:8.8.8.8',
-    '64:ff9b::808:808', '2002:808:808::1'])('allows %s', (address) => { expect(isForbiddenAddress(address)).toBe(false) })
+    '64:ff9b::808:808', '64:ff9b::8.8.4.4', '2002:808:808::1'])('allows %s', (address) => { expect(isForbiddenAddress(address)).toBe(false) })
 })
 
 describe('checking a callback URL when its operation is created', () => {
