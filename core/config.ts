@@ -43,6 +43,23 @@ export interface Config {
   M3DA_PORT: number
   /** The server id of M3DA security (protocols.md §2.8.1: KS = MD5(serverId ‖ K)); the agents' default. */
   M3DA_SERVER_ID: string
+  /**
+   * Addresses or CIDR ranges of the reverse proxies in front of the service (README "Behind a proxy"): only from them
+   * is a forwarded client address believed (X-Forwarded-For, PROXY protocol). Empty: none.
+   */
+  TRUST_PROXY: string[]
+  /** MQTT over TCP: every connection starts with a PROXY protocol header (v1 or v2) from a TRUST_PROXY address. */
+  MQTT_PROXY_PROTOCOL: boolean
+  /** M3DA over TCP: every connection starts with a PROXY protocol header (v1 or v2) from a TRUST_PROXY address. */
+  M3DA_PROXY_PROTOCOL: boolean
+  /** A connection whose PROXY protocol header is not complete this long after it opened is closed (ms). */
+  PROXY_PROTOCOL_TIMEOUT_MS: number
+  /** Device logins: wrong passwords for one device identity (any address) before its logins wait. */
+  DEVICE_LOGIN_THROTTLE_FAILURES: number
+  /** Device logins: wrong passwords from one address (any device) before its logins wait. */
+  DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES: number
+  /** Device logins: the first wait (ms); each further failure doubles it, up to 15 minutes. */
+  DEVICE_LOGIN_THROTTLE_BASE_MS: number
   /** The Sparkplug B host application id: the service's STATE topic is spBv1.0/STATE/<it> (protocols.md §4.1). */
   SPARKPLUG_HOST_ID: string
   /** Expected communication period of a system without heartbeat, for commStatus WARNING/ERROR. */
@@ -282,6 +299,13 @@ export function loadConfig (env: Env): Readonly<Config> {
     MQTT_PORT: int(env, 'MQTT_PORT', 1883, 0, 65535),
     M3DA_PORT: int(env, 'M3DA_PORT', 44900, 0, 65535),
     M3DA_SERVER_ID: str(env, 'M3DA_SERVER_ID', 'AIRVANTAGE'),
+    TRUST_PROXY: addressList(env, 'TRUST_PROXY') ?? [],
+    MQTT_PROXY_PROTOCOL: bool(env, 'MQTT_PROXY_PROTOCOL', false),
+    M3DA_PROXY_PROTOCOL: bool(env, 'M3DA_PROXY_PROTOCOL', false),
+    PROXY_PROTOCOL_TIMEOUT_MS: int(env, 'PROXY_PROTOCOL_TIMEOUT_MS', 5000, 100, 600_000),
+    DEVICE_LOGIN_THROTTLE_FAILURES: int(env, 'DEVICE_LOGIN_THROTTLE_FAILURES', 10, 1, 1_000_000),
+    DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES: int(env, 'DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES', 50, 1, 1_000_000),
+    DEVICE_LOGIN_THROTTLE_BASE_MS: int(env, 'DEVICE_LOGIN_THROTTLE_BASE_MS', 1000, 1, 900_000),
     SPARKPLUG_HOST_ID: topicLevel(env, 'SPARKPLUG_HOST_ID', 'fleet'),
     COMM_PERIOD_S: int(env, 'COMM_PERIOD_S', 3600, 1, 31_536_000),
     DATA_ROLLUPS: bool(env, 'DATA_ROLLUPS', true),

@@ -57,6 +57,13 @@ describe('loadConfig', () => {
       LOGIN_THROTTLE_FAILURES: 5,
       LOGIN_THROTTLE_ADDRESS_FAILURES: 20,
       LOGIN_THROTTLE_BASE_MS: 1000,
+      TRUST_PROXY: [],
+      MQTT_PROXY_PROTOCOL: false,
+      M3DA_PROXY_PROTOCOL: false,
+      PROXY_PROTOCOL_TIMEOUT_MS: 5000,
+      DEVICE_LOGIN_THROTTLE_FAILURES: 10,
+      DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES: 50,
+      DEVICE_LOGIN_THROTTLE_BASE_MS: 1000,
       PASSWORD_HASH_COST: 15,
       DATA_RETENTION_DAYS: 0,
       // The host name, as an MQTT client id part.
@@ -191,6 +198,14 @@ describe('loadConfig', () => {
     const err = configError({ CALLBACK_ALLOW_PRIVATE: 'maybe' })
     expect(err.variable).toBe('CALLBACK_ALLOW_PRIVATE')
     expect(err.message).toMatch(/CALLBACK_ALLOW_PRIVATE.*true or false/)
+  })
+
+  it('reads TRUST_PROXY as IPs and CIDR ranges and the PROXY protocol switches as booleans, naming a bad one', () => {
+    const c = loadConfig({ TRUST_PROXY: ' 10.0.0.5, fd00::/8', MQTT_PROXY_PROTOCOL: 'true', M3DA_PROXY_PROTOCOL: 'yes' })
+    expect([c.TRUST_PROXY, c.MQTT_PROXY_PROTOCOL, c.M3DA_PROXY_PROTOCOL]).toEqual([['10.0.0.5', 'fd00::/8'], true, true])
+    for (const bad of ['proxy.local', '10.0.0.0/33']) expect(configError({ TRUST_PROXY: bad }).variable).toBe('TRUST_PROXY')
+    expect(configError({ MQTT_PROXY_PROTOCOL: 'v2' }).variable).toBe('MQTT_PROXY_PROTOCOL')
+    expect(configError({ DEVICE_LOGIN_THROTTLE_FAILURES: '0' }).variable).toBe('DEVICE_LOGIN_THROTTLE_FAILURES')
   })
 
   it('has every variable in the configuration table of the README', () => {
