@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises'
 import { ConfigError, loadConfig, type Config } from '../core/config.js'
 import { SeedError } from '../core/services/seed/seed-error.js'
 import { StoreLockedError } from '../storage/dir-lock.js'
+import { serveConfig } from './serve-args.js'
 import { StartFailure } from './start-failure.js'
 
 const USAGE = `usage: fleet <command>
@@ -20,6 +21,8 @@ const USAGE = `usage: fleet <command>
                      and remove those of systems no longer there; prints the counts`
 
 async function serve (config: Readonly<Config>): Promise<void> {
+  // Before loading the service (seconds through tsx) and migrating the store (tens of seconds on a first start).
+  await (await import('./port-check.js')).checkPorts(config)
   const [{ createLogger }, { startService, welcome }] = await Promise.all([import('./logger.js'), import('./serve.js')])
   const log = createLogger(config)
   const running = await startService(config, log)
@@ -85,18 +88,12 @@ async function broker (config: Readonly<Config>, args: string[]): Promise<void> 
 }
 
 async function main (argv: string[]): Promise<void> {
-  const [command = 'serve', ...rest] = argv
+  const [command, ...rest] = argv
+  // `fleet` alone is most likely someone finding out what it does: the help, not a service started by surprise
+  // (`npm start` says `fleet serve`).
+  if (command === undefined) { process.stderr.write(USAGE + '\n'); process.exitCode = 1; return }
   if (command === 'help' || command === '--help') { process.stdout.write(USAGE + '\n'); return }
-  if (command === 'serve') {
-    // `fleet serve --roles api,worker` is FLEET_ROLES=api,worker (issue 14, roles).
-    const i = rest.indexOf('--roles')
-    const value = i >= 0 ? rest[i + 1] : rest.find((a) => a.startsWith('--roles='))?.slice('--roles='.length)
-    if (i >= 0 || value !== undefined) {
-      if (value === undefined || value === '' || value.startsWith('--')) throw new ConfigError('FLEET_ROLES', '--roles needs a comma-separated list of api, ingest, worker')
-      return await serve(loadConfig({ ...process.env, FLEET_ROLES: value }))
-    }
-    return await serve(loadConfig(process.env))
-  }
+  if (command === 'serve') return await serve(serveConfig(rest, process.env))
   const config = loadConfig(process.env)
   if (command === 'migrate') return await runMigrate(config)
   if (command === 'seed') return await seed(config, rest[0])

@@ -123,9 +123,10 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
 export interface Running extends Service, BoundPorts { bootstrap: BootstrapResult }
 
 /**
- * Starts every part of the service in this process on the configured ports. Every port is bound before the first
- * company and administrator are created: a start that fails (a busy port) creates nothing, so the generated
- * password is never stored without being printed (the next start would otherwise have nothing to show).
+ * Starts every part of the service in this process on the configured ports (`fleet serve` has tried them all
+ * before: bin/port-check.ts). Every port is bound before the first company and administrator are created: a
+ * start that fails (a busy port) creates nothing, so the generated password is never stored without being printed
+ * (the next start would otherwise have nothing to show).
  */
 export async function startService (config: Readonly<Config>, log: Logger): Promise<Running> {
   const infra = await openInfra(config, log)

@@ -3,7 +3,7 @@
 // service configuration.
 import { parseArgs } from 'node:util'
 import { startFleet, type FleetOptions, type FleetStats } from './fleet.js'
-import { connectApi } from './provision.js'
+import { connectApi, ProvisionError } from './provision.js'
 import { M3DA_CIPHERS, M3DA_MACS, type M3daSecurity } from './transports/m3da-options.js'
 import type { UsagePlayStats } from './usage/player.js'
 import { verificationLine, verifyStored } from './verify.js'
@@ -95,12 +95,29 @@ function usageFeed (values: Partial<Record<typeof STRING_OPTIONS[number], string
   return { periodMs: periodS * 1000, historyMs: days * 86_400_000, seed }
 }
 
+/**
+ * `--devices -3` as `--devices=-3`: node's parser takes a value that starts with a dash for a forgotten value and
+ * answers "ambiguous"; a negative number after a flag of ours is a value, which the checks below then refuse in words.
+ */
+function negativeValuesJoined (argv: readonly string[]): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? ''
+    const next = argv[i + 1]
+    if ((STRING_OPTIONS as readonly string[]).includes(a.slice(2)) && a.startsWith('--') && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`)
+      i++
+    } else out.push(a)
+  }
+  return out
+}
+
 /** Reads the command line into fleet options. @throws UsageError */
 export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOptions {
   let values
   try {
     values = parseArgs({
-      args: argv,
+      args: negativeValuesJoined(argv),
       options: {
         ...Object.fromEntries(STRING_OPTIONS.map((k) => [k, { type: 'string' as const }])) as Record<typeof STRING_OPTIONS[number], { type: 'string' }>,
         'm3da-autoreg': { type: 'boolean' as const },
@@ -108,14 +125,18 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
       }
     }).values
   } catch (err) { throw new UsageError((err as Error).message) }
-  const devices = positive('devices', values.devices, undefined, true)
-  if (devices === undefined || devices < 1) throw new UsageError('--devices N (at least 1) is required')
+  if (values.devices === undefined) throw new UsageError('--devices N (at least 1) is required')
+  const devices = Number(values.devices)
+  if (!Number.isInteger(devices) || devices < 1) throw new UsageError(`--devices must be a positive integer, got "${values.devices}"`)
   const protocol = values.protocol
   if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da' && protocol !== 'sparkplug') throw new UsageError('--protocol must be mqtt, rest, m3da or sparkplug')
   const version = values['mqtt-version'] ?? '4'
   if (version !== '4' && version !== '5') throw new UsageError('--mqtt-version must be 4 or 5')
   const clientSecret = values['client-secret'] ?? d.clientSecret
-  if (clientSecret === undefined) throw new UsageError('an API client secret is needed: --client-secret or FLEET_CLIENT_SECRET')
+  if (clientSecret === undefined) {
+    throw new UsageError('the simulator registers its devices through the API and needs the API client\'s secret: set FLEET_CLIENT_SECRET ' +
+      'or pass --client-secret (the "client secret (shown once)" the service printed at its first start)')
+  }
   const password = values.password ?? d.password
   const failureRate = positive('failure-rate', values['failure-rate'], 0, false) ?? 0
   if (failureRate > 1) throw new UsageError(`--failure-rate must be between 0 and 1, got "${values['failure-rate'] ?? ''}"`)
@@ -160,13 +181,21 @@ export function usageSummary (u: UsagePlayStats): string {
   return `usage feed (seed ${u.seed}): ${u.records} records imported in ${u.files} file${u.files === 1 ? '' : 's'}, ${u.failed} rows failed${failed}${held}`
 }
 
+/** The first device that could not be registered or connected, with where its link was pointed. */
+export function startFailureLine (err: Error, opts: Pick<FleetOptions, 'protocol' | 'mqttUrl' | 'm3daUrl'>): string {
+  const where = opts.protocol === 'mqtt' || opts.protocol === 'sparkplug'
+    ? `: is ${opts.mqttUrl ?? '?'} this service's MQTT (its MQTT_PORT; --mqtt-url)?`
+    : opts.protocol === 'm3da' ? `: is ${opts.m3daUrl ?? '?'} this service's M3DA (its M3DA_PORT; --m3da-url)?` : ''
+  return `simulate: a device failed to start, the run stops: ${err.message}${err instanceof ProvisionError ? '' : where}`
+}
+
 /** Runs the simulator; answers the process exit code. */
 export async function runSimulateCli (argv: string[], defaults: SimulateDefaults, io: SimulateIo): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) { io.out.write(SIMULATE_USAGE + '\n'); return 0 }
   const opts = parseSimulateArgs(argv, defaults)
-  const fleet = startFleet(opts)
-  const started = Date.now()
   const tty = io.out.isTTY === true
+  const fleet = startFleet({ ...opts, onStartFailure: (err) => { io.out.write(`${tty ? '\r\x1b[K' : ''}${startFailureLine(err, opts)}\n`) } })
+  const started = Date.now()
   let last = { at: started, messages: 0 }
   let ended = false
   const show = (): void => {

@@ -62,6 +62,11 @@ export interface FleetOptions extends LinkOptions {
   events?: DeviceEvents
   /** Play the SIMs' usage feed through the usage import while the fleet runs (usage/player.ts). */
   usage?: Omit<UsagePlayOptions, 'api' | 'subscribers'>
+  /**
+   * Called at the first device that cannot be registered or connected, as it fails: the devices already under way
+   * may take a connect timeout to settle, and a user should not wait for them to learn that the broker is wrong.
+   */
+  onStartFailure?: (err: Error) => void
 }
 
 export interface FleetStats {
@@ -253,6 +258,10 @@ export function startFleet (opts: FleetOptions): Fleet {
         applicationUid,
         failsTasks: failsTasks(n, opts.failureRate ?? 0),
         ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs })
+      }).catch((err: unknown) => {
+        if (s.errors === 0) opts.onStartFailure?.(err as Error)
+        fail(err)
+        throw err
       })
       s.registered++
       devices.push(device)
@@ -262,7 +271,8 @@ export function startFleet (opts: FleetOptions): Fleet {
 
   const done = (async () => {
     let started = true
-    try { await ready } catch (err) { fail(err); started = false }
+    // A device's failure was counted as it happened; the API's (token, catalogue) is counted here.
+    try { await ready } catch (err) { if (s.errors === 0) fail(err); started = false }
     if (started && !stopper.signal.aborted) {
       s.phase = 'running'
       const until = opts.durationS === undefined ? Infinity : Date.now() + opts.durationS * 1000

@@ -52,8 +52,23 @@ export const SeedDocumentSchema = Type.Object({
   users: Type.Optional(Type.Array(SeedUser)),
   clients: Type.Optional(Type.Array(SeedClient)),
   ...FleetSeedSections
-})
+}, { additionalProperties: false })
 export type SeedDocument = Static<typeof SeedDocumentSchema>
+
+/**
+ * The first problem of a document of the wrong shape, in words: typebox reports an unknown key as "schema is false"
+ * at the key's own path, which tells a user nothing, so that one says which field is unknown and where.
+ */
+export function seedShapeError (doc: unknown): string {
+  const first = [...Value.Errors(SeedDocumentSchema, doc)][0]
+  if (first === undefined) return 'invalid seed document'
+  if (first.keyword === 'boolean' && first.schemaPath.endsWith('/additionalProperties')) {
+    const at = first.instancePath.lastIndexOf('/')
+    const field = first.instancePath.slice(at + 1).replaceAll('~1', '/').replaceAll('~0', '~')
+    return `invalid seed document at ${first.instancePath.slice(0, at) || '/'}: unknown field "${field}" (README, "Seed file", lists the fields)`
+  }
+  return `invalid seed document at ${first.instancePath || '/'}: ${first.message}`
+}
 
 export interface SeedReport { companies: number, profiles: number, users: number, clients: number }
 
@@ -161,10 +176,7 @@ export function createSeedService ({ inTransaction, clock, epoch, hashCost }: Se
    * @throws SeedError naming the first problem; nothing is written then.
    */
   async function seed (doc: unknown): Promise<SeedReport> {
-    if (!Value.Check(SeedDocumentSchema, doc)) {
-      const first = [...Value.Errors(SeedDocumentSchema, doc)][0]
-      throw new SeedError(`invalid seed document at ${first?.instancePath ?? '/'}: ${first?.message ?? 'bad shape'}`)
-    }
+    if (!Value.Check(SeedDocumentSchema, doc)) throw new SeedError(seedShapeError(doc))
     await inTransaction(async (repos) => {
       await companies(repos, doc.companies)
       await profiles(repos, doc.profiles)

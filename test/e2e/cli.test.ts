@@ -1,11 +1,13 @@
 // The real command line (`node bin/fleet.mjs serve|migrate|seed`) as a user runs it: child processes, real HTTP,
 // a store on disk (PGlite in DATA_DIR) or a fresh PostgreSQL database (DATABASE_URL) when TEST_DATABASE_URL is set.
+import { existsSync } from 'node:fs'
+import { once } from 'node:events'
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import { request, type ClientRequest } from 'node:http'
-import { connect } from 'node:net'
+import { connect, createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { Db } from '../../core/ports/store.js'
 import { verifyPassword } from '../../core/security/secrets.js'
 import { ROOT, freePort, runFleet, spawnFleet, type Child } from '../helpers/child.js'
@@ -246,7 +248,7 @@ describe.each(kinds)('fleet CLI on %s', { timeout: 300_000 }, (_kind, makeStore)
       const wrongShape = await seedFile('shape.json', JSON.stringify({ companies: [{ name: 'X', colour: 'red' }] }))
       const r2 = await runFleet(['seed', wrongShape], { ...theStore().env, ...quiet })
       expect(r2.code).not.toBe(0)
-      expect(r2.stderr).toMatch(/^fleet: invalid seed document at \/companies\/0/m)
+      expect(r2.stderr).toMatch(/^fleet: invalid seed document at \/companies\/0: unknown field "colour"/m)
 
       const missing = await runFleet(['seed'], { ...theStore().env, ...quiet })
       expect(missing.code).not.toBe(0)
@@ -282,6 +284,25 @@ describe('fleet CLI: configuration, usage, README', { timeout: 120_000 }, () => 
     const r = await runFleet(['serve'], { ...quiet, HTTP_PORT: 'abc', DATA_DIR: join(tmpdir(), 'fleet-never-created') })
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('invalid configuration: HTTP_PORT must be an integer, got "abc"')
+    expect(r.stdout).toBe('')
+  })
+
+  it('a busy port is reported before the store is opened or migrated, naming the variable that moves it', async () => {
+    const busy = createServer().listen(0, '127.0.0.1')
+    await once(busy, 'listening')
+    onTestFinished(() => { busy.close() })
+    const port = (busy.address() as AddressInfo).port
+    const dataDir = join(tmpdir(), `fleet-busy-port-${process.pid}`)
+    const r = await runFleet(['serve'], { ...quiet, HTTP_PORT: '0', MQTT_PORT: String(port), DATA_DIR: dataDir })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toBe(`fleet: MQTT_PORT ${port} is already in use (another service, or this one started twice): set MQTT_PORT to a free port\n`)
+    expect(existsSync(dataDir)).toBe(false) // no store was made, so no migration ran before the answer
+  })
+
+  it('prints the usage and exits 1 when no command is given, instead of serving', async () => {
+    const r = await runFleet([], { ...quiet, DATA_DIR: join(tmpdir(), 'fleet-never-created') })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('usage: fleet <command>')
     expect(r.stdout).toBe('')
   })
 

@@ -54,12 +54,12 @@ describe('one role per process, each on its own store', () => {
     expect(await ingestProc.exited()).toEqual({ code: 0, signal: null })
   })
 
-  it('refuses an unknown role, naming FLEET_ROLES', { timeout: 60_000 }, async () => {
+  it('refuses an unknown role, naming the --roles flag it came from', { timeout: 60_000 }, async () => {
     const store = await pgliteStore()
     onTestFinished(async () => { await store.drop() })
     const bad = spawnFleet(['serve', '--roles', 'api,broker'], { ...store.env, ...quiet })
     expect(await bad.exited()).toMatchObject({ code: 1 })
-    expect(bad.stderr()).toContain('FLEET_ROLES')
+    expect(bad.stderr()).toBe('fleet: --roles must be a comma-separated list of api, ingest, worker, got "api,broker"\n')
   })
 })
 

@@ -2,9 +2,9 @@
 // registering devices through the API and publishing over MQTT, then what it reported is checked through the API.
 import { Aedes } from 'aedes'
 import { once } from 'node:events'
-import { createServer } from 'node:net'
+import { createServer, type AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { runFleet } from '../helpers/child.js'
+import { runFleet, spawnFleet } from '../helpers/child.js'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CLIENT_ID, CLIENT_SECRET, startStack, type Stack } from '../helpers/stack.js'
 
 let stack: Stack
@@ -60,10 +60,40 @@ describe('fleet simulate', { timeout: 120_000 }, () => {
     expect(r.code).toBe(1)
   })
 
+  it('reports the first device a broker refuses as it happens, while the others are still connecting', async () => {
+    // Another broker that refuses the first login (CONNACK 5, not authorized) and never answers the next ones: their
+    // connect timeout ends the run, and the refusal must be on the screen before that.
+    let logins = 0
+    const server = createServer((socket) => {
+      socket.once('data', () => { if (++logins === 1) socket.end(Buffer.from([0x20, 0x02, 0x00, 0x05])) })
+      socket.on('error', () => {})
+    }).listen(0, '127.0.0.1')
+    await once(server, 'listening')
+    onTestFinished(() => { server.close() })
+    const other = `mqtt://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const child = spawnFleet(['simulate', '--devices', '4', '--protocol', 'mqtt', '--duration', '60',
+      '--url', stack.httpUrl, '--mqtt-url', other, '--client-id', CLIENT_ID, '--client-secret', CLIENT_SECRET], {
+      FLEET_ADMIN_EMAIL: ADMIN_EMAIL, FLEET_ADMIN_PASSWORD: ADMIN_PASSWORD, HTTP_HOST: '127.0.0.1'
+    })
+    const line = await child.waitForLine(/^simulate: a device failed to start/)
+    expect(child.proc.exitCode).toBeNull() // the run has not ended: the other devices still wait for their CONNACK
+    expect(line).toMatch(new RegExp(`^simulate: a device failed to start, the run stops: mqtt connect as SIM\\w+: .*Not authorized.*: is ${other} this service's MQTT \\(its MQTT_PORT; --mqtt-url\\)\\?$`))
+    expect(await child.exited()).toMatchObject({ code: 1 })
+  })
+
   it('explains a bad command line with the usage and exit code 2', async () => {
     const r = await runFleet(['simulate', '--devices', '3', '--protocol', 'carrier-pigeon'], {})
     expect(r.code).toBe(2)
     expect(r.stderr).toContain('fleet simulate: --protocol must be mqtt, rest, m3da or sparkplug')
     expect(r.stderr).toContain('usage: fleet simulate --devices N --protocol mqtt|rest|m3da|sparkplug')
+  })
+
+  it('says a negative device count must be a positive integer, and where the client secret comes from', async () => {
+    const negative = await runFleet(['simulate', '--devices', '-3', '--protocol', 'mqtt', '--client-secret', 's'], {})
+    expect(negative.code).toBe(2)
+    expect(negative.stderr).toContain('fleet simulate: --devices must be a positive integer, got "-3"')
+    const noSecret = await runFleet(['simulate', '--devices', '1', '--protocol', 'mqtt'], {})
+    expect(noSecret.code).toBe(2)
+    expect(noSecret.stderr).toContain('set FLEET_CLIENT_SECRET or pass --client-secret')
   })
 })
