@@ -11,6 +11,7 @@ import errorHandler, { frameworkError, MAX_PATH_PARAM_LENGTH } from './plugins/e
 import inputGuard from './plugins/input-guard.js'
 import jsonBody from './plugins/json-body.js'
 import { redactedRequest } from './log-serializers.js'
+import { RequestLogController } from './request-log.js'
 import auth from './plugins/auth.js'
 import { openapiOptions } from './openapi.js'
 import { sharedSchemas } from './schemas/common.schema.js'
@@ -56,6 +57,8 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     loggerInstance: ctx.log.child({}, { serializers: { req: redactedRequest } }) as FastifyBaseLogger,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    // Device routes log their request lines at debug (api/request-log.ts).
+    logController: new RequestLogController(),
     requestTimeout: 60_000,
     // `/api//v1/users/current` is `/api/v1/users/current` (the Clojure AirVantage client joins paths that way).
     routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
