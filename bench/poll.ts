@@ -83,7 +83,7 @@ interface Run { store: Store, pollsPerS: number, polls: number, failed: number, 
 async function runOn (store: Store, gateways: Gateways): Promise<Run> {
   const scratch: ScratchDatabase | undefined = store === 'postgres' ? await createScratchDatabase(SERVER_URL ?? '', 'fleet_bench_poll') : undefined
   const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-poll-'))
-  const config = benchConfig(dataDir, scratch?.url, { M3DA_PORT: '0', ...SERVICE_ENV })
+  const config = benchConfig(dataDir, scratch?.url, { M3DA_PORT: '0', MSCI_ALLOWED_NETWORKS: '127.0.0.0/8', ...SERVICE_ENV })
   const log = pino({ level: 'silent' })
   const infra = await openInfra(config, log)
   const service = await assembleService(config, log, infra)

@@ -13,8 +13,13 @@ export interface Config {
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** JSON lines (for machines, the default) or pretty (coloured, one readable line per event, for people). */
   LOG_FORMAT: 'json' | 'pretty'
-  /** Sign-in throttling: failed password tries of one account before the first wait. */
+  /** Sign-in throttling: failed tries on one account (or API client) from one address before the first wait. */
   LOGIN_THROTTLE_FAILURES: number
+  /**
+   * Sign-in throttling: failed tries on one account (or API client) from all addresses together before the first
+   * wait; much higher than LOGIN_THROTTLE_FAILURES, so that guesses from elsewhere do not keep the owner out.
+   */
+  LOGIN_THROTTLE_ACCOUNT_FAILURES: number
   /** Sign-in throttling: failed tries from one client address before the first wait (many users may share one). */
   LOGIN_THROTTLE_ADDRESS_FAILURES: number
   /** Sign-in throttling: the first wait (ms); each further failure doubles it, up to 15 minutes. */
@@ -43,6 +48,15 @@ export interface Config {
   M3DA_PORT: number
   /** The server id of M3DA security (protocols.md §2.8.1: KS = MD5(serverId ‖ K)); the agents' default. */
   M3DA_SERVER_ID: string
+  /** An MQTT connection (TCP or WebSocket) that has not been sent its CONNACK this long after it opened is closed (ms). */
+  MQTT_CONNECT_TIMEOUT_MS: number
+  /** An M3DA TCP connection without an authentic envelope this long after it opened is closed (ms). */
+  M3DA_LOGIN_TIMEOUT_MS: number
+  /**
+   * Device connections not logged in yet that one remote address may hold at once, per listener kind (MQTT over TCP
+   * and WebSocket together, M3DA over TCP); a connection beyond it is closed at once.
+   */
+  UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: number
   /**
    * Addresses or CIDR ranges of the reverse proxies in front of the service (README "Behind a proxy"): only from them
    * is a forwarded client address believed (X-Forwarded-For, PROXY protocol). Empty: none.
@@ -70,6 +84,12 @@ export interface Config {
   MSCI_POLL_CONCURRENCY: number
   /** How long one SNMP or AceManager request to a gateway may take before the poll counts as failed (ms). */
   MSCI_TIMEOUT_MS: number
+  /**
+   * The networks of the AirLink gateways (addresses or CIDR ranges): when set, a gateway is polled only at an address
+   * inside them. Link-local, cloud metadata, unspecified, multicast and broadcast addresses are never polled, and
+   * loopback only when a loopback network is listed here itself (ingest/msci/host-guard.ts).
+   */
+  MSCI_ALLOWED_NETWORKS: string[] | undefined
   /** Bound on concurrently running operation tasks in one process. */
   WORKER_CONCURRENCY: number
   /** SMTP server for operation e-mails; absent: .eml files in DATA_DIR/outbox. */
@@ -92,8 +112,15 @@ export interface Config {
   METRICS_TOKEN: string | undefined
   /** Load shedding (503 + Retry-After): a request read after the event loop went this long (ms) without turning is refused; 0: not checked. */
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: number
-  /** Load shedding: API requests being answered at once above which new ones are refused; 0: no cap. */
+  /**
+   * Admission of API requests: the most served at once (the adaptive limit grows up to it); the others wait for a
+   * place (OVERLOAD_MAX_QUEUE_MS). 0: no admission control.
+   */
   OVERLOAD_MAX_IN_FLIGHT: number
+  /** Admission: how long (ms) an API request may wait for a place before it is refused; 0: refused at once when full. */
+  OVERLOAD_MAX_QUEUE_MS: number
+  /** Admission: the service time (ms) the limit of API requests adapts to; 0: the limit stays at OVERLOAD_MAX_IN_FLIGHT. */
+  OVERLOAD_TARGET_MS: number
   /** Load shedding: heap in use (MiB) above which requests are refused; 0: not checked. */
   OVERLOAD_MAX_HEAP_MB: number
   /** Retry-After (seconds) of a shed request. */
@@ -128,6 +155,24 @@ export interface Config {
   STREAM_MAX_BUFFER_BYTES: number
   /** Live stream: how often (ms) a stream checks its token and rights again and re-reads its label and criteria. */
   STREAM_RECHECK_MS: number
+  /**
+   * Device limits (README "Device limits"): messages per second one device may send on one transport; a message over
+   * the budget is refused (MQTT 5 PUBACK 0x96, REST 429, M3DA 503) and not stored. 0: no limit.
+   */
+  DEVICE_RATE_MESSAGES_PER_S: number
+  /** Device limits: payload bytes per second one device may send on one transport. 0: no limit. */
+  DEVICE_RATE_BYTES_PER_S: number
+  /** Device limits: the burst, in seconds of each rate, a device that was quiet may send at once. */
+  DEVICE_RATE_BURST_S: number
+  /** Device limits: refusals of one device within 10 s after which its connection is closed (MQTT, M3DA); 0: never. */
+  DEVICE_RATE_DISCONNECT_AFTER: number
+  /** Device limits: messages of one connection waiting for their commit above which its socket is no longer read. */
+  DEVICE_PENDING_MESSAGES: number
+  /**
+   * The ingest buffer's bound: approximate bytes of the device messages waiting for their commit, all devices
+   * together; beyond it a message is refused as when the store is unavailable (the device sends it again).
+   */
+  INGEST_BUFFER_BYTES: number
   /**
    * Raw data points and device messages older than this many days expire, by whole UTC months (the monthly points
    * partitions, core/domain/point-partitions.ts); hourly rollups stay. 0: everything is kept.
@@ -283,6 +328,7 @@ export function loadConfig (env: Env): Readonly<Config> {
     LOG_LEVEL: level(env),
     LOG_FORMAT: logFormat(env),
     LOGIN_THROTTLE_FAILURES: int(env, 'LOGIN_THROTTLE_FAILURES', 5, 1, 1_000_000),
+    LOGIN_THROTTLE_ACCOUNT_FAILURES: int(env, 'LOGIN_THROTTLE_ACCOUNT_FAILURES', 100, 1, 1_000_000),
     LOGIN_THROTTLE_ADDRESS_FAILURES: int(env, 'LOGIN_THROTTLE_ADDRESS_FAILURES', 20, 1, 1_000_000),
     LOGIN_THROTTLE_BASE_MS: int(env, 'LOGIN_THROTTLE_BASE_MS', 1000, 1, 900_000),
     // Below 2^10 a hash is cheap to guess; above 2^17 it needs more than the 256 MiB verifyPassword allows.
@@ -299,6 +345,9 @@ export function loadConfig (env: Env): Readonly<Config> {
     MQTT_PORT: int(env, 'MQTT_PORT', 1883, 0, 65535),
     M3DA_PORT: int(env, 'M3DA_PORT', 44900, 0, 65535),
     M3DA_SERVER_ID: str(env, 'M3DA_SERVER_ID', 'AIRVANTAGE'),
+    MQTT_CONNECT_TIMEOUT_MS: int(env, 'MQTT_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
+    M3DA_LOGIN_TIMEOUT_MS: int(env, 'M3DA_LOGIN_TIMEOUT_MS', 15_000, 100, 600_000),
+    UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: int(env, 'UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS', 50, 1, 1_000_000),
     TRUST_PROXY: addressList(env, 'TRUST_PROXY') ?? [],
     MQTT_PROXY_PROTOCOL: bool(env, 'MQTT_PROXY_PROTOCOL', false),
     M3DA_PROXY_PROTOCOL: bool(env, 'M3DA_PROXY_PROTOCOL', false),
@@ -311,6 +360,7 @@ export function loadConfig (env: Env): Readonly<Config> {
     DATA_ROLLUPS: bool(env, 'DATA_ROLLUPS', true),
     MSCI_POLL_CONCURRENCY: int(env, 'MSCI_POLL_CONCURRENCY', 64, 1, 10_000),
     MSCI_TIMEOUT_MS: int(env, 'MSCI_TIMEOUT_MS', 5000, 100, 600_000),
+    MSCI_ALLOWED_NETWORKS: addressList(env, 'MSCI_ALLOWED_NETWORKS'),
     WORKER_CONCURRENCY: int(env, 'WORKER_CONCURRENCY', 16, 1, 10_000),
     SMTP_URL: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
     SMTP_FROM: email(env, 'SMTP_FROM', 'fleet@fleet.local'),
@@ -321,7 +371,9 @@ export function loadConfig (env: Env): Readonly<Config> {
     CORS_ORIGINS: origins(env),
     METRICS_TOKEN: optional(env, 'METRICS_TOKEN'),
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: int(env, 'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS', 500, 0, 600_000),
-    OVERLOAD_MAX_IN_FLIGHT: int(env, 'OVERLOAD_MAX_IN_FLIGHT', 0, 0, 1_000_000),
+    OVERLOAD_MAX_IN_FLIGHT: int(env, 'OVERLOAD_MAX_IN_FLIGHT', 32, 0, 1_000_000),
+    OVERLOAD_MAX_QUEUE_MS: int(env, 'OVERLOAD_MAX_QUEUE_MS', 250, 0, 60_000),
+    OVERLOAD_TARGET_MS: int(env, 'OVERLOAD_TARGET_MS', 300, 0, 60_000),
     OVERLOAD_MAX_HEAP_MB: int(env, 'OVERLOAD_MAX_HEAP_MB', 0, 0, 1_000_000),
     OVERLOAD_RETRY_AFTER_S: int(env, 'OVERLOAD_RETRY_AFTER_S', 1, 1, 3600),
     MQTT_URL: mqttUrl(env),
@@ -333,6 +385,13 @@ export function loadConfig (env: Env): Readonly<Config> {
     BROKER_AUTH_ALLOW: addressList(env, 'BROKER_AUTH_ALLOW'),
     STREAM_MAX_BUFFER_BYTES: int(env, 'STREAM_MAX_BUFFER_BYTES', 1_048_576, 1024, 1_073_741_824),
     STREAM_RECHECK_MS: int(env, 'STREAM_RECHECK_MS', 10_000, 100, 3_600_000),
+    DEVICE_RATE_MESSAGES_PER_S: int(env, 'DEVICE_RATE_MESSAGES_PER_S', 100, 0, 1_000_000),
+    DEVICE_RATE_BYTES_PER_S: int(env, 'DEVICE_RATE_BYTES_PER_S', 512 * 1024, 0, 1_073_741_824),
+    DEVICE_RATE_BURST_S: int(env, 'DEVICE_RATE_BURST_S', 5, 1, 3600),
+    DEVICE_RATE_DISCONNECT_AFTER: int(env, 'DEVICE_RATE_DISCONNECT_AFTER', 1000, 0, 1_000_000_000),
+    DEVICE_PENDING_MESSAGES: int(env, 'DEVICE_PENDING_MESSAGES', 64, 1, 1_000_000),
+    // Below 64 KiB a few ordinary messages would fill it; one message alone is always taken (ingest.service.ts).
+    INGEST_BUFFER_BYTES: int(env, 'INGEST_BUFFER_BYTES', 128 * 1024 * 1024, 65_536, 68_719_476_736),
     DATA_RETENTION_DAYS: int(env, 'DATA_RETENTION_DAYS', 0, 0, 36_500)
   })
 }

@@ -7,6 +7,7 @@ import { acemanagerAccess } from './acemanager-access.js'
 import { snmpAccess } from './snmp-access.js'
 import { createPoller, TICK_MS, type PollerStats } from './poller.js'
 import type { OpenAccess } from './poll.js'
+import { createHostGuard } from './host-guard.js'
 
 export const openAccess: OpenAccess = (p, timeoutMs) => p.access === 'snmp' ? snmpAccess(p, timeoutMs) : acemanagerAccess(p, timeoutMs)
 
@@ -20,6 +21,7 @@ export function createMsciTransport (deps: TransportDeps, open: OpenAccess = ope
     polls: deps.devices.msci,
     ingest: deps.ingest,
     open,
+    hosts: createHostGuard({ allowed: deps.config.MSCI_ALLOWED_NETWORKS, timeoutMs: deps.config.MSCI_TIMEOUT_MS }),
     timeoutMs: deps.config.MSCI_TIMEOUT_MS,
     concurrency: deps.config.MSCI_POLL_CONCURRENCY,
     now: deps.now,

@@ -1,6 +1,7 @@
 // How the service reaches one gateway (conventions.md §Devices, MSCI): host, user and password from the system's
 // communication.msci; the access path, port, SNMP version and poll period from its MSCI application's communication
 // parameters. A `host:port` host names its port (it wins over the parameters').
+import { splitHost } from '../../core/domain/msci-host.js'
 
 export type AccessPath = 'snmp' | 'acemanager'
 
@@ -21,18 +22,6 @@ const DEFAULT_PORT: Record<AccessPath, number> = { snmp: 161, acemanager: 9191 }
 const DEFAULT_PERIOD_S = 300
 
 const validPort = (n: unknown): n is number => typeof n === 'number' && Number.isInteger(n) && n >= 1 && n <= 65535
-
-/** `host`, `host:port`, `[v6]` or `[v6]:port`; undefined when it is none of them. */
-export function splitHost (text: string): { host: string, port?: number } | undefined {
-  const t = text.trim()
-  const v6 = /^\[([0-9a-fA-F:.]+)\](?::(\d{1,5}))?$/.exec(t)
-  const plain = /^([A-Za-z0-9.-]+)(?::(\d{1,5}))?$/.exec(t)
-  const m = v6 ?? plain
-  if (m === null) return undefined
-  const port = m[2] === undefined ? undefined : Number(m[2])
-  if (port !== undefined && !validPort(port)) return undefined
-  return { host: m[1] as string, ...(port === undefined ? {} : { port }) }
-}
 
 /** The access to one gateway, or why its configuration does not allow a poll (a poll failure of its own). */
 export function accessParams (

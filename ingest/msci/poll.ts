@@ -12,12 +12,15 @@ import { valueOf } from '../../protocols/msci/values.js'
 import { MsciError, type GatewayAccess } from './access.js'
 import { accessParams, type AccessParams } from './params.js'
 import { runTask } from './tasks.js'
+import type { HostGuard } from './host-guard.js'
 
 export type OpenAccess = (p: AccessParams, timeoutMs: number) => GatewayAccess
 
 export interface PollDeps {
   ingest: Pick<IngestService, 'accept' | 'acceptAcks' | 'takeTasks' | 'refuse'>
   open: OpenAccess
+  /** Where the host leads, checked against the addresses a poll may go to (MSCI_ALLOWED_NETWORKS). */
+  hosts: HostGuard
   timeoutMs: number
   now: () => number
   log: Logger
@@ -46,7 +49,12 @@ export async function pollGateway (target: PollTarget, deps: PollDeps): Promise<
     log.warn({ systemUid: target.systemUid, reason: conf.reason }, 'MSCI gateway not polled: its configuration is unusable')
     return { ok: false, periodMs: undefined, reason: conf.reason }
   }
-  const params = conf.params
+  const where = await deps.hosts.resolve(conf.params.host)
+  if (!where.ok) {
+    if (where.reason === 'msci.host.forbidden') log.warn({ systemUid: target.systemUid }, 'MSCI gateway not polled: its host is an address the service may not poll (MSCI_ALLOWED_NETWORKS)')
+    return { ok: false, periodMs: conf.params.periodMs, reason: where.reason }
+  }
+  const params = { ...conf.params, host: where.address }
   let access: GatewayAccess | undefined
   try {
     access = deps.open(params, deps.timeoutMs)

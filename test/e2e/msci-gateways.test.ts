@@ -15,7 +15,7 @@ import { startAceManager } from '../../simulator/airlink/acemanager-server.js'
 let stack: Stack
 beforeAll(async () => {
   // Short requests: the tests of a silent gateway wait for its timeouts.
-  stack = await startStack({ env: { MSCI_TIMEOUT_MS: '400' } })
+  stack = await startStack({ env: { MSCI_TIMEOUT_MS: '400', MSCI_ALLOWED_NETWORKS: '127.0.0.0/8' } })
 })
 afterAll(async () => { await stack?.close() })
 

@@ -39,6 +39,7 @@ describe('loadConfig', () => {
       COMM_PERIOD_S: 3600,
       MSCI_POLL_CONCURRENCY: 64,
       MSCI_TIMEOUT_MS: 5000,
+      MSCI_ALLOWED_NETWORKS: undefined,
       DATA_ROLLUPS: true,
       WORKER_CONCURRENCY: 16,
       SMTP_URL: undefined,
@@ -206,6 +207,11 @@ describe('loadConfig', () => {
     for (const bad of ['proxy.local', '10.0.0.0/33']) expect(configError({ TRUST_PROXY: bad }).variable).toBe('TRUST_PROXY')
     expect(configError({ MQTT_PROXY_PROTOCOL: 'v2' }).variable).toBe('MQTT_PROXY_PROTOCOL')
     expect(configError({ DEVICE_LOGIN_THROTTLE_FAILURES: '0' }).variable).toBe('DEVICE_LOGIN_THROTTLE_FAILURES')
+  })
+
+  it('reads MSCI_ALLOWED_NETWORKS as IPs and CIDR ranges, naming a bad one', () => {
+    expect(loadConfig({ MSCI_ALLOWED_NETWORKS: '10.20.0.0/16, 2001:db8::/32,192.0.2.7' }).MSCI_ALLOWED_NETWORKS).toEqual(['10.20.0.0/16', '2001:db8::/32', '192.0.2.7'])
+    for (const bad of ['gateways.local', '10.0.0.0/33', '10.0.0.0/8/1']) expect(configError({ MSCI_ALLOWED_NETWORKS: bad }).variable).toBe('MSCI_ALLOWED_NETWORKS')
   })
 
   it('has every variable in the configuration table of the README', () => {

@@ -5,6 +5,7 @@ import type { Application, Communication, Gateway, Subscription } from '../../do
 import { OPERATORS } from '../../domain/system.js'
 import { validEsn, validImei, validMac, validMeid } from '../../domain/identifiers.js'
 import { newUid } from '../../security/secrets.js'
+import { isNeverPolled } from '../../domain/msci-host.js'
 
 export interface GatewayInput {
   uid?: string | undefined
@@ -192,6 +193,9 @@ const M3DA_PASSWORD = /^[\x21-\x7e]{8,64}$/
 const M3DA_PASSWORD_FORM = '8 to 64 printable ASCII characters, no spaces'
 
 export function checkCommunication (c: Communication): void {
+  // The poll would send the gateway's credentials there (README.md "AirLink gateways (MSCI)"); names and loopback are
+  // checked at each poll, once resolved, against MSCI_ALLOWED_NETWORKS.
+  if (c.msci?.host != null && isNeverPolled(c.msci.host)) throw new FleetError('system.msci.host.forbidden', ['communication.msci.host', 'MSCI_ALLOWED_NETWORKS'])
   const m3da = c.m3da
   if (m3da?.password != null && !M3DA_PASSWORD.test(m3da.password)) throw new FleetError('system.invalid.m3da.password', ['communication.m3da.password', M3DA_PASSWORD_FORM])
   if (m3da?.registrationPassword != null && !M3DA_PASSWORD.test(m3da.registrationPassword)) {

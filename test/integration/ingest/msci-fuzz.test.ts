@@ -126,7 +126,7 @@ describe('the poller among gateways answering garbage', { timeout: 90_000 }, () 
   let junkHttp: Server
   let sound: SimulatedSnmpAgent
   beforeAll(async () => {
-    stack = await startStack({ env: { MSCI_TIMEOUT_MS: '300' } })
+    stack = await startStack({ env: { MSCI_TIMEOUT_MS: '300', MSCI_ALLOWED_NETWORKS: '127.0.0.0/8' } })
     junkUdp = dgram.createSocket('udp4')
     junkUdp.on('message', (_m, r) => { junkUdp.send(Buffer.from([0x30, 0x82, 0xff, 0xff, 0x02, 0x01]), r.port, r.address) })
     await new Promise<void>((resolve) => junkUdp.bind(0, '127.0.0.1', () => { resolve() }))

@@ -2,7 +2,8 @@
 // and when it is polled next (ingest/msci/poller.ts: a steady period from when the poll was due, the first one spread
 // over a period, failures backing off).
 import { describe, expect, it } from 'vitest'
-import { accessParams, splitHost } from '../../../ingest/msci/params.js'
+import { accessParams } from '../../../ingest/msci/params.js'
+import { splitHost } from '../../../core/domain/msci-host.js'
 import { nextPollAt } from '../../../ingest/msci/poller.js'
 
 describe('access parameters', () => {
