@@ -282,6 +282,15 @@ export interface CatalogueRepository {
   putOption (o: OptionRecord): Promise<void>
 }
 
+/**
+ * When an administrator last cleared an account's sign-in counters (`fleet admin unlock`, login-throttle.ts), by the
+ * account's hash: the counters of the account are keyed by it, so every process starts them afresh.
+ */
+export interface SignInUnlocksRepository {
+  unlockedAt (accountHash: string): Promise<number | undefined>
+  unlock (accountHash: string, at: number): Promise<void>
+}
+
 /** Savepoints of the current transaction: one task's changes are undone without undoing its neighbours'. */
 export interface Savepoints {
   /** Runs fn inside a savepoint: released when it resolves, rolled back (and the error rethrown) when it throws. */
@@ -309,4 +318,5 @@ export interface Repositories {
   msciPolls: MsciPollsRepository
   usage: UsageRepository
   pointPartitions: PointPartitionsRepository
+  signInUnlocks: SignInUnlocksRepository
 }

@@ -47,6 +47,8 @@ export interface RateCounter {
    * cannot slip through before their failures are known; answers 0. One atomic step.
    */
   attempt (key: string, now: number, rule: ThrottleRule): Promise<number>
+  /** The ms left of key's wait at `now` (0: none), counting nothing: for failures counted once known (attempt). */
+  waiting (key: string, now: number): Promise<number>
   /** Takes back one attempt that did not fail (a success, or refused elsewhere): one failure less, no wait. */
   forgive (key: string): Promise<void>
   /** Forgets key's failures. */

@@ -79,6 +79,12 @@ export class AuthorizeRefused extends Error {
   }
 }
 
+/**
+ * The token family of a code's exchange, found again from the code alone when it is presented a second time: the
+ * code itself is deleted by its first exchange. A hash of its hash: the family names no code.
+ */
+const codeFamily = (codeHash: string): string => sha256(`code:${codeHash}`)
+
 /** An authorization code lives this long (RFC 6749 §4.1.2: short-lived, at most 10 minutes). */
 export const CODE_TTL_MS = 5 * 60_000
 
@@ -116,7 +122,8 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     }
     const { clientId, clientSecret } = req
     let found: ApiClientRecord | undefined
-    const ok = await throttle.check({ address: req.address }, async () => {
+    // Throttled per client too: many addresses guessing one client's secret are held by its client-wide limit.
+    const ok = await throttle.check({ address: req.address, client: clientId }, async () => {
       found = await repos.clients.find(clientId)
       return await matches(clientSecret, found?.secretHash)
     })
@@ -141,13 +148,13 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
    * A new access token and refresh token: of a new family for a new grant, or of the family of the refresh token
    * `from` (undefined when that family was revoked meanwhile).
    */
-  async function issue (clientId: string, userUid: string | null, from?: TokenRecord): Promise<TokenResponse | undefined> {
+  async function issue (clientId: string, userUid: string | null, from?: TokenRecord, newFamily?: string): Promise<TokenResponse | undefined> {
     const access = randomSecret(32)
     const refresh = randomSecret(32)
     const now = clock.now()
     const accessHash = sha256(access)
     const refreshHash = sha256(refresh)
-    const family = from?.family ?? randomSecret(16)
+    const family = from?.family ?? newFamily ?? randomSecret(16)
     const inserted = await repos.tokens.insertAll([
       { hash: accessHash, kind: 'access', clientId, userUid, pairHash: refreshHash, family, expiresAt: now + tokenTtlS * 1000 },
       { hash: refreshHash, kind: 'refresh', clientId, userUid, pairHash: accessHash, family, expiresAt: now + refreshTtlS * 1000 }
@@ -155,9 +162,9 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     return inserted ? { access_token: access, token_type: 'bearer', refresh_token: refresh, expires_in: tokenTtlS, scope: '' } : undefined
   }
 
-  /** A new grant: always issued. */
-  async function issueNew (clientId: string, userUid: string | null): Promise<TokenResponse> {
-    const issued = await issue(clientId, userUid)
+  /** A new grant: always issued; `family` when it must be found again (codeFamily). */
+  async function issueNew (clientId: string, userUid: string | null, family?: string): Promise<TokenResponse> {
+    const issued = await issue(clientId, userUid, undefined, family)
     if (issued === undefined) throw new Error('tokens of a new family were not stored')
     return issued
   }
@@ -190,7 +197,6 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     return issued
   }
 
-  /** The code is bound to the client and to the redirect URI given at /authorize, checked again here. */
   /**
    * The code is bound to the client and to the redirect URI given at /authorize, checked again here, and to the PKCE
    * challenge when there was one (RFC 7636 §4.6). A verifier for a code without challenge is refused too (RFC 9700
@@ -198,7 +204,13 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
    */
   async function codeGrant (c: ApiClientRecord, req: TokenRequest): Promise<TokenResponse> {
     if (req.code === undefined) throw new OAuthError('invalid_request', 'code is required')
-    const found = await repos.tokens.takeCode(sha256(req.code))
+    const codeHash = sha256(req.code)
+    const found = await repos.tokens.takeCode(codeHash)
+    if (found === undefined) {
+      // Used already, or never issued (RFC 6749 §4.1.2): whoever presents it again may have stolen it, so the tokens
+      // of its first exchange are revoked; for a code never issued there are none.
+      for (const hash of await repos.tokens.revokeFamily(codeFamily(codeHash))) actors.delete(hash)
+    }
     if (found === undefined || found.expiresAt <= clock.now() || found.clientId !== c.clientId) {
       throw new OAuthError('invalid_grant', 'authorization code is invalid, used or expired')
     }
@@ -208,7 +220,7 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     } else if (req.codeVerifier === undefined || !verifierMatches(req.codeVerifier, found.codeChallenge)) {
       throw new OAuthError('invalid_grant', 'code_verifier is missing or does not match the code_challenge')
     }
-    return await issueNew(c.clientId, found.userUid)
+    return await issueNew(c.clientId, found.userUid, codeFamily(codeHash))
   }
 
   /** @throws OAuthError with the RFC 6749 code. */

@@ -52,8 +52,11 @@ export interface ServicesDeps {
 export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch, events }: ServicesDeps) {
   const epoch = createAccessEpoch()
   const throttle = createLoginThrottle(rateCounter, clock, {
-    accountFailures: config.LOGIN_THROTTLE_FAILURES, addressFailures: config.LOGIN_THROTTLE_ADDRESS_FAILURES, baseMs: config.LOGIN_THROTTLE_BASE_MS
-  })
+    accountAddressFailures: config.LOGIN_THROTTLE_FAILURES,
+    accountFailures: config.LOGIN_THROTTLE_ACCOUNT_FAILURES,
+    addressFailures: config.LOGIN_THROTTLE_ADDRESS_FAILURES,
+    baseMs: config.LOGIN_THROTTLE_BASE_MS
+  }, repos.signInUnlocks)
   // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).
   const ingestOptions = { parallel: config.DATABASE_URL === undefined ? 1 : 2 }
   const progress = events === undefined ? undefined : createOperationProgress({ operations: repos.operations, events, log })

@@ -1,8 +1,14 @@
-// Password guessing is throttled per account and per client address (issue 8, "Password guessing is unlimited"):
-// after a number of failures each further try waits, the wait doubling per failure. During a wait the credentials
-// are not even checked, and the caller gets conventions.md §Errors' 429 rate.limit.exceeded with Retry-After.
+// Password and client secret guessing is throttled (README "Sign-in throttling"): after a number of failures each
+// further try waits, the wait doubling per failure. During a wait the credentials are not even checked, and the
+// caller gets 429 rate.limit.exceeded with Retry-After.
+//
+// The guesser is throttled, not the owner: the low limit counts the failures on one account (or client) from one
+// address, another counts every failure of one address, and the limit on the account (or client) from all addresses
+// together is much higher, so that guesses from elsewhere do not lock its owner out. An administrator clears an
+// account's counters with `fleet admin unlock` (sign-in-unlock.ts): its keys then start afresh.
 import { FleetError } from '../errors.js'
 import type { Clock, RateCounter, ThrottleRule } from '../ports/store.js'
+import type { SignInUnlocksRepository } from '../ports/repositories.js'
 import { sha256 } from '../security/secrets.js'
 
 /** The longest wait, however many failures came before. */
@@ -11,49 +17,84 @@ export const MAX_WAIT_MS = 15 * 60_000
 const FORGET_MS = 24 * 3_600_000
 
 export interface LoginThrottleOptions {
-  /** Failures of one account before the first wait. */
+  /** Failures of one account (or client) from one address before the first wait. */
+  accountAddressFailures: number
+  /** Failures of one account (or client) from all addresses together before the first wait. */
   accountFailures: number
-  /** Failures from one address before the first wait. */
+  /** Failures from one address, whatever the account or client, before the first wait. */
   addressFailures: number
   /** The first wait; each further failure doubles it, up to MAX_WAIT_MS. */
   baseMs: number
 }
 
-/** Who tries: the account named (absent when only a client secret is checked) and the caller's address. */
-export interface Attempt { account?: string | undefined, address: string }
+/**
+ * Who tries: the caller's address, and the account named (a password) or the client (a client secret); neither when
+ * nothing but the address is known.
+ */
+export interface Attempt { address: string, account?: string | undefined, client?: string | undefined }
 
-export function createLoginThrottle (counter: Pick<RateCounter, 'attempt' | 'forgive' | 'reset'>, clock: Clock, o: LoginThrottleOptions) {
+/** The key of an account in the counters and in sign_in_unlocks: hashed, so neither holds e-mail addresses. */
+export const accountHash = (account: string): string => sha256(account.trim().toLowerCase())
+
+interface Counted {
+  key: string
+  after: number
+  /**
+   * Counted as a failure before the check (a burst of concurrent guesses is held too), or only once it failed: the
+   * counters of a client or of a whole account, which concurrent successes from many places must not trip.
+   */
+  before: boolean
+  /** A success forgets every failure under it (the owner's own typos). */
+  resetOnSuccess: boolean
+}
+
+export function createLoginThrottle (counter: Pick<RateCounter, 'attempt' | 'waiting' | 'forgive' | 'reset'>, clock: Clock, o: LoginThrottleOptions,
+  unlocks?: Pick<SignInUnlocksRepository, 'unlockedAt'>) {
   const rule = (after: number): ThrottleRule => ({ after, baseMs: o.baseMs, maxMs: MAX_WAIT_MS, forgetMs: FORGET_MS })
-  const addressKey = (a: Attempt): string => `login:address:${a.address}`
-  // Hashed: the key names every account tried, existing or not, and Redis need not hold e-mail addresses.
-  const accountKey = (account: string): string => `login:account:${sha256(account.trim().toLowerCase())}`
+
+  /** The counters of an attempt, the address's first: a refusal by a later one takes back the earlier ones. */
+  async function countersOf (who: Attempt): Promise<Counted[]> {
+    const counted: Counted[] = [{ key: `login:address:${who.address}`, after: o.addressFailures, before: true, resetOnSuccess: false }]
+    if (who.account !== undefined) {
+      const hash = accountHash(who.account)
+      const subject = `login:account:${hash}:${(await unlocks?.unlockedAt(hash)) ?? 0}`
+      counted.push({ key: `${subject}:from:${who.address}`, after: o.accountAddressFailures, before: true, resetOnSuccess: true })
+      counted.push({ key: subject, after: o.accountFailures, before: false, resetOnSuccess: false })
+    } else if (who.client !== undefined) {
+      // A client's secret is sent by programs, several requests at once from one place being ordinary.
+      const subject = `login:client:${sha256(who.client)}`
+      counted.push({ key: `${subject}:from:${who.address}`, after: o.accountAddressFailures, before: false, resetOnSuccess: true })
+      counted.push({ key: subject, after: o.accountFailures, before: false, resetOnSuccess: false })
+    }
+    return counted
+  }
 
   const refuse = (waitMs: number): FleetError =>
     Object.assign(new FleetError('rate.limit.exceeded', [], { message: 'too many failed sign-ins: wait' }), { retryAfterS: Math.max(1, Math.ceil(waitMs / 1000)) })
 
   /**
-   * Runs verify (a password or client secret check) unless the address or the account must wait. Each try counts as
-   * a failure before verify runs (RateCounter.attempt), so a burst of concurrent guesses is held too; a success then
-   * takes back the address's try and forgets the account's failures.
+   * Runs verify (a password or client secret check) unless one of the attempt's counters must wait. A try counts as
+   * a failure before verify runs where Counted.before says so (RateCounter.attempt), and is taken back on success;
+   * the other counters count it once it failed. A success forgets the failures of this account from this address.
    * @throws FleetError rate.limit.exceeded (with retryAfterS) during a wait.
    */
   async function check (who: Attempt, verify: () => Promise<boolean>): Promise<boolean> {
     const now = clock.now()
-    const address = addressKey(who)
-    const addressWait = await counter.attempt(address, now, rule(o.addressFailures))
-    if (addressWait > 0) throw refuse(addressWait)
-    const account = who.account === undefined ? undefined : accountKey(who.account)
-    if (account !== undefined) {
-      const accountWait = await counter.attempt(account, now, rule(o.accountFailures))
-      if (accountWait > 0) {
-        await counter.forgive(address) // refused before any check: not a failure of this address
-        throw refuse(accountWait)
+    const counters = await countersOf(who)
+    const taken: Counted[] = []
+    for (const c of counters) {
+      const wait = c.before ? await counter.attempt(c.key, now, rule(c.after)) : await counter.waiting(c.key, now)
+      if (wait > 0) {
+        for (const t of taken) await counter.forgive(t.key) // refused before any check: not a failure
+        throw refuse(wait)
       }
+      if (c.before) taken.push(c)
     }
     const ok = await verify()
-    if (ok) {
-      await counter.forgive(address)
-      if (account !== undefined) await counter.reset(account)
+    for (const c of counters) {
+      if (ok && c.resetOnSuccess) await counter.reset(c.key)
+      else if (ok && c.before) await counter.forgive(c.key)
+      else if (!ok && !c.before) await counter.attempt(c.key, now, rule(c.after))
     }
     return ok
   }

@@ -45,6 +45,10 @@ export function createMemoryCounter (now: () => number = Date.now): RateCounter 
       attempts.set(key, a)
       return 0
     },
+    async waiting (key, at) {
+      const a = attempts.get(key)
+      return a === undefined || a.forgetAt <= now() ? 0 : Math.max(0, a.until - at)
+    },
     async forgive (key) {
       const a = attempts.get(key)
       if (a === undefined) return

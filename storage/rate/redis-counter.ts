@@ -36,6 +36,9 @@ export async function createRedisCounter (url: string, prefix = 'fleet:rate:'): 
     async attempt (key, now, rule) {
       return Number(await redis.eval(ATTEMPT, 1, `${prefix}${key}`, now, rule.after, rule.baseMs, rule.maxMs, rule.forgetMs))
     },
+    async waiting (key, now) {
+      return Math.max(0, Number(await redis.hget(`${prefix}${key}`, 'until') ?? 0) - now)
+    },
     async forgive (key) { await redis.eval(FORGIVE, 1, `${prefix}${key}`) },
     async reset (key) { await redis.del(`${prefix}${key}`) },
     async close () { await redis.quit() }

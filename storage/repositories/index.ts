@@ -19,6 +19,7 @@ import { createM3daRepository } from './m3da.repository.js'
 import { createMsciPollsRepository } from './msci-polls.repository.js'
 import { createUsageRepository } from './usage.repository.js'
 import { createPointPartitionsRepository } from './point-partitions.repository.js'
+import { createSignInUnlocksRepository } from './sign-in-unlocks.repository.js'
 
 /** Every repository, bound to one Queryable: the pool, or one transaction; `rollups`: see DataQueriesOptions. */
 export function createRepositories (q: Queryable, opts: DataQueriesOptions = {}): Repositories {
@@ -54,6 +55,7 @@ export function createRepositories (q: Queryable, opts: DataQueriesOptions = {})
     m3da: createM3daRepository(q),
     msciPolls: createMsciPollsRepository(q),
     usage: createUsageRepository(q),
-    pointPartitions: createPointPartitionsRepository(q)
+    pointPartitions: createPointPartitionsRepository(q),
+    signInUnlocks: createSignInUnlocksRepository(q)
   }
 }

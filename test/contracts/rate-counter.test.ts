@@ -44,6 +44,18 @@ describe.each(adapters)('RateCounter attempts (%s)', (_name, open) => {
     await c.forgive('never-seen') // nothing to take back: no error
   })
 
+  it('waiting tells the wait left without counting an attempt', async () => {
+    const { c, key } = await fresh()
+    expect(await c.waiting(key, T)).toBe(0)
+    for (let i = 0; i < 2; i++) await c.attempt(key, T, rule)
+    for (let i = 0; i < 5; i++) expect(await c.waiting(key, T)).toBe(0)
+    await c.attempt(key, T, rule) // the third failure starts the wait
+    expect(await c.waiting(key, T + 400)).toBe(600)
+    expect(await c.waiting(key, T + 1000)).toBe(0)
+    expect(await c.attempt(key, T + 1000, rule)).toBe(0) // waiting counted nothing: this is the fourth
+    expect(await c.waiting(key, T + 1000)).toBe(2000)
+  })
+
   it('counts concurrent attempts one by one', async () => {
     const { c, key } = await fresh()
     const waits = await Promise.all(Array.from({ length: 10 }, async () => await c.attempt(key, T, rule)))
