@@ -20,6 +20,7 @@ import { chooseProtocol, hasCommIdentifiers, type DeviceTarget, type Element } f
 import { perSystem, present, someSystemDefines } from './per-system.js'
 import { rolloutParams, type RolloutFields } from './rollout-params.js'
 import { issueDeviceTask } from './issue.js'
+import { declareHint } from './declare-hint.js'
 
 /** How one action operation differs from the others. */
 export interface ActionSpec {
@@ -82,11 +83,11 @@ function planFor (spec: ActionSpec, target: DeviceTarget, p: ActionParameters): 
   let elements: Element[]
   if (p.action !== null) {
     const e = target.elements.get(p.action)
-    if (e === undefined || !isAction(e, spec.actionType)) throw new FleetError(spec.missingAction, [uid, p.action])
+    if (e === undefined || !isAction(e, spec.actionType)) throw new FleetError(spec.missingAction, [uid, p.action, declareHint(`${p.action} as a ${spec.actionType} action`)])
     elements = [e]
   } else {
     elements = spec.defaults(target.applications)
-    if (elements.length === 0) throw new FleetError(spec.missingAction, [uid, `no ${spec.actionType} action`])
+    if (elements.length === 0) throw new FleetError(spec.missingAction, [uid, `no ${spec.actionType} action`, declareHint(`a ${spec.actionType} action`)])
   }
   return elements.map((e) => {
     const protocol = chooseProtocol(target, p.protocol, e)

@@ -21,6 +21,7 @@ import { rolloutParams, type RolloutFields } from '../device/rollout-params.js'
 import { chooseProtocol, hasCommIdentifiers, loadTargets, type Element } from '../device/targets.js'
 import { issueDeviceTask } from '../device/issue.js'
 import { perSystem, present, someSystemDefines } from '../device/per-system.js'
+import { declareHint } from '../device/declare-hint.js'
 
 /** One setting of the request: a data id and a value whose JSON type is its type (fleet-api.md §Apply settings). */
 export interface Setting { key: string, value: boolean | number | string }
@@ -96,7 +97,7 @@ export async function applySettingsOperation (deps: OperationDeps, caller: Calle
   const op = await newOperation(deps, caller, 'SYSTEM_APPLY_SETTINGS', body, parameters, selection)
   const keys = chosen.settings.map((s) => s.key)
   if (selection.resolved && !(await someSystemDefines(deps.repos, selection.tasks.map((t) => t.systemUid), keys, isSetting))) {
-    throw new FleetError('operation.all.settings.undefined', keys)
+    throw new FleetError('operation.all.settings.undefined', [...keys, declareHint('them as settings')])
   }
   return await launch(deps, op, selection.tasks)
 }
@@ -140,7 +141,7 @@ const runOne = perSystem(async (ctx, found) => {
   const target = present(ctx, found)
   const p = parametersOf(ctx.op)
   const missing = p.settings.filter((s) => !isSetting(target.elements.get(s.key))).map((s) => s.key)
-  if (missing.length > 0) throw new FleetError('settings.unknown', missing)
+  if (missing.length > 0) throw new FleetError('settings.unknown', [...missing, declareHint('them as settings')])
   for (const s of p.settings) {
     const type = target.elements.get(s.key)?.def.type ?? null
     if (!fits(type, s.value)) throw new FleetError('settings.unknown', [s.key, `declared ${type ?? 'untyped'}`, `given ${jsonType(s.value)}`])

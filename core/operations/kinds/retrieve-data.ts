@@ -18,6 +18,7 @@ import { rolloutParams, type RolloutFields } from '../device/rollout-params.js'
 import { chooseProtocol, hasCommIdentifiers, type Element } from '../device/targets.js'
 import { issueDeviceTask } from '../device/issue.js'
 import { perSystem, present, someSystemDefines } from '../device/per-system.js'
+import { declareHint } from '../device/declare-hint.js'
 
 export interface RetrieveBody extends CommonParams, RolloutFields {
   data?: string[] | null
@@ -44,7 +45,7 @@ export async function retrieveOperation (deps: OperationDeps, caller: Caller, bo
   const parameters: RetrieveParameters & Record<string, unknown> = { data, protocol, requestConnection: body.requestConnection === true, ...rolloutParams(body) }
   const op = await newOperation(deps, caller, 'SYSTEM_RETRIEVE_DATA', body, parameters, selection)
   if (selection.resolved && !(await someSystemDefines(deps.repos, selection.tasks.map((t) => t.systemUid), data, readable))) {
-    throw new FleetError('operation.all.data.undefined', data)
+    throw new FleetError('operation.all.data.undefined', [...data, declareHint('them as variables or settings')])
   }
   return await launch(deps, op, selection.tasks)
 }
@@ -67,7 +68,7 @@ const runOne = perSystem(async (ctx, found) => {
   const target = present(ctx, found)
   const p = parametersOf(ctx)
   const missing = p.data.filter((id) => !readable(target.elements.get(id)))
-  if (missing.length > 0) throw new FleetError('operation.data.undefined', missing)
+  if (missing.length > 0) throw new FleetError('operation.data.undefined', [...missing, declareHint('them as variables or settings')])
   const protocol = chooseProtocol(target, p.protocol, target.elements.get(p.data[0] as string))
   if (!hasCommIdentifiers(target, protocol)) throw new FleetError('operation.on.system.missing.comm.identifiers', [target.system.uid, protocol])
   return await issueDeviceTask(ctx, protocol, { read: p.data }, { requestConnection: p.requestConnection, params: { since: ctx.now } })

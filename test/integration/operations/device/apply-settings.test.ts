@@ -9,6 +9,7 @@ import { allTasks, count, getOperation, started, waitOperation, type Json } from
 import { startStack, type Stack } from '../../../helpers/stack.js'
 import { actionSystem, deviceTasksOf, newApplication } from './reboot-fixtures.js'
 import { operationRoute } from './operation-route.js'
+import { declareHint } from '../../../../core/operations/device/declare-hint.js'
 
 const DAY = 86_400_000
 let stack: Stack
@@ -81,7 +82,7 @@ describe('apply settings: the request', () => {
     const a = await actionSystem(stack, [app])
     const b = await actionSystem(stack, [])
     const res = await refused({ systems: { uids: [a.uid, b.uid] }, settings: [{ key: 'm.temp', value: 1.5 }, { key: 'no.such', value: 'x' }] }, 'operation.all.settings.undefined')
-    expect(res.errorParameters).toEqual(['m.temp', 'no.such'])
+    expect(res.errorParameters).toEqual(['m.temp', 'no.such', declareHint('them as settings')])
   })
 
   it('a value that is not a boolean, number or string: request.invalid', async () => {
@@ -175,7 +176,7 @@ describe('apply settings: per system', () => {
     const uid = await started(post({ systems: { uids: [a.uid, b.uid] }, settings: [{ key: 'conf.level', value: 1 }, { key: 'conf.name', value: 'n' }] }))
     await waitOperation(stack, uid, (o) => count(o, 'PENDING') === 0)
     const tasks = await allTasks(stack, uid)
-    expect(tasks.find((t) => t.system.uid === b.uid)).toMatchObject({ state: 'FAILURE', error: { code: 'settings.unknown', message: 'settings.unknown conf.name' } })
+    expect(tasks.find((t) => t.system.uid === b.uid)).toMatchObject({ state: 'FAILURE', error: { code: 'settings.unknown', message: `settings.unknown conf.name ${declareHint('them as settings')}` } })
     expect(tasks.find((t) => t.system.uid === a.uid)?.state).toBe('IN_PROGRESS')
     expect((await deviceTasksOf(stack, uid)).map((t) => t.systemUid)).toEqual([a.uid])
     await cancel(uid)

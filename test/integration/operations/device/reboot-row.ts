@@ -77,6 +77,7 @@ export function describeActionRow (kind: ActionKind, stackOf: () => Stack): void
       const tb = tasks.find((t) => t.system.uid === b.uid)
       expect(ta).toMatchObject({ state: 'IN_PROGRESS', error: null })
       expect(tb).toMatchObject({ state: 'FAILURE', error: { code: k.missing } })
+      expect(tb?.error?.message).toContain(`sys.go attach an application that declares sys.go as a ${k.actionType} action (`)
       const dts = await deviceTasksOf(stackOf(), uid)
       expect(dts).toHaveLength(1)
       expect(dts[0]).toMatchObject({ uid: ta?.uid, systemUid: a.uid, protocol: 'MQTT', state: 'PENDING', operationTaskUid: ta?.uid })
@@ -91,7 +92,10 @@ export function describeActionRow (kind: ActionKind, stackOf: () => Stack): void
       const c = await actionSystem(stackOf(), [bare])
       const op = await waitFinished(stackOf(), await started(post({ systems: { uids: [a.uid, b.uid, c.uid] } })))
       expect(count(op, 'FAILURE')).toBe(3)
-      for (const t of await allTasks(stackOf(), op.uid)) expect(t.error?.code).toBe(k.missing)
+      for (const t of await allTasks(stackOf(), op.uid)) {
+        expect(t.error?.code).toBe(k.missing)
+        expect(t.error?.message).toContain(`attach an application that declares a ${k.actionType} action (`)
+      }
       expect(await deviceTasksOf(stackOf(), op.uid)).toEqual([])
     })
   })

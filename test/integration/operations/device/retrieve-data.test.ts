@@ -8,6 +8,7 @@ import { allTasks, count, getOperation, started, waitOperation, type Json } from
 import { startStack, type Stack } from '../../../helpers/stack.js'
 import { actionSystem, deviceTasksOf, newApplication } from './reboot-fixtures.js'
 import { operationRoute } from './operation-route.js'
+import { declareHint } from '../../../../core/operations/device/declare-hint.js'
 
 const DAY = 86_400_000
 let stack: Stack
@@ -43,7 +44,8 @@ describe('retrieve data: the request', () => {
     const a = await actionSystem(stack, [app])
     const b = await actionSystem(stack, [])
     const res = await refused({ systems: { uids: [a.uid, b.uid] }, data: ['nowhere.x', 'nowhere.y'] }, 'operation.all.data.undefined')
-    expect(res.errorParameters).toEqual(['nowhere.x', 'nowhere.y'])
+    expect(res.errorParameters).toEqual(['nowhere.x', 'nowhere.y', declareHint('them as variables or settings')])
+    expect(res.errorParameters.at(-1)).toMatch(/^attach an application that declares them as variables or settings \(.*GET \/api\/v1\/applications\?type=generic\.mqtt/)
     // An action or a command is run, not read.
     await refused({ systems: { uids: [a.uid] }, data: ['sys.reboot', 'sys.cmd'] }, 'operation.all.data.undefined')
   })
@@ -104,7 +106,7 @@ describe('retrieve data: per system', () => {
     const tasks = await allTasks(stack, uid)
     const ta = tasks.find((t) => t.system.uid === a.uid)
     expect(ta).toMatchObject({ state: 'IN_PROGRESS', error: null })
-    expect(tasks.find((t) => t.system.uid === b.uid)).toMatchObject({ state: 'FAILURE', error: { code: 'operation.data.undefined', message: 'operation.data.undefined conf.level' } })
+    expect(tasks.find((t) => t.system.uid === b.uid)).toMatchObject({ state: 'FAILURE', error: { code: 'operation.data.undefined', message: `operation.data.undefined conf.level ${declareHint('them as variables or settings')}` } })
     const dts = await deviceTasksOf(stack, uid)
     expect(dts).toHaveLength(1)
     expect(dts[0]).toMatchObject({ uid: ta?.uid, systemUid: a.uid, protocol: 'MQTT', state: 'PENDING', operationTaskUid: ta?.uid })
