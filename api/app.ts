@@ -35,6 +35,7 @@ import consoleRoutes from './console/console.routes.js'
 import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
+import { isTrustedProxy } from '../core/domain/trusted-proxies.js'
 
 export interface ApiOptions {
   /**
@@ -63,6 +64,9 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     // `/api//v1/users/current` is `/api/v1/users/current` (the Clojure AirVantage client joins paths that way).
     routerOptions: { ignoreDuplicateSlashes: true, maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: (err, _req, reply) => frameworkError(err, reply),
+    // request.ip is the X-Forwarded-For client only when the peer (and each hop before it) is a TRUST_PROXY
+    // address: anyone else could write the header and pass for another address (sign-in throttling, IP filters).
+    trustProxy: (address: string) => isTrustedProxy(address, ctx.config.TRUST_PROXY)
   }).withTypeProvider<TypeBoxTypeProvider>()
   // Query strings and path parameters arrive as text and are coerced to their schema types; JSON bodies are typed
   // already and are never coerced (a coercing validator would turn null into "" in a string-or-null field).
@@ -83,8 +87,11 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     maxEventLoopDelayMs: ctx.config.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
     maxHeapMb: ctx.config.OVERLOAD_MAX_HEAP_MB,
     maxInFlight: ctx.config.OVERLOAD_MAX_IN_FLIGHT,
+    maxQueueMs: ctx.config.OVERLOAD_MAX_QUEUE_MS,
+    targetMs: ctx.config.OVERLOAD_TARGET_MS,
     retryAfterS: ctx.config.OVERLOAD_RETRY_AFTER_S,
-    onShed: httpMetrics.shed
+    onShed: httpMetrics.shed,
+    onAdmission: httpMetrics.admission
   })
   await app.register(healthRoutes, { checks: opts.readiness ?? [] })
   await app.register(metricsRoutes, { metrics: ctx.metrics, token: ctx.config.METRICS_TOKEN })

@@ -81,11 +81,26 @@ describe('POST /api/oauth/authorize, then the token', () => {
     expect(me.json().email).toBe(ADMIN_EMAIL)
   })
 
-  it('uses a code once', async () => {
+  it('uses a code once; presented again, it revokes the tokens of its first exchange and their refreshes (RFC 6749 §4.1.2)', async () => {
     const c = await code()
-    expect((await exchange({ code: c, redirect_uri: REDIRECT })).statusCode).toBe(200)
+    const first = await exchange({ code: c, redirect_uri: REDIRECT })
+    expect(first.statusCode).toBe(200)
+    const kept = (await exchange({ code: await code(), redirect_uri: REDIRECT })).json() // another code's tokens
+    const refreshed = await stack.api.inject({
+      method: 'POST', url: '/api/oauth/token', ...form({ grant_type: 'refresh_token', client_id: APP, client_secret: APP_SECRET, refresh_token: first.json().refresh_token })
+    })
+    expect(refreshed.statusCode).toBe(200)
+    const me = async (token: string): Promise<number> => (await stack.call(token, { method: 'GET', url: '/api/v1/users/current' })).statusCode
+    expect(await me(refreshed.json().access_token)).toBe(200)
+
     const again = await exchange({ code: c, redirect_uri: REDIRECT })
     expect({ status: again.statusCode, error: again.json().error }).toEqual({ status: 400, error: 'invalid_grant' })
+    expect(await me(refreshed.json().access_token)).toBe(401)
+    const refreshAgain = await stack.api.inject({
+      method: 'POST', url: '/api/oauth/token', ...form({ grant_type: 'refresh_token', client_id: APP, client_secret: APP_SECRET, refresh_token: refreshed.json().refresh_token })
+    })
+    expect(refreshAgain.json().error).toBe('invalid_grant')
+    expect(await me(kept.access_token)).toBe(200)
   })
 
   it('checks the redirect URI, the client and the expiry at the token step', async () => {
