@@ -1,7 +1,7 @@
 // The console's client of the fleet API (issue 15): JSON in and out, query objects (arrays joined by commas:
 // conventions.md §HTTP basics), multipart (FormData) or raw (Blob) for files, the bearer token of the session, one refresh on 401, and every
 // error thrown as an ApiError carrying its sentence (errors.ts).
-import { errorSentence } from './errors.js'
+import { errorText } from './errors.js'
 
 export type QueryValue = string | number | boolean | null | undefined | ReadonlyArray<string | number>
 export type Query = Record<string, QueryValue>
@@ -10,7 +10,7 @@ export type Query = Record<string, QueryValue>
 export class ApiError extends Error {
   readonly sentence: string
   constructor (readonly status: number, readonly code: string, readonly params: readonly string[] = []) {
-    const sentence = errorSentence(code, params)
+    const sentence = errorText(code, params)
     super(sentence)
     this.name = 'ApiError'
     this.sentence = sentence

@@ -162,3 +162,35 @@ export function errorSentence (code: string, params: readonly string[] = []): st
 
 /** Whether the code has its own sentence (for the test that checks every code of the service). */
 export const hasSentence = (code: string): boolean => code in SENTENCES
+
+/**
+ * The sentence with what the service said beyond it: the service's last parameter tells how to fix what it refused
+ * (README, "Using the API"), e.g. "attach an application that declares ...". A last parameter that is one word (an
+ * id, a uid) or that the sentence already shows is left out.
+ */
+export function errorText (code: string, params: readonly string[] = []): string {
+  const sentence = errorSentence(code, params)
+  const last = params.length - 1
+  const hint = params[last]
+  const shown = new RegExp(`\\{${last}\\}`).test(SENTENCES[code] ?? '')
+  if (hint === undefined || shown || !/\s/.test(hint.trim())) return sentence
+  return `${sentence} ${hint.trim().replace(/^./, (c) => c.toUpperCase()).replace(/[^.]$/, '$&.')}`
+}
+
+// A task's error can mean another thing than the same code answered to a request: settings.unknown refuses an
+// unknown template (400), but fails a task for a setting its system does not declare, or declares of another type.
+const TASK_SENTENCES: Record<string, string> = {
+  'settings.unknown': 'A setting is not declared by the system\'s applications, or with another type.'
+}
+
+/**
+ * A failed task's reason (GET /operations/{uid}/tasks: `error: {code, message}`): the device's own words for its
+ * ERROR, else the sentence of the code with the service's message after it (the message starts with the code, shown
+ * beside it anyway).
+ */
+export function taskErrorText (code: string, message: string): string {
+  const detail = (message.startsWith(code) ? message.slice(code.length) : message).trim()
+  if (code === 'operation.device.error') return detail === '' || detail === 'ERROR' ? errorSentence(code) : `The device reported an error: ${detail}`
+  const sentence = TASK_SENTENCES[code] ?? errorSentence(code)
+  return detail === '' ? sentence : `${sentence.replace(/\.$/, '')}: ${detail}`
+}

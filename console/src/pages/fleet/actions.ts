@@ -5,8 +5,9 @@ import { checkbox, field, openFormDialog } from '../../lib/form-dialog.js'
 import type { PageContext } from '../../page.js'
 import {
   deleteRequest, labelRequest, rebootRequest, retrieveRequest, SETTING_TYPES, settingsOf, settingsRequest, splitList,
-  type BulkRequest, type SettingRow, type SettingType, type Target
+  templateRequest, type BulkRequest, type SettingRow, type SettingType, type Target
 } from './bulk.js'
+import { applicationsOf, declaredSettings, settingTypeOf, type AppData, type DeclaredSetting } from './declared-settings.js'
 
 type Ctx = Pick<PageContext, 'api' | 'navigate'>
 
@@ -75,33 +76,71 @@ function retrieveDialog (ctx: Ctx, c: Chosen): void {
   })
 }
 
-function settingRow (n: number): { el: HTMLElement, read: () => SettingRow } {
-  const key = h('input', { type: 'text', autocomplete: 'off', 'aria-label': `Setting ${n} key`, placeholder: 'key, e.g. config.period' })
+function settingRow (n: number, keys: HTMLDataListElement, declared: () => readonly DeclaredSetting[]): { el: HTMLElement, read: () => SettingRow } {
+  const key = h('input', { type: 'text', autocomplete: 'off', list: keys.id, 'aria-label': `Setting ${n} key`, placeholder: 'key, e.g. config.reportPeriodS' })
   const value = h('input', { type: 'text', autocomplete: 'off', 'aria-label': `Setting ${n} value`, placeholder: 'value' })
   const type = h('select', { 'aria-label': `Setting ${n} type` }, ...SETTING_TYPES.map((t) => h('option', { value: t }, t === 'auto' ? 'auto type' : t)))
+  // A declared key brings its type: a number typed for a string setting is then sent as text, as declared.
+  key.addEventListener('change', () => {
+    const d = declared().find((x) => x.key === key.value.trim())
+    if (d !== undefined) type.value = settingTypeOf(d.type)
+  })
   return { el: h('div', { class: 'setting-row' }, key, value, type), read: () => ({ key: key.value, value: value.value, type: type.value as SettingType }) }
 }
 
+interface Template { uid: string, name: string }
+
+/** The chosen systems' application uids when the target lists them (null: every application may be concerned). */
+async function chosenApplications (ctx: Ctx, c: Chosen): Promise<Set<string> | null> {
+  if (!('uids' in c.target)) return null
+  const found = await ctx.api.get<{ items: Array<{ applications?: Array<{ uid: string }> | null }> }>('/api/v1/systems', { uid: c.target.uids, fields: 'applications', size: c.target.uids.length })
+  return new Set(found.items.flatMap((s) => (s.applications ?? []).map((a) => a.uid)))
+}
+
+/** Fills the template list and the declared keys once the service answers; the dialog is usable meanwhile. */
+function offerChoices (ctx: Ctx, c: Chosen, template: HTMLSelectElement, keys: HTMLDataListElement, note: HTMLElement, set: (d: DeclaredSetting[]) => void): void {
+  ctx.api.get<{ items: Template[] }>('/api/v1/templates', { fields: 'uid,name', size: 500 }).then((answer) => {
+    template.append(...answer.items.map((t) => h('option', { value: t.uid }, t.name)))
+  }, () => {})
+  Promise.all([ctx.api.get<{ items: AppData[] }>('/api/v1/applications', { fields: 'uid,name,data', size: 500 }), chosenApplications(ctx, c)]).then(([apps, chosen]) => {
+    const declared = declaredSettings(applicationsOf(apps.items, chosen))
+    set(declared)
+    keys.replaceChildren(...declared.map((d) => h('option', { value: d.key }, `${d.type ?? 'any type'}, ${d.application}`)))
+    note.textContent = declared.length === 0
+      ? 'The applications of these systems declare no setting: attach one that does (e.g. the generic firmware of their protocol).'
+      : `Declared settings: ${declared.map((d) => d.key).join(', ')}.`
+  }, () => { note.textContent = '' })
+}
+
 function settingsDialog (ctx: Ctx, c: Chosen): void {
-  const rows = [settingRow(1)]
+  let declared: DeclaredSetting[] = []
+  const keys = h('datalist', { id: `declared-settings-${Date.now()}` })
+  const rows = [settingRow(1, keys, () => declared)]
   const list = h('div', { class: 'setting-rows' }, rows[0]?.el)
   const addRow = h('button', { type: 'button' }, 'Add a setting')
   addRow.addEventListener('click', () => {
-    const row = settingRow(rows.length + 1)
+    const row = settingRow(rows.length + 1, keys, () => declared)
     rows.push(row)
     list.append(row.el)
     row.el.querySelector('input')?.focus()
   })
-  const reboot = checkbox('Reboot after the settings are applied', true)
+  const template = h('select', {}, h('option', { value: '' }, 'None: the settings below'))
+  const own = h('div', { class: 'setting-own' }, h('p', { class: 'hint' }, 'Auto type: true/false is a boolean, a number a number, anything else text.'), list, addRow)
+  template.addEventListener('change', () => { own.hidden = template.value !== '' })
+  const note = h('p', { class: 'hint', 'aria-live': 'polite' }, 'Loading the declared settings…')
+  // A reboot is a change of its own, and a device off for a while: asked for, never implied.
+  const reboot = checkbox('Reboot after the settings are applied', false)
   const wake = checkbox('Ask the devices to connect now (SMS wake-up) when possible', false)
+  offerChoices(ctx, c, template, keys, note, (d) => { declared = d })
   openFormDialog({
     title: `Apply settings to ${named(c)}`,
-    body: [h('p', { class: 'hint' }, 'Auto type: true/false is a boolean, a number a number, anything else text.'), list, addRow, reboot.el, wake.el],
+    body: [field('Template', template), own, note, keys, reboot.el, wake.el],
     submitLabel: 'Apply settings',
     submit: async () => {
+      if (template.value !== '') return await run(ctx, templateRequest(c.target, template.value, reboot.input.checked, wake.input.checked))
       const { settings, error } = settingsOf(rows.map((r) => r.read()))
       if (error !== null) throw new Error(error)
-      if (settings.length === 0) throw new Error('Give at least one setting key.')
+      if (settings.length === 0) throw new Error('Give at least one setting key, or choose a template.')
       return await run(ctx, settingsRequest(c.target, settings, reboot.input.checked, wake.input.checked))
     }
   })

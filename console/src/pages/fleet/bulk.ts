@@ -75,3 +75,8 @@ export function settingsOf (rows: readonly SettingRow[]): { settings: Array<{ ke
 export function settingsRequest (t: Target, settings: ReadonlyArray<{ key: string, value: SettingValue }>, reboot: boolean, requestConnection: boolean): BulkRequest {
   return { path: '/api/v1/operations/systems/settings', body: { systems: selection(t), settings: [...settings], reboot, requestConnection } }
 }
+
+/** Apply settings with a template of the company: its settings and name replace the request's (fleet-api.md §Apply settings). */
+export function templateRequest (t: Target, templateId: string, reboot: boolean, requestConnection: boolean): BulkRequest {
+  return { path: '/api/v1/operations/systems/settings', body: { systems: selection(t), templateId, reboot, requestConnection } }
+}

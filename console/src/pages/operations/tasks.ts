@@ -1,7 +1,8 @@
 // The tasks of one operation (conventions.md §Operations: GET /operations/{uid}/tasks): one row per system with
-// its state and, for a failed task, why, as a sentence (lib/errors.ts) with the code beside it.
+// its state and, for a failed task, why: a sentence with the service's own message, or the device's words for its
+// ERROR (lib/errors.ts), with the code beside it.
 import { h, replace } from '../../lib/dom.js'
-import { errorSentence } from '../../lib/errors.js'
+import { taskErrorText } from '../../lib/errors.js'
 import { formatDate } from '../../lib/format.js'
 import type { PageContext } from '../../page.js'
 import { TASK_STATE_TEXT } from './view.js'
@@ -36,7 +37,7 @@ export function tasksPanel (ctx: PageContext, operationUid: string): TasksPanel 
     h('td', {}, TASK_STATE_TEXT[t.state] ?? t.state),
     h('td', {}, t.startDate === null ? '' : formatDate(t.startDate)),
     h('td', {}, t.endDate === null ? '' : formatDate(t.endDate)),
-    h('td', { class: 'task-error' }, t.error === null ? '' : [errorSentence(t.error.code), ' ', h('code', {}, t.error.code)]))
+    h('td', { class: 'task-error' }, t.error === null ? '' : [taskErrorText(t.error.code, t.error.message), ' ', h('code', {}, t.error.code)]))
 
   const reload = (): void => {
     if (loading) { again = true; return }
