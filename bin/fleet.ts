@@ -1,4 +1,5 @@
-// `npx fleet <command>`: serve (what `npm start` runs), migrate, seed <file.json>, admin reset-password <email>.
+// `npx fleet <command>`: serve (what `npm start` runs), migrate, seed <file.json>, admin reset-password <email>,
+// admin unlock <email>.
 // Each command imports what it runs when it runs: `fleet migrate` or a usage error loads no HTTP server, broker or
 // device transport (about 3 s of CPU through tsx on this machine's cores).
 import { readFile } from 'node:fs/promises'
@@ -17,6 +18,8 @@ const USAGE = `usage: fleet <command>
   simulate ...       run simulated devices against a running service (fleet simulate --help)
   admin reset-password <email>
                      give that user a new generated password and print it
+  admin unlock <email>
+                     forget that user's failed sign-ins (README "Sign-in throttling")
   broker sync        put every system's device logins into the MQTT_URL broker (Mosquitto dynamic security)
                      and remove those of systems no longer there; prints the counts`
 
@@ -65,12 +68,20 @@ async function seed (config: Readonly<Config>, file: string | undefined): Promis
 }
 
 async function admin (config: Readonly<Config>, [action, email]: string[]): Promise<void> {
-  if (action !== 'reset-password' || email === undefined) throw new StartFailure('usage: fleet admin reset-password <email>')
-  const [{ openStore }, { migrate }, { createRepositories }, { resetPassword }] = await Promise.all([
-    import('./store.js'), import('../storage/migrate.js'), import('../storage/repositories/index.js'), import('../core/services/password-reset.js')])
+  if ((action !== 'reset-password' && action !== 'unlock') || email === undefined) {
+    throw new StartFailure('usage: fleet admin reset-password <email> | fleet admin unlock <email>')
+  }
+  const [{ openStore }, { migrate }, { createRepositories }, { resetPassword }, { unlockSignIn }] = await Promise.all([
+    import('./store.js'), import('../storage/migrate.js'), import('../storage/repositories/index.js'), import('../core/services/password-reset.js'),
+    import('../core/services/sign-in-unlock.js')])
   const db = await openStore(config)
   try {
     await migrate(db)
+    if (action === 'unlock') {
+      if (!(await unlockSignIn(createRepositories(db), email, Date.now()))) throw new StartFailure(`no user has the e-mail "${email}"`)
+      process.stdout.write(`sign-in of ${email} unlocked: its failed tries from every address are forgotten\n`)
+      return
+    }
     const password = await resetPassword(createRepositories(db).users, email, config.PASSWORD_HASH_COST)
     if (password === undefined) throw new StartFailure(`no user has the e-mail "${email}"`)
     process.stdout.write(`new password of ${email} (shown once): ${password}\n`)

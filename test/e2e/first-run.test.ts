@@ -87,7 +87,17 @@ describe.each(storeKinds())('first run on %s', { timeout: 300_000 }, (kind, make
     expect(await verifyPassword(password, after)).toBe(true)
 
     expectOneLine(await runFleet(['admin', 'reset-password', 'nobody@fleet.local'], { ...theStore().env, ...quiet }), /^fleet: no user has the e-mail "nobody@fleet\.local"$/)
-    expectOneLine(await runFleet(['admin', 'frobnicate'], { ...theStore().env, ...quiet }), /^fleet: usage: fleet admin reset-password <email>$/)
+    expectOneLine(await runFleet(['admin', 'frobnicate'], { ...theStore().env, ...quiet }), /^fleet: usage: fleet admin reset-password <email> \| fleet admin unlock <email>$/)
+  })
+
+  it('admin unlock stores when the user\'s sign-in counters were cleared (every process keys them by it); an unknown e-mail is one line and exit 1', async () => {
+    const unlockedAt = async (db: Db): Promise<number | undefined> =>
+      (await db.query<{ at: string }>('SELECT unlocked_at AS at FROM sign_in_unlocks')).rows.map((r) => Number(r.at))[0]
+    const before = Date.now()
+    const r = await runFleet(['admin', 'unlock', 'Admin@Fleet.local'], { ...theStore().env, ...quiet })
+    expect(r).toMatchObject({ code: 0, stderr: '', stdout: 'sign-in of Admin@Fleet.local unlocked: its failed tries from every address are forgotten\n' })
+    expect(await inspect(theStore(), unlockedAt)).toBeGreaterThanOrEqual(before)
+    expectOneLine(await runFleet(['admin', 'unlock', 'nobody@fleet.local'], { ...theStore().env, ...quiet }), /^fleet: no user has the e-mail "nobody@fleet\.local"$/)
   })
 
   if (kind.startsWith('PGlite')) {
