@@ -25,6 +25,8 @@ export function benchConfig (dataDir: string, databaseUrl: string | undefined, e
     HTTP_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_S: '1000000000',
+    // Every simulated device comes from 127.0.0.1: a fleet reconnecting at once would meet the per-address cap.
+    UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: '1000000',
     DATA_DIR: dataDir,
     DATABASE_URL: databaseUrl,
     ...env

@@ -7,12 +7,16 @@ import type { DeviceTransport, TransportFactory } from '../transport.js'
 import { createPipeline } from '../pipeline.js'
 import { createSessionHandler } from './session.js'
 import { createM3daTcpServer } from './tcp.js'
+import { proxyProtocolOptions } from '../proxy-protocol.js'
 import m3daComRoutes from './com.routes.js'
+import { createDeviceLimits } from '../device-limits.js'
+import { createLoginGate } from '../login-gate.js'
 
 export const m3daTransport: TransportFactory = async (deps): Promise<DeviceTransport> => {
   const pipeline = createPipeline({ ingest: deps.ingest, now: deps.now, protocol: 'M3DA' })
-  const handler = createSessionHandler({ devices: deps.devices, ingest: deps.ingest, pipeline, serverId: deps.config.M3DA_SERVER_ID, log: deps.log })
-  const tcp = createM3daTcpServer(handler, deps.log)
+  const handler = createSessionHandler({ devices: deps.devices, ingest: deps.ingest, pipeline, serverId: deps.config.M3DA_SERVER_ID, log: deps.log, limits: createDeviceLimits({ config: deps.config, metrics: deps.metrics, now: deps.now, protocol: 'M3DA' }) })
+  const gate = createLoginGate({ transport: 'm3da', perAddress: deps.config.UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS, timeoutMs: deps.config.M3DA_LOGIN_TIMEOUT_MS, metrics: deps.metrics })
+  const tcp = createM3daTcpServer(handler, deps.log, gate, proxyProtocolOptions(deps.config, 'm3da', deps.metrics, deps.log))
   return {
     name: 'm3da',
     protocols: ['M3DA'],

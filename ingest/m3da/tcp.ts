@@ -11,6 +11,8 @@ import { IDLE_MS, MAX_ENVELOPE_BYTES, SESSION_MS } from './limits.js'
 import type { Peer, SessionHandler } from './session.js'
 import { createTurnGate } from './turn-gate.js'
 import { LISTEN_BACKLOG } from '../transport.js'
+import type { LoginGate } from '../login-gate.js'
+import { acceptProxied, type ProxyProtocolOptions } from '../proxy-protocol.js'
 
 export interface M3daTcpServer {
   listen (port: number, host: string): Promise<number>
@@ -24,7 +26,11 @@ export interface M3daTcpServer {
   close (): Promise<void>
 }
 
-export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3daTcpServer {
+/**
+ * `gate`: a connection gets M3DA_LOGIN_TIMEOUT_MS to send an authentic envelope (then IDLE_MS of silence closes it),
+ * and one address holds at most UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS connections without one.
+ */
+export function createM3daTcpServer (handler: SessionHandler, log: Logger, gate: LoginGate, proxy?: ProxyProtocolOptions): M3daTcpServer {
   const open = new Set<Socket>()
   const systems = new Map<string, Set<Peer>>()
   const turn = createTurnGate()
@@ -37,10 +43,13 @@ export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3da
     return latest !== undefined && Date.now() - (latest.lastAt ?? 0) < SESSION_MS ? latest : undefined
   }
 
-  function serve (socket: Socket): void {
+  function serve (socket: Socket, ip: string): void {
     open.add(socket)
     const reader = new EnvelopeReader({ maxBytes: MAX_ENVELOPE_BYTES })
-    const peer: Peer = { ip: socket.remoteAddress ?? '', challenged: false, packages: 0 }
+    const peer: Peer = { ip, challenged: false, packages: 0 }
+    const admitted = gate.admit(peer.ip, socket)
+    if (admitted === undefined) { socket.destroy(); return }
+    const login = admitted
     let running = false
     let counted: string | undefined
 
@@ -62,6 +71,7 @@ export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3da
           await turn() // with the other connections' envelopes of this turn (turn-gate.ts)
           const answer = r.ok ? await handler.handle(peer, r.envelope) : handler.malformed(r.reason)
           if (counted === undefined && peer.systemUid !== undefined) {
+            login.loggedIn()
             counted = peer.systemUid
             systems.set(counted, (systems.get(counted) ?? new Set()).add(peer))
           }
@@ -91,7 +101,7 @@ export function createM3daTcpServer (handler: SessionHandler, log: Logger): M3da
 
   return {
     async listen (port, host) {
-      const s = createServer(serve)
+      const s = createServer(acceptProxied(proxy, serve))
       server = s
       // once() rejects on 'error' (a busy port), which bin/serve.ts names with M3DA_PORT.
       await once(s.listen({ port, host, backlog: LISTEN_BACKLOG }), 'listening')

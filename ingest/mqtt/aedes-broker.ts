@@ -13,6 +13,7 @@ import type { MqttPublishHandler } from './publish.js'
 import type { ConnectionRegistry, MqttConnection } from './registry.js'
 import type { BusClient, MqttBus } from './namespaces.js'
 import type { BusSubscribers } from './bus-subscribers.js'
+import type { DeviceLimits } from '../device-limits.js'
 
 export interface AedesBrokerDeps {
   devices: DevicesService
@@ -27,10 +28,13 @@ export interface AedesBrokerDeps {
   bus?: MqttBus
   /** The namespace subscriptions of the connections aedes does not serve (v4-session.ts): they get the same publishes. */
   busSubscribers?: BusSubscribers
+  /** Each device's budget (ingest/device-limits.ts); aedes reads a connection's next packets only once its last are handled. */
+  limits: DeviceLimits
 }
 
 export interface AedesBroker {
-  handle (stream: Connection, remoteAddress: string, req?: IncomingMessage): void
+  /** `onLoggedIn`: told when the CONNACK that accepts the connection is sent. */
+  handle (stream: Connection, remoteAddress: string, req?: IncomingMessage, onLoggedIn?: () => void): void
   close (): Promise<void>
 }
 
@@ -45,6 +49,11 @@ function authError (message: string, code: 2 | 3 | 4 | 5): AuthenticateError {
 export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBroker> {
   const sessions = new WeakMap<Client, DeviceSession>()
   const addresses = new WeakMap<object, string>()
+  const loggedIn = new WeakMap<object, () => void>()
+  /** The client id each client gave (aedes knows it prefixed with its system, see authenticate). */
+  const clientIds = new WeakMap<Client, string>()
+  /** The registry's view of the connections aedes serves: aedes takes those over itself. */
+  const own = new WeakSet<MqttConnection>()
   const connections = new WeakMap<Client, MqttConnection>()
   /** The topic filters each client subscribed to (granted ones only). */
   const filters = new WeakMap<Client, Set<string>>()
@@ -57,7 +66,7 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
   const busClient = (client: Client, session: DeviceSession): BusClient => {
     let c = busClients.get(client)
     if (c === undefined) {
-      c = { session, clientId: client.id, close: () => { client.close() } }
+      c = { session, clientId: clientIds.get(client) ?? client.id, close: () => { client.close() } }
       busClients.set(client, c)
     }
     return c
@@ -69,10 +78,16 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
       if (username === undefined || password === undefined) { done(authError('credentials required', 4), false); return }
       deps.devices.authenticate(username, password.toString('utf8'), 'mqtt', ip).then((r) => {
         if (!r.ok) { done(authError(r.reason, r.reason === 'device.ip.forbidden' ? 5 : 4), false); return }
-        // Client ids are free (conventions.md §Devices) but one device must not take another's over: a client id
-        // held by another system's connection is refused (MQTT 3.1.1 §3.2.2.3: 2, identifier rejected). The same
-        // system's connection of that id is taken over by aedes itself.
-        if (deps.registry.claim(r.session.systemUid, client.id, '3.1.1').kind === 'held') { done(authError('client id in use', 2), false); return }
+        // Client ids are free (conventions.md §Devices) and scoped to their system (registry.ts). Aedes keys its
+        // sessions (take-over, Will, subscriptions) by client id across the broker, so from here on it knows this
+        // client as `<systemUid>/<clientId>`: another system's connection with the same id is never taken over, nor
+        // refused because of it. A connection of the same system that a session of ours serves is taken over here;
+        // aedes takes over its own (the connect sequence registers the client after this callback).
+        const id = client.id
+        const claim = deps.registry.claim(r.session.systemUid, id)
+        if (claim.kind === 'take-over' && !own.has(claim.holder)) claim.holder.close({ takenOver: true })
+        clientIds.set(client, id)
+        client.id = `${r.session.systemUid}/${id}`
         sessions.set(client, r.session)
         done(null, true)
       }, (err: unknown) => {
@@ -85,6 +100,17 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
     authorizePublish (client, packet, done) {
       const session = client === null ? undefined : sessions.get(client)
       if (session === undefined) { done(new Error('not authenticated')); return }
+      const admitted = deps.limits.admit(session.systemUid, (packet.payload as Buffer).length)
+      if (!admitted.ok) {
+        // Over the device's budget (README "Device limits"), as on v4-session.ts: QoS 0 dropped (consumed below),
+        // QoS 1 not acknowledged and the connection closed (aedes closes it on an error), so the device sends again.
+        if (admitted.disconnect) deps.limits.disconnected()
+        if (admitted.disconnect || packet.qos > 0) { done(new Error('message rate too high')); return }
+        packet.topic = CONSUMED_TOPIC
+        packet.retain = false
+        done(null)
+        return
+      }
       // A topic of another protocol's namespace (Sparkplug B) goes to it, the Will of the connection included.
       const ns = deps.bus?.namespaceOf(packet.topic)
       const handled = ns === undefined
@@ -132,7 +158,7 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
     const c: MqttConnection = {
       session,
       version: '3.1.1',
-      clientId: client.id,
+      clientId: clientIds.get(client) ?? client.id,
       wantsTasks: () => wantsTasks(session.username, filters.get(client) ?? []),
       sendTasks: async (payload, taskUids) => {
         const topic = deviceTopic(session.username, 'tasks')
@@ -147,7 +173,12 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
       close: () => { client.close() }
     }
     connections.set(client, c)
+    own.add(c)
     deps.registry.add(c)
+  })
+  // The accepting CONNACK ends the endpoint's login deadline (aedes arms the keep alive before it, at the CONNECT).
+  broker.on('connackSent', (packet, client) => {
+    if (packet.returnCode === 0) loggedIn.get(client.conn)?.()
   })
   // A device's PUBACK: aedes tells which client sent it but, for a clean session (it stores no outgoing copy), not
   // which publish it acknowledges. The only QoS 1 publishes an MQTT device is sent are its tasks (authorizeForward),
@@ -189,8 +220,9 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
   })
 
   return {
-    handle (stream, remoteAddress, req) {
+    handle (stream, remoteAddress, req, onLoggedIn) {
       addresses.set(stream, remoteAddress)
+      if (onLoggedIn !== undefined) loggedIn.set(stream, onLoggedIn)
       broker.handle(stream, req)
     },
     async close () { await new Promise<void>((resolve) => { broker.close(() => { resolve() }) }) }

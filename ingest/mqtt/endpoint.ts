@@ -12,9 +12,16 @@ import { serveV5 } from './v5-session.js'
 import { serveV4 } from './v4-session.js'
 import { createBusSubscribers } from './bus-subscribers.js'
 import { LISTEN_BACKLOG } from '../transport.js'
+import type { LoginGate } from '../login-gate.js'
+import { acceptProxied, type ProxyProtocolOptions } from '../proxy-protocol.js'
 
 /** What both MQTT versions are served with (the registry of connections is shared by them). */
-export type MqttEndpointDeps = AedesBrokerDeps
+export type MqttEndpointDeps = AedesBrokerDeps & {
+  /** The deadline until CONNACK (MQTT_CONNECT_TIMEOUT_MS) and the cap of connections not logged in per address. */
+  loginGate: LoginGate
+  /** MQTT_PROXY_PROTOCOL on the TCP listener (ingest/proxy-protocol.ts); absent: off. */
+  proxyProtocol?: ProxyProtocolOptions
+}
 
 export interface MqttEndpoint {
   /** Serves one connection from any transport (TCP socket, WebSocket stream). */
@@ -25,8 +32,8 @@ export interface MqttEndpoint {
   close (): Promise<void>
 }
 
-// A CONNECT must come quickly and small: a connection that sends nothing, or garbage, is closed.
-const CONNECT_TIMEOUT_MS = 10_000
+// A CONNECT must come small: a connection that sends garbage is closed; one that sends nothing, or only part of a
+// CONNECT, or whose login is still pending, is closed by the login gate's deadline (until its CONNACK is sent).
 const MAX_PEEK_BYTES = 1024
 const UNACCEPTABLE_PROTOCOL_LEVEL = Buffer.from([0x20, 0x02, 0x00, 0x01])
 // Packet size bounds, checked before any parser buffers a packet (protocols/mqtt/frame-limit.ts): a CONNECT holds
@@ -44,19 +51,19 @@ export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promi
   let server: Server | undefined
 
   function route (stream: Duplex, remoteAddress: string, req?: IncomingMessage): void {
+    const login = deps.loginGate.admit(remoteAddress, stream)
+    if (login === undefined) { stream.destroy(); return }
     open.add(stream)
     stream.once('close', () => { open.delete(stream) })
     let seen = Buffer.alloc(0)
-    const timer = setTimeout(() => { stream.destroy() }, CONNECT_TIMEOUT_MS)
     // The bound of a CONNECT holds while it is peeked at too: one announced too large is closed at its header.
     const peekLimit = createFrameLimit({ first: MAX_CONNECT_BYTES, next: MAX_PACKET_BYTES })
     const onData = (chunk: Buffer): void => {
-      if (peekLimit.feed(chunk) !== 'ok') { clearTimeout(timer); stream.destroy(); return }
+      if (peekLimit.feed(chunk) !== 'ok') { stream.destroy(); return }
       seen = Buffer.concat([seen, chunk])
       const peek = peekProtocolLevel(seen)
       if (peek.kind === 'need-more' && seen.length < MAX_PEEK_BYTES) return
       stream.off('data', onData)
-      clearTimeout(timer)
       if (peek.kind !== 'level') { stream.destroy(); return }
       if (peek.level < 3 || peek.level > 5) {
         // MQTT 3.1.1 §3.1.2.2: an unsupported level gets CONNACK 0x01 (unacceptable protocol level), then the close.
@@ -69,10 +76,10 @@ export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promi
       stream.unshift(seen)
       const limit = createFrameLimit({ first: MAX_CONNECT_BYTES, next: MAX_PACKET_BYTES })
       stream.on('data', (chunk: Buffer) => { if (limit.feed(chunk) !== 'ok') stream.destroy() })
-      if (peek.level === 5) serveV5(stream, remoteAddress, { ...deps, maxPacketBytes: MAX_PACKET_BYTES })
+      if (peek.level === 5) serveV5(stream, remoteAddress, { ...deps, maxPacketBytes: MAX_PACKET_BYTES }, login.loggedIn)
       // A Will is for the protocols aedes carries between clients (Sparkplug B's NDEATH, ingest/mqtt/namespaces.ts).
-      else if (peek.will) aedes.handle(stream, remoteAddress, req)
-      else serveV4(stream, remoteAddress, deps)
+      else if (peek.will) aedes.handle(stream, remoteAddress, req, login.loggedIn)
+      else serveV4(stream, remoteAddress, deps, login.loggedIn)
       stream.resume()
     }
     stream.on('data', onData)
@@ -82,7 +89,7 @@ export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promi
   return {
     handle: route,
     async listen (port, host) {
-      server = createServer((socket: Socket) => { route(socket, socket.remoteAddress ?? '') })
+      server = createServer(acceptProxied(deps.proxyProtocol, (socket: Socket, address) => { route(socket, address) }))
       await new Promise<void>((resolve, reject) => {
         server?.once('error', reject)
         server?.listen({ port, host, backlog: LISTEN_BACKLOG }, () => { resolve() })

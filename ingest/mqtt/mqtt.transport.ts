@@ -11,6 +11,9 @@ import { createConnectionRegistry, type MqttConnection } from './registry.js'
 import { createReceivedTasks } from './received-tasks.js'
 import mqttWebSocketRoutes from './ws.routes.js'
 import { brokerTransport } from '../mqtt-broker/broker.transport.js'
+import { createLoginGate } from '../login-gate.js'
+import { proxyProtocolOptions } from '../proxy-protocol.js'
+import { createDeviceLimits } from '../device-limits.js'
 
 export const mqttTransport: TransportFactory = async (deps): Promise<DeviceTransport> => {
   // With an external broker (MQTT_URL) the devices connect there and this process reads their topics from it.
@@ -39,7 +42,10 @@ export const mqttTransport: TransportFactory = async (deps): Promise<DeviceTrans
     registry,
     onTasksSubscribed: deliverWaiting,
     onTasksReceived: received.add,
-    bus: deps.mqtt
+    loginGate: createLoginGate({ transport: 'mqtt', perAddress: deps.config.UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS, timeoutMs: deps.config.MQTT_CONNECT_TIMEOUT_MS, metrics: deps.metrics }),
+    proxyProtocol: proxyProtocolOptions(deps.config, 'mqtt', deps.metrics, deps.log),
+    bus: deps.mqtt,
+    limits: createDeviceLimits({ config: deps.config, metrics: deps.metrics, now: deps.now, protocol: 'MQTT' })
   })
 
   return {

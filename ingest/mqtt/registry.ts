@@ -1,6 +1,7 @@
 // The connected MQTT devices of this process, whatever their MQTT version (aedes serves 3.1 and 3.1.1,
 // v5-session.ts serves 5): one registry, by system uid and latest connection first, for `connected`, task delivery
-// and the connected-devices metric; and by client id, so that a device never pushes another's connection off.
+// and the connected-devices metric; and by client id within its system, so that a device never pushes another's
+// connection off.
 import type { DeviceSession } from '../../core/services/ingest/devices.service.js'
 
 export type MqttVersion = '3.1.1' | '5'
@@ -24,11 +25,9 @@ export type ClientIdClaim =
   | { kind: 'free' }
   /** Held by a connection of the same system: the new one takes it over (MQTT 3.1.1 §3.1.4, MQTT 5.0 §3.1.4). */
   | { kind: 'take-over', holder: MqttConnection }
-  /** Held by another system's 3.1.1 connection: refused, so that one device can never push another off. */
-  | { kind: 'held' }
 
 export interface ConnectionRegistry {
-  claim (systemUid: string, clientId: string, version: MqttVersion): ClientIdClaim
+  claim (systemUid: string, clientId: string): ClientIdClaim
   add (c: MqttConnection): void
   remove (c: MqttConnection): void
   connected (systemUid: string): boolean
@@ -40,26 +39,25 @@ export interface ConnectionRegistry {
 }
 
 /**
- * Where a client id belongs. Aedes keys its sessions by client id across the broker, so among 3.1.1 connections an
- * id is one system's (another system's connection would take it over inside aedes: refused before). MQTT 5 sessions
- * are ours and scoped to their system: one device may hold several with different ids, and an id another system
- * uses is nobody's concern.
+ * Where a client id belongs: to its system, whatever the MQTT version. Ids are chosen by devices, so an id another
+ * system uses is nobody's concern (a device of one company holding `B-SN-2` must not keep company B's device out);
+ * within a system, a newer connection with the id takes the older one over, as a device reconnecting after a lost
+ * link or a firmware update to another MQTT version does. Aedes keys its sessions by client id across its broker: it
+ * sees the id prefixed with the system (aedes-broker.ts).
  */
-const clientKey = (version: MqttVersion, systemUid: string, clientId: string): string =>
-  version === '5' ? `5\u0000${systemUid}\u0000${clientId}` : `3\u0000${clientId}`
+const clientKey = (systemUid: string, clientId: string): string => `${systemUid}\u0000${clientId}`
 
 export function createConnectionRegistry (): ConnectionRegistry {
   /** Latest first. */
   const bySystem = new Map<string, MqttConnection[]>()
   const byClientId = new Map<string, MqttConnection>()
-  const keyOf = (c: MqttConnection): string => clientKey(c.version, c.session.systemUid, c.clientId)
+  const keyOf = (c: MqttConnection): string => clientKey(c.session.systemUid, c.clientId)
   const counts: Record<MqttVersion, number> = { '3.1.1': 0, 5: 0 }
 
   return {
-    claim (systemUid, clientId, version) {
-      const holder = clientId === '' ? undefined : byClientId.get(clientKey(version, systemUid, clientId))
-      if (holder === undefined) return { kind: 'free' }
-      return holder.session.systemUid === systemUid ? { kind: 'take-over', holder } : { kind: 'held' }
+    claim (systemUid, clientId) {
+      const holder = clientId === '' ? undefined : byClientId.get(clientKey(systemUid, clientId))
+      return holder === undefined ? { kind: 'free' } : { kind: 'take-over', holder }
     },
     add (c) {
       const mine = bySystem.get(c.session.systemUid) ?? []

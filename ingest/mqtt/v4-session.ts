@@ -7,7 +7,7 @@
 // their namespace, subscriptions get the service's publishes and retained messages (bus-subscribers.ts).
 //
 // The device rules are those of the aedes path: the login of conventions.md §Devices (CONNACK 4 for bad credentials,
-// 5 for a filtered address, 3 when the store is unavailable, 2 for a client id another system's connection holds),
+// 5 for a filtered address, 3 when the store is unavailable, 2 for an empty client id without a clean session),
 // publishes and subscriptions under the device's own `<username>/` only, a QoS 1 PUBACK (QoS 2 PUBREC) only after the
 // commit, a payload refused or a topic forbidden acknowledged and dropped (MQTT 3.1.1 has no negative
 // acknowledgement), nothing retained.
@@ -33,8 +33,11 @@ export type V4Deps = Omit<V5Deps, 'maxPacketBytes'> & {
   busSubscribers: BusSubscribers
 }
 
-/** Serves one MQTT 3.1 or 3.1.1 connection without a Will until it closes; once logged in it is in the registry. */
-export function serveV4 (stream: Duplex, remoteAddress: string, deps: V4Deps): void {
+/**
+ * Serves one MQTT 3.1 or 3.1.1 connection without a Will until it closes; once logged in it is in the registry.
+ * `onLoggedIn`: told when the CONNACK that accepts it is sent (the endpoint's login deadline ends there).
+ */
+export function serveV4 (stream: Duplex, remoteAddress: string, deps: V4Deps, onLoggedIn: () => void = () => {}): void {
   const parser = mqtt.parser()
   let protocolVersion: 3 | 4 = 4
   let session: DeviceSession | undefined
@@ -57,6 +60,7 @@ export function serveV4 (stream: Duplex, remoteAddress: string, deps: V4Deps): v
 
   const write = turnWriter(stream)
   const send = (p: Packet): void => { if (!closed && stream.writable) write(mqtt.generate(p, { protocolVersion })) }
+  const pressure = deps.limits.pressure(stream)
   const packetId = (): number => { const id = nextId; nextId = nextId >= 65535 ? 1 : nextId + 1; return id }
   const busSubscriber: BusSubscriber = {
     filters: nsFilters,
@@ -130,12 +134,14 @@ export function serveV4 (stream: Duplex, remoteAddress: string, deps: V4Deps): v
     if (!auth.ok) { connack(auth.reason === 'device.ip.forbidden' ? RC.notAuthorized : RC.badCredentials); close(); return }
     // Client ids are free (conventions.md §Devices), scoped to their system: a connection of the same system with
     // the same id is taken over (MQTT 3.1.1 §3.1.4); another system's is never touched (registry.ts).
-    const claim = deps.registry.claim(auth.session.systemUid, p.clientId, '3.1.1')
-    if (claim.kind === 'held') { connack(RC.identifierRejected); close(); return }
+    const claim = deps.registry.claim(auth.session.systemUid, p.clientId)
     if (claim.kind === 'take-over') claim.holder.close({ takenOver: true })
     session = auth.session
     keepAliveMs = (p.keepalive ?? 0) * 1000
     connack(RC.accepted)
+    // The keep alive runs from the CONNACK: a device silent from then on is closed like one that went silent later.
+    touch()
+    onLoggedIn()
     self = connection(auth.session, p.clientId)
     deps.registry.add(self)
   }
@@ -149,16 +155,30 @@ export function serveV4 (stream: Duplex, remoteAddress: string, deps: V4Deps): v
     // A QoS 2 publish sent again before its PUBREL (§4.3.3) is stored once: its PUBREC is sent again.
     if (p.qos === 2 && awaitingRelease.has(id)) { acks = acks.then(() => { send({ cmd: 'pubrec', messageId: id }) }); return }
     const payload = typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload
+    // The packet (its payload) is not kept until the acknowledgement: only what it needs.
+    const { qos } = p
+    if (closed) return // the rest of a chunk read before the connection was closed
+    const admitted = deps.limits.admit(session.systemUid, payload.length)
+    if (!admitted.ok) {
+      // Over the device's budget (README "Device limits"), not stored. MQTT 3.1.1 has no negative acknowledgement:
+      // QoS 0 is dropped; QoS 1 and 2 are not acknowledged and the connection closes, as when the store is
+      // unavailable, so the device sends them again once reconnected rather than losing them acknowledged.
+      if (admitted.disconnect) deps.limits.disconnected()
+      if (admitted.disconnect || qos > 0) close()
+      return
+    }
     // A topic of another protocol's namespace (Sparkplug B) goes to it.
     const ns = deps.bus?.namespaceOf(p.topic)
     const s = session
     busClient ??= ns === undefined ? undefined : { session: s, clientId: self?.clientId ?? '', close }
     const stored = ns === undefined || busClient === undefined ? deps.publish(s, p.topic, payload) : ns.publish(busClient, p.topic, payload)
+    const release = pressure.track(payload.length)
+    stored.then(release, release)
     acks = acks.then(async () => {
       try {
         await stored // refused or forbidden: acknowledged and dropped, the connection stays
-        if (p.qos === 1) send({ cmd: 'puback', messageId: id })
-        if (p.qos === 2) { awaitingRelease.add(id); send({ cmd: 'pubrec', messageId: id }) }
+        if (qos === 1) send({ cmd: 'puback', messageId: id })
+        if (qos === 2) { awaitingRelease.add(id); send({ cmd: 'pubrec', messageId: id }) }
       } catch (err) {
         // Not stored: no acknowledgement; the device sends it again after reconnecting.
         deps.log.warn({ err }, 'mqtt message not stored')
@@ -196,7 +216,7 @@ export function serveV4 (stream: Duplex, remoteAddress: string, deps: V4Deps): v
     if (session === undefined && p.cmd !== 'connect') { close(); return } // §3.1.0-1: CONNECT comes first
     switch (p.cmd) {
       case 'connect': return await onConnect(p)
-      case 'publish': onPublish(p); return
+      case 'publish': { const room = pressure.room(); if (room !== undefined) await room; onPublish(p); return }
       case 'pubrel': {
         const id = p.messageId ?? 0
         acks = acks.then(() => { awaitingRelease.delete(id); send({ cmd: 'pubcomp', messageId: id }) })

@@ -9,6 +9,8 @@ import { deviceTopic, ownsTopic, wantsTasks } from '../../protocols/mqtt/topic.j
 import type { MqttPublishHandler } from './publish.js'
 import type { ConnectionRegistry, MqttConnection } from './registry.js'
 import { turnWriter } from './turn-writer.js'
+import type { DeviceLimits } from '../device-limits.js'
+import { isBufferFull } from '../../core/services/ingest/buffer-bytes.js'
 
 // MQTT 5.0 §2.4 reason codes used here.
 const RC = {
@@ -20,6 +22,10 @@ const RC = {
   serverUnavailable: 0x88,
   keepAliveTimeout: 0x8d,
   sessionTakenOver: 0x8e,
+  serverBusy: 0x89,
+  topicAliasInvalid: 0x94,
+  messageRateTooHigh: 0x96,
+  quotaExceeded: 0x97,
   payloadFormatInvalid: 0x99,
   qosNotSupported: 0x9b
 } as const
@@ -35,12 +41,17 @@ export interface V5Deps {
   onTasksReceived: (systemUid: string, taskUids: readonly string[]) => void
   /** Announced in CONNACK (MQTT 5.0 §3.2.2.3.6); the transport closes a connection that sends a larger packet. */
   maxPacketBytes: number
+  /** Each device's budget and each connection's backpressure (ingest/device-limits.ts). */
+  limits: DeviceLimits
 }
 
 const OPTS = { protocolVersion: 5 }
 
-/** Serves one MQTT 5 connection until it closes; once logged in it is in the registry of connections. */
-export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): void {
+/**
+ * Serves one MQTT 5 connection until it closes; once logged in it is in the registry of connections.
+ * `onLoggedIn`: told when the CONNACK that accepts it is sent (the endpoint's login deadline ends there).
+ */
+export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps, onLoggedIn: () => void = () => {}): void {
   const parser = mqtt.parser(OPTS)
   let session: DeviceSession | undefined
   let self: MqttConnection | undefined
@@ -56,6 +67,7 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): v
 
   const write = turnWriter(stream)
   const send = (p: Packet): void => { if (!closed && stream.writable) write(mqtt.generate(p, OPTS)) }
+  const pressure = deps.limits.pressure(stream)
   const close = (reasonCode?: number): void => {
     if (closed) return
     if (reasonCode !== undefined && session !== undefined) send({ cmd: 'disconnect', reasonCode } as Packet)
@@ -102,18 +114,25 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): v
       close()
       return
     }
+    // Closed while the login was checked (its deadline passed, the device left): nothing to register.
+    if (closed) return
     if (auth === undefined || !auth.ok) {
-      send({ cmd: 'connack', reasonCode: auth?.ok === false && auth.reason === 'device.ip.forbidden' ? RC.notAuthorized : RC.badCredentials, sessionPresent: false } as Packet)
+      // Throttled after wrong passwords: 0x97 quota exceeded, so that a device backs off (README "Device login throttling").
+      const refusal = auth?.ok === false && auth.reason === 'device.throttled' ? RC.quotaExceeded : undefined
+      send({ cmd: 'connack', reasonCode: refusal ?? (auth?.ok === false && auth.reason === 'device.ip.forbidden' ? RC.notAuthorized : RC.badCredentials), sessionPresent: false } as Packet)
       close()
       return
     }
     // Client ids are free (conventions.md §Devices), scoped to their system: a connection of the same system with
     // the same id is taken over (MQTT 5.0 §3.1.4, 0x8E); another system's is never touched (registry.ts).
-    const claim = deps.registry.claim(auth.session.systemUid, p.clientId, '5')
+    const claim = deps.registry.claim(auth.session.systemUid, p.clientId)
     if (claim.kind === 'take-over') claim.holder.close({ takenOver: true })
     session = auth.session
     keepAliveMs = (p.keepalive ?? 0) * 1000
     send({ cmd: 'connack', reasonCode: RC.success, sessionPresent: false, properties: { maximumQoS: 1, retainAvailable: false, wildcardSubscriptionAvailable: true, maximumPacketSize: deps.maxPacketBytes } } as Packet)
+    // The keep alive runs from the CONNACK: a device silent from then on is closed like one that went silent later.
+    touch()
+    onLoggedIn()
     self = connection(auth.session, p.clientId)
     deps.registry.add(self)
   }
@@ -122,17 +141,32 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): v
   function onPublish (p: IPublishPacket): void {
     if (session === undefined) { close(RC.protocolError); return }
     if (p.qos === 2) { close(RC.qosNotSupported); return }
+    // MQTT 5.0 §3.3.2.3.4: CONNACK announces no Topic Alias Maximum (0), so any topic alias is invalid.
+    if (p.properties?.topicAlias !== undefined) { close(RC.topicAliasInvalid); return }
     const payload = typeof p.payload === 'string' ? Buffer.from(p.payload) : p.payload
+    // The packet (its payload) is not kept until the acknowledgement: only what the PUBACK needs.
+    const { qos, messageId } = p
+    if (closed) return // the rest of a chunk read before the connection was closed
+    const admitted = deps.limits.admit(session.systemUid, payload.length)
+    if (!admitted.ok) {
+      // Over the device's budget (README "Device limits"): not stored; QoS 1 gets PUBACK 0x97, quota exceeded, in
+      // order (0x96, message rate too high, is a DISCONNECT reason only: clients refuse a PUBACK that carries it).
+      if (admitted.disconnect) { deps.limits.disconnected(); close(RC.messageRateTooHigh); return }
+      if (qos === 1) acks = acks.then(() => { send({ cmd: 'puback', messageId, reasonCode: RC.quotaExceeded } as Packet) })
+      return
+    }
     const stored = deps.publish(session, p.topic, payload)
+    const release = pressure.track(payload.length)
+    stored.then(release, release)
     acks = acks.then(async () => {
       try {
         const outcome = await stored
         const reasonCode = outcome.kind === 'stored' ? RC.success : outcome.kind === 'forbidden' ? RC.notAuthorized : RC.payloadFormatInvalid
-        if (p.qos === 1) send({ cmd: 'puback', messageId: p.messageId, reasonCode } as Packet)
+        if (qos === 1) send({ cmd: 'puback', messageId, reasonCode } as Packet)
       } catch (err) {
-        // Not stored: no PUBACK; the device sends it again after reconnecting.
+        // Not stored: no PUBACK; the device sends it again after reconnecting. A full ingest buffer is "server busy".
         deps.log.warn({ err }, 'mqtt5 message not stored')
-        close(RC.unspecified)
+        close(isBufferFull(err) ? RC.serverBusy : RC.unspecified)
       }
     })
   }
@@ -151,7 +185,7 @@ export function serveV5 (stream: Duplex, remoteAddress: string, deps: V5Deps): v
     touch()
     switch (p.cmd) {
       case 'connect': return await onConnect(p)
-      case 'publish': onPublish(p); return
+      case 'publish': { const room = pressure.room(); if (room !== undefined) await room; onPublish(p); return }
       case 'subscribe': onSubscribe(p); return
       case 'unsubscribe':
         for (const f of p.unsubscriptions) filters.delete(f)

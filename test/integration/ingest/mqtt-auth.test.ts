@@ -9,6 +9,7 @@ import {
   closed, connectDevice, createDevice, endAll, eventually, messagesOf, packetsOf, publish, telemetryCounts, tryConnect, wsUrl,
   type Device, type MqttVersion
 } from '../../helpers/devices.js'
+import { createUser, uniq } from '../../helpers/factories.js'
 
 let stack: Stack
 let dev: Device
@@ -147,16 +148,39 @@ describe('password change through PUT /api/v1/systems/{uid}', () => {
 })
 
 describe('client ids (free, conventions.md §Devices): one device cannot push another off', () => {
-  it('MQTT 3.1.1: a client id in use by another device is refused (CONNACK 2); that device stays connected', async () => {
-    const a = await createDevice(stack)
-    const b = await createDevice(stack)
-    const clientId = `cid-${b.serial}`
-    const cb = await connectDevice(stack.mqttUrl, b.serial, b.mqttPassword ?? '', { version: 4, clientId })
-    const o = await tryConnect(stack.mqttUrl, { version: 4, username: a.serial, password: a.mqttPassword ?? '', clientId })
-    expect(o.ok ? 'accepted' : o.code).toBe(2) // MQTT 3.1.1 §3.2.2.3: identifier rejected
-    expect(await publish(cb, `${b.serial}/messages/json`, '{"a": 1}')).toBe(0)
-    expect(cb.connected).toBe(true)
-    await endAll(cb)
+  // A Will sends the connection to aedes (endpoint.ts), which keys its sessions by client id across the broker.
+  const will = (d: Device): { will: { topic: string, payload: Buffer, qos: 0, retain: false } } =>
+    ({ will: { topic: `${d.serial}/messages/json`, payload: Buffer.from('{}'), qos: 0, retain: false } })
+  const paths = [['plain', 'plain'], ['plain', 'Will'], ['Will', 'plain'], ['Will', 'Will']] as const
+
+  for (const [first, second] of paths) {
+    it(`MQTT 3.1.1 (${first}, then ${second}): a device of another company using the id of the first is accepted; both stay`, async () => {
+      const other = await createUser(stack, { company: uniq('Company A'), rights: ['entities.systems.create', 'entities.systems.view'] })
+      const b = await createDevice(stack)
+      const a = await createDevice(stack, { token: other.token })
+      const clientId = `B-${b.serial}`
+      const cb = await connectDevice(stack.mqttUrl, b.serial, b.mqttPassword ?? '', { version: 4, clientId, ...(first === 'Will' ? will(b) : {}) })
+      const ca = await connectDevice(stack.mqttUrl, a.serial, a.mqttPassword ?? '', { version: 4, clientId, ...(second === 'Will' ? will(a) : {}) })
+      expect(await publish(cb, `${b.serial}/messages/json`, '{"b": 1}')).toBe(0)
+      expect(await publish(ca, `${a.serial}/messages/json`, '{"a": 1}')).toBe(0)
+      expect([cb.connected, ca.connected]).toEqual([true, true])
+      // The first device reconnecting with its id takes over its own connection only.
+      const cb2 = await connectDevice(stack.mqttUrl, b.imei, b.mqttPassword ?? '', { version: 4, clientId, ...(first === 'Will' ? will(b) : {}) })
+      expect(await closed(cb)).toBe(true)
+      expect(await publish(ca, `${a.serial}/messages/json`, '{"a": 2}')).toBe(0)
+      expect(ca.connected).toBe(true)
+      expect((await messagesOf(stack, a.uid)).length).toBe(2)
+      await endAll(cb, ca, cb2)
+    })
+  }
+
+  it('MQTT 3.1.1 with a Will: the same device reconnecting takes over its connection without a Will', async () => {
+    const d = await createDevice(stack)
+    const first = await connectDevice(stack.mqttUrl, d.serial, d.mqttPassword ?? '', { version: 4, clientId: `cid-${d.serial}` })
+    const second = await connectDevice(stack.mqttUrl, d.imei, d.mqttPassword ?? '', { version: 4, clientId: `cid-${d.serial}`, ...will(d) })
+    expect(await closed(first)).toBe(true)
+    expect(await publish(second, `${d.imei}/messages/json`, '{"a": 1}')).toBe(0)
+    await endAll(first, second)
   })
 
   it('MQTT 3.1.1: the same device reconnecting with its client id takes the session over', async () => {

@@ -56,21 +56,33 @@ describe('connections by system', () => {
 })
 
 describe('client ids (conventions.md §Devices: free, one device never pushes another off)', () => {
-  it('3.1.1: an id held by another system is refused, by the same system taken over', () => {
+  for (const version of ['3.1.1', '5'] as const) {
+    it(`${version}: an id is scoped to its system; another system's is free, the same system takes it over`, () => {
+      const r = createConnectionRegistry()
+      const held = conn('s1', version, 'shared')
+      r.add(held)
+      expect(r.claim('s2', 'shared')).toEqual({ kind: 'free' })
+      expect(r.claim('s1', 'shared')).toEqual({ kind: 'take-over', holder: held })
+      expect(r.claim('s1', 'other')).toEqual({ kind: 'free' })
+    })
+  }
+
+  it('another system holding the same id is left alone when the first one goes', () => {
     const r = createConnectionRegistry()
-    const held = conn('s1', '3.1.1', 'shared')
-    r.add(held)
-    expect(r.claim('s2', 'shared', '3.1.1')).toEqual({ kind: 'held' })
-    expect(r.claim('s1', 'shared', '3.1.1')).toEqual({ kind: 'take-over', holder: held })
-    expect(r.claim('s2', 'other', '3.1.1')).toEqual({ kind: 'free' })
+    const a = conn('s1', '3.1.1', 'shared')
+    const b = conn('s2', '3.1.1', 'shared')
+    r.add(a)
+    r.add(b)
+    r.remove(a)
+    expect(r.claim('s2', 'shared')).toEqual({ kind: 'take-over', holder: b })
+    expect(r.claim('s1', 'shared')).toEqual({ kind: 'free' })
   })
 
-  it('5: an id is scoped to its system; the same system takes it over', () => {
+  it('a connection of another MQTT version of the same system takes the id over', () => {
     const r = createConnectionRegistry()
-    const held = conn('s1', '5', 'shared')
-    r.add(held)
-    expect(r.claim('s2', 'shared', '5')).toEqual({ kind: 'free' })
-    expect(r.claim('s1', 'shared', '5')).toEqual({ kind: 'take-over', holder: held })
+    const old = conn('s1', '3.1.1', 'id')
+    r.add(old)
+    expect(r.claim('s1', 'id')).toEqual({ kind: 'take-over', holder: old })
   })
 
   it('a connection taken over leaves the id to the newer one when it goes', () => {
@@ -80,12 +92,12 @@ describe('client ids (conventions.md §Devices: free, one device never pushes an
     r.add(first)
     r.add(second)
     r.remove(first) // the old one's close arrives after the new one is in
-    expect(r.claim('s1', 'id', '5')).toEqual({ kind: 'take-over', holder: second })
+    expect(r.claim('s1', 'id')).toEqual({ kind: 'take-over', holder: second })
   })
 
   it('an empty id (MQTT 5.0 §3.1.3.1) takes nothing over', () => {
     const r = createConnectionRegistry()
     r.add(conn('s1', '5', ''))
-    expect(r.claim('s1', '', '5')).toEqual({ kind: 'free' })
+    expect(r.claim('s1', '')).toEqual({ kind: 'free' })
   })
 })
