@@ -97,4 +97,34 @@ describe('the fleet page', { timeout: 60_000 }, () => {
     expect(await countOperations(h.stack)).toBe(1) // the dialog closed with Escape created none
     expect(tab.errors).toEqual([])
   })
+
+  it('offers the templates and the declared settings, reboots only when asked, and shows why a setting was refused', async () => {
+    const tab = await h.open()
+    const { page } = tab
+    const name = north[1]?.identity.serialNumber ?? ''
+    await signIn(tab, h.stack, undefined, '#/fleet?labels=north')
+    await expect.poll(async () => await names(page), SOON).toEqual(serials(north))
+    await page.getByRole('checkbox', { name: `Select ${name}` }).check()
+    await page.getByRole('toolbar', { name: 'Actions on the selected systems' }).getByRole('button', { name: 'Apply settings…' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Apply settings to 1 system' })
+    await dialog.waitFor()
+    await expect.poll(async () => await dialog.getByLabel('Template').locator('option').allTextContents(), SOON).toContain('Low power')
+    await expect.poll(async () => await dialog.textContent(), SOON).toContain('Declared settings: ')
+    expect(await dialog.textContent()).toContain('config.reportPeriodS')
+    expect(await dialog.getByRole('checkbox', { name: 'Reboot after the settings are applied' }).isChecked()).toBe(false)
+    // A declared key brings its type; text sent for an integer setting is refused for that system, in words.
+    await dialog.getByLabel('Setting 1 key').fill('config.reportPeriodS')
+    await page.keyboard.press('Tab')
+    expect(await dialog.getByLabel('Setting 1 type').inputValue()).toBe('number')
+    await dialog.getByLabel('Setting 1 value').fill('fast')
+    await dialog.getByLabel('Setting 1 type').selectOption('string')
+    await screenshot(page, 'fleet-apply-settings')
+    await dialog.getByRole('button', { name: 'Apply settings', exact: true }).click()
+    await page.waitForURL(/#\/operations\/[0-9a-f]{32}$/)
+    const task = page.getByRole('main').getByRole('row').filter({ has: page.getByRole('link', { name }) })
+    await expect.poll(async () => await task.textContent(), SOON)
+      .toContain('A setting is not declared by the system\'s applications, or with another type: config.reportPeriodS declared int given string')
+    expect(await task.textContent()).not.toContain('template')
+    expect(tab.errors).toEqual([])
+  })
 })
