@@ -58,6 +58,18 @@ describe('the fleet page', { timeout: 60_000 }, () => {
     expect(tab.errors).toEqual([])
   })
 
+  it.each([[1440, 900], [1280, 860], [1920, 1080]])('shows every default column without scrolling at %i px', async (width, height) => {
+    const tab = await h.open({ width, height })
+    const { page } = tab
+    await signIn(tab, h.stack)
+    await expect.poll(async () => (await names(page)).length, SOON).toBe(6)
+    const wrap = page.locator('.table-wrap').filter({ has: table(page) })
+    const { scroll, client } = await wrap.evaluate((el) => ({ scroll: el.scrollWidth, client: el.clientWidth }))
+    expect(scroll, `the table needs ${scroll} px and has ${client}`).toBeLessThanOrEqual(client)
+    await screenshot(page, `fleet-${width}`)
+    expect(tab.errors).toEqual([])
+  })
+
   it('reboots a system from the table and follows the operation until FINISHED', async () => {
     const tab = await h.open()
     const { page } = tab
