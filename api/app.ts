@@ -32,6 +32,7 @@ import metricsRoutes from './routes/metrics.routes.js'
 import streamRoutes from './routes/stream.routes.js'
 import currentCompaniesRoutes from './routes/current-companies.routes.js'
 import consoleRoutes from './console/console.routes.js'
+import faviconRoute from './favicon.js'
 import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
@@ -137,6 +138,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   }, { prefix: '/api/v1' })
   // The web console (issue 15): served where the API is, bundled on first use.
   await app.register(consoleRoutes)
+  await app.register(faviconRoute)
   for (const plugin of opts.plugins ?? []) await app.register(plugin)
   return app
 }
