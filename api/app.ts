@@ -90,6 +90,8 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     maxInFlight: ctx.config.OVERLOAD_MAX_IN_FLIGHT,
     maxQueueMs: ctx.config.OVERLOAD_MAX_QUEUE_MS,
     targetMs: ctx.config.OVERLOAD_TARGET_MS,
+    maxQueueMs: ctx.config.OVERLOAD_MAX_QUEUE_MS,
+    targetMs: ctx.config.OVERLOAD_TARGET_MS,
     retryAfterS: ctx.config.OVERLOAD_RETRY_AFTER_S,
     onShed: httpMetrics.shed,
     onAdmission: httpMetrics.admission

@@ -4,10 +4,13 @@ import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import type { MetricsRegistry } from '../../core/metrics.js'
 import type { ShedReason } from './overload.js'
+import type { AdmissionStats } from './admission.js'
 
 export interface HttpMetrics {
   /** Counts a request refused by load shedding. */
   shed (reason: ShedReason): void
+  /** Reports the admission of API requests at each scrape: served, waiting, and the current limit. */
+  admission (stats: () => AdmissionStats): void
 }
 
 /** The HTTP metrics of one API instance; register() adds the timing hook to the app. */
@@ -29,8 +32,22 @@ export function createHttpMetrics (metrics: MetricsRegistry): HttpMetrics & { re
       durations.observe({ method: req.method, route, status: String(reply.statusCode) }, reply.elapsedTime / 1000)
     })
   }, { name: 'http-metrics' })
+  const admission = (stats: () => AdmissionStats): void => {
+    metrics.gauge<'state'>({
+      name: 'fleet_http_admission_requests',
+      help: 'API requests being served (in_flight) and waiting for a place (waiting) under admission control',
+      labels: ['state'],
+      collect: () => { const s = stats(); return [{ labels: { state: 'in_flight' }, value: s.inFlight }, { labels: { state: 'waiting' }, value: s.waiting }] }
+    })
+    metrics.gauge({
+      name: 'fleet_http_admission_limit',
+      help: 'API requests admission control serves at once now (it adapts to their service time)',
+      collect: () => [{ value: stats().limit }]
+    })
+  }
   return {
     shed: (reason) => { shed.inc({ reason }) },
+    admission,
     register: async (app) => { await app.register(plugin) }
   }
 }

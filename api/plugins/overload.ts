@@ -1,33 +1,42 @@
-// Load shedding (issue 8, Overload): under overload a request is refused at once with 503 service.unavailable and
-// Retry-After (conventions.md §Errors shape) rather than queued until the client gives up. Routes with
+// Load shedding: under overload a request is refused at once with 503 service.unavailable and Retry-After (the
+// error shape of every refusal: README "Errors") rather than queued until the client gives up. Routes with
 // `config.shed === false` (health, readiness, metrics) are always answered: they are how an operator sees the overload.
 //
 // Signals:
-// - Event loop delay, measured inline: how long the loop has gone without turning when the request is read. When the
-//   embedded store (PGlite) ran its statements in this thread and settled them as microtasks, one loop turn could
-//   read and answer a whole batch of requests back to back; 200 clients made a turn last seconds while every request
-//   in flight looked fine (bench/load.ts). It has a thread of its own now (storage/pglite-worker.ts), but any long
-//   synchronous work (a large CSV, a big answer to serialize) holds the loop the same way. A request read that late into a turn has waited at least that long, so it
-//   is refused and the rest of the batch costs microseconds each. A sampled mean (@fastify/under-pressure's
-//   maxEventLoopDelay) only sees the long turn once it is over, one sampling interval too late.
-// - Requests in flight: with a PostgreSQL pool the loop stays free and requests wait for a connection instead.
+// - Admission of API requests (/api/...: OAuth and /api/v1): a limited number are served at once, the others wait a
+//   bounded time for a place and are refused when they get none (api/plugins/admission.ts). That is where requests
+//   waited under overload: for the store, behind every other request let in. The device routes (REST, M3DA over
+//   HTTP, MQTT over WebSocket) and the console are outside it: the device ingest has bounds of its own, and a device
+//   must not lose its place to API clients. The live stream's WebSocket is outside it too (it lasts for hours).
+// - Event loop delay, measured inline: how long the loop has gone without turning when the request is read. Long
+//   synchronous work (a large CSV, a big answer to serialize) holds the loop, and requests read late in such a turn
+//   have already waited that long, so they are refused and the rest of the batch costs microseconds each. A sampled
+//   mean (@fastify/under-pressure's maxEventLoopDelay) only sees the long turn once it is over, one sampling interval
+//   too late.
 // - Heap in use (@fastify/under-pressure samples it).
 import fp from 'fastify-plugin'
 import underPressure from '@fastify/under-pressure'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import '../types.js'
+import { Admission, type AdmissionStats, type Release } from './admission.js'
 
-export type ShedReason = 'event_loop_delay' | 'heap' | 'in_flight' | 'other'
+export type ShedReason = 'event_loop_delay' | 'heap' | 'in_flight' | 'queue_timeout' | 'other'
 
 export interface OverloadOptions {
   /** Event loop delay (ms) a request may find when it is read; above it, it is shed. 0: not checked. */
   maxEventLoopDelayMs: number
   /** Heap in use (MiB) above which requests are shed; 0: not checked. */
   maxHeapMb: number
-  /** Requests answered at once above which new ones are shed; 0: no cap. */
+  /** API requests served at once (the most the adaptive limit reaches); 0: no admission control. */
   maxInFlight: number
+  /** How long an API request may wait for a place before it is shed; 0: shed at once when every place is taken. */
+  maxQueueMs: number
+  /** Service time the limit of API requests adapts to; 0: the limit is maxInFlight. */
+  targetMs: number
   retryAfterS: number
   onShed?: (reason: ShedReason) => void
+  /** Given how to read the admission's figures, when there is admission control (metrics). */
+  onAdmission?: (stats: () => AdmissionStats) => void
 }
 
 // The loop marks each turn with a timer this often; idle, the mark is never older than this.
@@ -40,6 +49,11 @@ function loopDelay (app: FastifyInstance): () => number {
   timer.unref()
   app.addHook('onClose', async () => { clearInterval(timer) })
   return () => Math.max(0, performance.now() - mark - TURN_MARK_MS)
+}
+
+/** Whether the request takes a place of the API's admission: an API call, not a WebSocket upgrade. */
+function admitted (req: FastifyRequest): boolean {
+  return req.url.startsWith('/api/') && req.headers.upgrade === undefined
 }
 
 export default fp(async (app: FastifyInstance, opts: OverloadOptions) => {
@@ -59,19 +73,22 @@ export default fp(async (app: FastifyInstance, opts: OverloadOptions) => {
   }
 
   const delay = opts.maxEventLoopDelayMs > 0 ? loopDelay(app) : undefined
-  let inFlight = 0
-  const counted = new WeakSet<FastifyRequest>()
-  const done = (req: FastifyRequest): void => { if (counted.delete(req)) inFlight-- }
+  const admission = opts.maxInFlight > 0 ? new Admission({ maxInFlight: opts.maxInFlight, maxWaitMs: opts.maxQueueMs, targetMs: opts.targetMs }) : undefined
+  const places = new WeakMap<FastifyRequest, Release>()
   app.addHook('onRequest', async (req, reply) => {
     if (exempt(req)) return
     if (delay !== undefined && delay() > opts.maxEventLoopDelayMs) return await refuse(reply, 'event_loop_delay')
-    if (opts.maxInFlight === 0) return
-    if (inFlight >= opts.maxInFlight) return await refuse(reply, 'in_flight')
-    inFlight++
-    counted.add(req)
+    if (admission === undefined || !admitted(req)) return
+    const place = await admission.enter()
+    if ('refused' in place) return await refuse(reply, place.refused)
+    // Its client went away while it waited: nobody to serve (no response, hence no onResponse, follows).
+    if (req.raw.socket.destroyed) { place.release(); reply.hijack(); return }
+    places.set(req, place.release)
   })
-  if (opts.maxInFlight > 0) {
-    // A request leaves the count when its answer is written, or when its client goes away first.
+  if (admission !== undefined) {
+    opts.onAdmission?.(() => admission.stats())
+    // A request leaves its place when its answer is written, or when its client goes away first.
+    const done = (req: FastifyRequest): void => { places.get(req)?.(); places.delete(req) }
     app.addHook('onResponse', async (req) => { done(req) })
     app.addHook('onRequestAbort', async (req) => { done(req) })
   }

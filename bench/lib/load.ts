@@ -21,6 +21,8 @@ export interface KindResult {
   name: string
   /** ms of every answered request, whatever its status. */
   latencies: number[]
+  /** The HTTP status of each of `latencies`, at the same index. */
+  latencyStatuses: number[]
   /** Requests not answered with 200 (other statuses, timeouts, connection errors). */
   errors: number
   firstError: string | undefined
@@ -52,7 +54,7 @@ function get (agent: Agent, url: URL, headers: Record<string, string>, timeoutMs
 /** Runs the load in this thread. */
 export async function runLoad (opts: LoadOptions): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency })
-  const results: KindResult[] = opts.kinds.map((k) => ({ name: k.name, latencies: [], errors: 0, firstError: undefined, statuses: {}, timeouts: 0, warmup: { requests: 0, maxMs: 0 } }))
+  const results: KindResult[] = opts.kinds.map((k) => ({ name: k.name, latencies: [], latencyStatuses: [], errors: 0, firstError: undefined, statuses: {}, timeouts: 0, warmup: { requests: 0, maxMs: 0 } }))
   const started = performance.now() + (opts.warmupMs ?? 0)
   const deadline = started + opts.durationMs
   let next = 0
@@ -74,6 +76,7 @@ export async function runLoad (opts: LoadOptions): Promise<LoadResult> {
       try {
         const res = await get(agent, new URL(path, opts.origin), opts.headers, opts.timeoutMs)
         result.latencies.push(performance.now() - t)
+        result.latencyStatuses.push(res.status)
         result.statuses[res.status] = (result.statuses[res.status] ?? 0) + 1
         if (res.status !== 200) { result.errors++; result.firstError ??= `${res.status} ${path} ${res.body.slice(0, 200)}` }
       } catch (err) {

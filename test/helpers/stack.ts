@@ -80,6 +80,8 @@ export async function startStack (opts: StackOptions = {}): Promise<Stack> {
     // Tests run long chains of store calls on PGlite in which the loop never turns: the inline event loop delay check
     // of load shedding (api/plugins/overload.ts) would refuse their requests. Its own tests turn it on.
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    // Nor does the admission of API requests hold a test's bursts of requests in line: its own tests turn it on.
+    OVERLOAD_MAX_IN_FLIGHT: '0',
     // Sign-ins at the lowest scrypt cost: a test stack checks hundreds of passwords (at the default cost, about a
     // tenth of the suite's CPU). test/unit/auth-timing.test.ts checks the default cost.
     PASSWORD_HASH_COST: '10',

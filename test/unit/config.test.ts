@@ -50,7 +50,9 @@ describe('loadConfig', () => {
       CORS_ORIGINS: undefined,
       METRICS_TOKEN: undefined,
       OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: 500,
-      OVERLOAD_MAX_IN_FLIGHT: 0,
+      OVERLOAD_MAX_IN_FLIGHT: 32,
+      OVERLOAD_MAX_QUEUE_MS: 250,
+      OVERLOAD_TARGET_MS: 300,
       OVERLOAD_MAX_HEAP_MB: 0,
       OVERLOAD_RETRY_AFTER_S: 1,
       STREAM_MAX_BUFFER_BYTES: 1_048_576,
@@ -144,7 +146,8 @@ describe('loadConfig', () => {
     ['MQTT_PORT', '1e3'],
     ['TOKEN_TTL_S', 'one hour'],
     ['DATA_RETENTION_DAYS', '-30'],
-    ['DATA_RETENTION_DAYS', '30d']
+    ['DATA_RETENTION_DAYS', '30d'],
+    ['OVERLOAD_MAX_QUEUE_MS', '0.5s']
   ])('refuses a non-integer %s=%s, naming the variable', (name, value) => {
     const err = configError({ [name]: value })
     expect(err.variable).toBe(name)
@@ -160,7 +163,9 @@ describe('loadConfig', () => {
     ['RATE_LIMIT_PER_S', '0'],
     ['DATA_RETENTION_DAYS', '36501'],
     ['PASSWORD_HASH_COST', '9'],
-    ['PASSWORD_HASH_COST', '18']
+    ['PASSWORD_HASH_COST', '18'],
+    ['OVERLOAD_MAX_QUEUE_MS', '60001'],
+    ['OVERLOAD_TARGET_MS', '60001']
   ])('refuses an out-of-range %s=%s, naming the variable', (name, value) => {
     const err = configError({ [name]: value })
     expect(err.variable).toBe(name)
