@@ -48,12 +48,29 @@ export function signalBars (rssi: number): number {
   return 0
 }
 
+/**
+ * Towns of western Europe a simulated fleet is spread over. Around one town (as before) every device of a fleet
+ * was one dot on the console's map, which then showed nothing of where they are.
+ */
+const TOWNS: ReadonlyArray<readonly [number, number]> = [
+  [45.19, 5.72], [48.86, 2.35], [45.76, 4.84], [43.3, 5.37], [44.84, -0.58], [47.22, -1.55], [50.63, 3.06],
+  [48.58, 7.75], [43.6, 1.44], [51.51, -0.13], [53.48, -2.24], [52.37, 4.9], [50.85, 4.35], [50.94, 6.96],
+  [48.14, 11.58], [52.52, 13.4], [47.38, 8.54], [45.46, 9.19], [41.9, 12.5], [40.42, -3.7], [41.39, 2.17], [38.72, -9.14]
+]
+
+/** A town of TOWNS and a few kilometres around it. */
+export function startingPoint (random: () => number): { latitude: number, longitude: number } {
+  const [lat, lon] = TOWNS[Math.floor(random() * TOWNS.length)] ?? TOWNS[0] ?? [45.19, 5.72]
+  return { latitude: round(lat + (random() - 0.5) * 0.1, 6), longitude: round(lon + (random() - 0.5) * 0.1, 6) }
+}
+
 export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
   const random = opts.random ?? Math.random
   const noise = (): number => (random() + random() + random() - 1.5) * 2 // about -3..3, bell shaped
   let rssi = -75 + noise() * 3
-  let latitude = opts.origin?.latitude ?? 45.19 + (random() - 0.5) * 0.2
-  let longitude = opts.origin?.longitude ?? 5.72 + (random() - 0.5) * 0.2
+  const origin = opts.origin ?? startingPoint(random)
+  let latitude = origin.latitude
+  let longitude = origin.longitude
   let heading = random() * 2 * Math.PI
   let temperature = 40 + noise() * 2
   let humidity = 50 + noise() * 5

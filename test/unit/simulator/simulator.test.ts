@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { localSmsGatewayPort } from '../../../bin/simulate.js'
 import { validImei } from '../../../core/domain/identifiers.js'
 import { parseSimulateArgs, progressLine, UsageError, type SimulateDefaults } from '../../../simulator/cli.js'
-import { createDeviceModel, signalBars } from '../../../simulator/devices/device-model.js'
+import { createDeviceModel, signalBars, startingPoint } from '../../../simulator/devices/device-model.js'
 import { deviceIdentity, luhnDigit, newRunTag } from '../../../simulator/devices/identity.js'
 
 describe('device identity', () => {
@@ -43,6 +43,23 @@ describe('device model', () => {
     expect(mean).toBeGreaterThan(-80)
     expect(mean).toBeLessThan(-70)
     expect(new Set(rssi).size).toBeGreaterThan(50)
+  })
+
+  it('starts a fleet\'s devices in towns across Europe, not all at one map dot', () => {
+    let seed = 7
+    const random = (): number => { seed = (seed * 16807) % 2147483647; return seed / 2147483647 }
+    const starts = Array.from({ length: 40 }, () => {
+      const points = createDeviceModel({ random }).sample(1000)
+      return [points.find((p) => p.dataId === '_LATITUDE')?.value, points.find((p) => p.dataId === '_LONGITUDE')?.value] as [number, number]
+    })
+    // Rounded to a degree, the 40 starts fall on many places, spanning hundreds of kilometres.
+    expect(new Set(starts.map(([lat, lon]) => `${Math.round(lat)},${Math.round(lon)}`)).size).toBeGreaterThan(10)
+    const lats = starts.map(([lat]) => lat)
+    const lons = starts.map(([, lon]) => lon)
+    expect(Math.max(...lats) - Math.min(...lats)).toBeGreaterThan(5)
+    expect(Math.max(...lons) - Math.min(...lons)).toBeGreaterThan(10)
+    for (const [lat, lon] of starts) expect([lat > 35 && lat < 60, lon > -12 && lon < 20]).toEqual([true, true])
+    expect(startingPoint(() => 0)).toEqual({ latitude: 45.14, longitude: 5.67 })
   })
 
   it('keeps written settings and reports them on read', () => {
