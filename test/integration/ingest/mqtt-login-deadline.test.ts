@@ -7,7 +7,8 @@ import { startStack, type Stack } from '../../helpers/stack.js'
 import { connectDevice, createDevice, endAll, publish, type Device } from '../../helpers/devices.js'
 import { connectBytes, metricValue, rawPeer } from '../../helpers/raw-mqtt.js'
 
-const DEADLINE_MS = 400
+// Long enough for a login on a loaded machine (a device's first envelope or CONNECT is answered within it).
+const DEADLINE_MS = 2000
 /** A login the store does not answer while `held` is set: the service's login statement for this identifier waits. */
 const HELD_LOGIN = 'HELD-LOGIN'
 let held: { release: () => void, promise: Promise<void> } | undefined

@@ -12,7 +12,8 @@ const CAP = 3
 let stack: Stack
 let dev: Device
 beforeAll(async () => {
-  stack = await startStack({ listen: true, env: { UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: String(CAP) } })
+  // The held connections must outlive the steps of a test on a loaded machine: long login deadlines.
+  stack = await startStack({ listen: true, env: { UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: String(CAP), MQTT_CONNECT_TIMEOUT_MS: '60000', M3DA_LOGIN_TIMEOUT_MS: '60000' } })
   dev = await createDevice(stack)
 })
 afterAll(async () => { await stack.close() })
@@ -45,7 +46,7 @@ describe('connections not logged in, per address', () => {
     const c = await eventually(async () => {
       const o = await tryConnect(wsUrl(stack), { version: 5, username: dev.serial, password: dev.mqttPassword ?? '' })
       return o.ok ? o.client : undefined
-    }, 5000, 'a place for a new connection') as MqttClient
+    }, 15_000, 'a place for a new connection') as MqttClient
     expect(await publish(c, `${dev.serial}/messages/json`, '{"a": 1}')).toBe(0)
     await endAll(c)
     for (const p of held) p.socket.destroy()
@@ -60,7 +61,7 @@ describe('connections not logged in, per address', () => {
     const c = await eventually(async () => {
       const o = await tryConnect(stack.mqttUrl, { version: 4, username: dev.serial, password: dev.mqttPassword ?? '' })
       return o.ok ? o.client : undefined
-    }, 5000, 'the places to be left')
+    }, 15_000, 'the places to be left')
     await endAll(c)
   })
 

@@ -8,7 +8,8 @@ import { metricValue } from '../../helpers/raw-mqtt.js'
 import { m3daApplication, m3daSystem } from './m3da-fixtures.js'
 import { sendUnsecured, tcpLink } from './m3da-device.js'
 
-const DEADLINE_MS = 400
+// Long enough for a login on a loaded machine (a device's first envelope or CONNECT is answered within it).
+const DEADLINE_MS = 2000
 
 let stack: Stack
 let open: string
