@@ -48,7 +48,7 @@ export default async function m3daComRoutes (app: FastifyInstance, opts: { handl
     const decoded = decodeEnvelope(bytes, { maxBytes: MAX_ENVELOPE_BYTES })
     if (decoded.ok) await turn() // with the other requests of this turn (turn-gate.ts)
     const answer = decoded.ok
-      ? await opts.handler.handle({ ip: req.ip, challenged: false, packages: 0 }, decoded.envelope)
+      ? await opts.handler.handle({ ip: req.ip, challenged: false, packages: 0, http: true }, decoded.envelope)
       : opts.handler.malformed(decoded.reason)
     const out = { status: httpStatus(answer), body: answer.reply ?? Buffer.alloc(0) }
     return await reply.status(out.status).type('application/octet-stream').send(out.body)

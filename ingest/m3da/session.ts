@@ -20,6 +20,7 @@ import {
 import type { Pipeline } from '../pipeline.js'
 import { exchange } from './exchange.js'
 import { SESSION_MS } from './limits.js'
+import type { DeviceLimits } from '../device-limits.js'
 
 export interface SessionDeps {
   devices: DevicesService
@@ -27,6 +28,8 @@ export interface SessionDeps {
   pipeline: Pipeline
   serverId: string
   log: Logger
+  /** Each device's budget (ingest/device-limits.ts); M3DA over TCP has one package outstanding, its own backpressure. */
+  limits: DeviceLimits
 }
 
 /** One peer: a TCP connection (kept across packages) or one HTTP request. */
@@ -46,6 +49,8 @@ export interface Peer {
   nonce?: { systemUid: string, value: Buffer | null }
   /** The system once a package was authentic (TCP: the connected-devices count). */
   systemUid?: string
+  /** One HTTP request (POST /device/com), not a TCP connection: nothing to close. */
+  http?: boolean
   /**
    * Our last reply carried a payload, so it was also a request (§2.5): the device's next envelope with a status and
    * no payload is its reply, which ends the session and is not answered. Any other envelope is answered, a keep-alive
@@ -134,8 +139,15 @@ export function createSessionHandler (deps: SessionDeps) {
     }
   }
 
-  /** The package of an authentic device: store, answer. */
-  async function handled (peer: Peer, device: M3daDevice, payload: Buffer): Promise<{ status: number, payload: Buffer }> {
+  /** The package of an authentic device: store, answer; `close`: the device keeps exceeding its budget. */
+  async function handled (peer: Peer, device: M3daDevice, payload: Buffer): Promise<{ status: number, payload: Buffer, close?: boolean }> {
+    const admitted = deps.limits.admit(device.session.systemUid, payload.length)
+    if (!admitted.ok) {
+      // Over the device's budget (README "Device limits"): nothing stored, status 503 (§2.4), which the agent sends
+      // again later, as when the store is unavailable. A device that keeps at it has its TCP connection closed.
+      if (admitted.disconnect && peer.http !== true) deps.limits.disconnected()
+      return { status: 503, payload: Buffer.alloc(0), close: admitted.disconnect }
+    }
     const first = peer.packages === 0
     peer.packages++
     peer.lastAt = Date.now()
@@ -160,7 +172,7 @@ export function createSessionHandler (deps: SessionDeps) {
     if (endsSession(peer, outer)) return { reply: null, status: 200, close: false }
     const out = await handled(peer, device, outer.payload)
     peer.awaitingReply = out.payload.length > 0
-    return { reply: encodeEnvelope({ header: { status: out.status }, payload: out.payload, footer: {} }), status: out.status, close: false }
+    return { reply: encodeEnvelope({ header: { status: out.status }, payload: out.payload, footer: {} }), status: out.status, close: out.close === true }
   }
 
   async function secured (peer: Peer, device: M3daDevice, id: string, outer: Envelope): Promise<Answer> {
@@ -197,7 +209,7 @@ export function createSessionHandler (deps: SessionDeps) {
         const out = await handled(peer, device, inner.payload)
         peer.awaitingReply = out.payload.length > 0
         const bytes = await sealed(peer, device, id, { header: { status: out.status }, payload: out.payload }, opened.nextNonce, opened.algorithm, opened.cipher)
-        return { reply: bytes, status: out.status, close: false }
+        return { reply: bytes, status: out.status, close: out.close === true }
       }
     }
   }

@@ -7,8 +7,16 @@ import type { IngestService } from '../../core/services/ingest/ingest.service.js
 import { decodeAcks, decodeData, encodeTasks } from '../../protocols/airvantage/index.js'
 import type { AckDecoder, DataDecoder, Pipeline, PipelineOutcome } from '../pipeline.js'
 import { ackBody, acksSchema, dataBody, documentBody, messagesSchema, tasksSchema } from './device.schema.js'
+import { FleetError } from '../../core/errors.js'
+import type { DeviceLimits } from '../device-limits.js'
 
-export interface DeviceRoutesOptions { devices: DevicesService, ingest: Pick<IngestService, 'takeTasks'>, pipeline: Pipeline }
+export interface DeviceRoutesOptions {
+  devices: DevicesService
+  ingest: Pick<IngestService, 'takeTasks'>
+  pipeline: Pipeline
+  /** Each device's budget (ingest/device-limits.ts): every request of a device counts, its body's bytes too. */
+  limits: DeviceLimits
+}
 
 const data: DataDecoder = (payload, receivedAt) => decodeData(payload, { receivedAt })
 // Device-REST-Version: 2 sends the object keyed by timestamps (conventions.md §Devices).
@@ -54,8 +62,15 @@ export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRo
   const session = async (req: FastifyRequest, reply: FastifyReply): Promise<DeviceSession | undefined> => {
     const c = credentials(req)
     const r = c === undefined ? undefined : await opts.devices.authenticate(c.user, c.password, 'rest', req.ip)
-    if (r?.ok === true) return r.session
+    if (r?.ok === true) {
+      // Over the device's budget (README "Device limits"): 429 with Retry-After (the API error handler renders it).
+      const admitted = opts.limits.admit(r.session.systemUid, Buffer.isBuffer(req.body) ? req.body.length : 0)
+      if (!admitted.ok) throw Object.assign(new FleetError('rate.limit.exceeded'), { retryAfterS: admitted.retryAfterS })
+      return r.session
+    }
     opts.pipeline.refuse(r === undefined ? 'device.missing.credentials' : r.reason)
+    // Throttled after wrong passwords (README "Device login throttling"): 429 with Retry-After, credentials unchecked.
+    if (r?.ok === false && r.reason === 'device.throttled') throw Object.assign(new FleetError('rate.limit.exceeded'), { retryAfterS: r.retryAfterS })
     if (r?.ok === false && r.reason === 'device.ip.forbidden') reject(reply, 403, 'ip.forbidden')
     else reject(reply, 401, 'device.unauthorized')
     return undefined

@@ -13,6 +13,7 @@ import { createRollupFolds } from './rollup-folds.js'
 import type { EventBus } from '../../ports/events.js'
 import { messageEvent } from './ingest-events.js'
 import { settledInOrder } from '../../settled.js'
+import { bufferFull, createBufferBytes, messageBytes } from './buffer-bytes.js'
 
 /** Rolls back a batch written at once that holds a message of a system not found (see write()). */
 class UnknownSystemInBatch extends Error {}
@@ -20,6 +21,8 @@ class UnknownSystemInBatch extends Error {}
 export interface IngestOptions {
   maxBatch?: number
   maxPending?: number
+  /** Approximate bytes of the messages waiting for their commit beyond which a message is refused (buffer-bytes.ts). */
+  maxPendingBytes?: number
   parallel?: number
   derivedFlushMs?: number
   /** How long a write is tried again while the store is unavailable before its devices are failed (default 30 s). */
@@ -69,8 +72,9 @@ export interface IngestServiceDeps {
 }
 
 /** The pipeline's metrics (issue 8, Operability): what was stored or refused, and how the group commit keeps up. */
-function ingestMetrics (metrics: MetricsRegistry, pending: () => number) {
+function ingestMetrics (metrics: MetricsRegistry, pending: () => number, pendingBytes: () => number) {
   metrics.gauge({ name: 'fleet_ingest_buffer_depth', help: 'Device messages waiting for their commit (queued or being written)', collect: () => [{ value: pending() }] })
+  metrics.gauge({ name: 'fleet_ingest_buffer_bytes', help: 'Approximate bytes of the device messages waiting for their commit (bound: INGEST_BUFFER_BYTES)', collect: () => [{ value: pendingBytes() }] })
   return {
     accepted: metrics.counter<'protocol'>({ name: 'fleet_ingest_messages_accepted_total', help: 'Device messages committed, by protocol', labels: ['protocol'] }),
     refused: metrics.counter<'protocol' | 'reason'>({ name: 'fleet_ingest_messages_refused_total', help: 'Device payloads refused before storage, by protocol and reason', labels: ['protocol', 'reason'] }),
@@ -194,14 +198,23 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
       log.trace({ size: n }, 'ingest batch')
     }
   })
-  const m = ingestMetrics(metrics, () => commits.pending())
+  const buffer = createBufferBytes(options.maxPendingBytes ?? 128 * 1024 * 1024)
+  const m = ingestMetrics(metrics, () => commits.pending(), buffer.held)
 
-  /** Stores the message; resolves after commit. @throws system.unknown when the system was deleted meanwhile */
+  /**
+   * Stores the message; resolves after commit. @throws system.unknown when the system was deleted meanwhile;
+   * service.unavailable at once while the buffer is full (buffer-bytes.ts: the device sends it again)
+   */
   async function accept (msg: DeviceMessage): Promise<void> {
     // A float NaN or infinity (M3DA and Sparkplug carry IEEE floats; JSON payloads cannot) is stored as a null value:
     // JSON answers have no way to write it, and it is no reading to fold into a mean.
     if (msg.points.some((p) => typeof p.value === 'number' && !Number.isFinite(p.value))) {
       msg = { ...msg, points: msg.points.map((p) => typeof p.value === 'number' && !Number.isFinite(p.value) ? { ...p, value: null } : p) }
+    }
+    const bytes = messageBytes(msg)
+    if (!buffer.take(bytes)) {
+      refuse(msg.protocol, 'ingest.buffer.full')
+      throw bufferFull()
     }
     try {
       await commits.submit(msg)
@@ -213,6 +226,8 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
       stats.failedMessages++
       m.failed.inc({ protocol: msg.protocol })
       throw err
+    } finally {
+      buffer.release(bytes)
     }
   }
 
@@ -300,6 +315,8 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
     takeTasks,
     stats: (): IngestStats => ({ ...stats, refused: { ...stats.refused } }),
     pending: () => commits.pending(),
+    /** Approximate bytes of the messages waiting for their commit (buffer-bytes.ts). */
+    pendingBytes: buffer.held,
     /** Resolves once everything accepted is committed and its derived state written. */
     drain: async () => { await commits.drain(); await ackCommits.drain(); await takeCommits.drain(); await derived.flush(); await folds.fold() }
   }

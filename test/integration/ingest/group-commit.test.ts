@@ -8,6 +8,7 @@ import { startStack, type Stack } from '../../helpers/stack.js'
 import {
   connectDevice, createDevice, deviceFetch, endAll, messagesOf, packetsOf, publish, settle, telemetryCounts, wsUrl, type Device
 } from '../../helpers/devices.js'
+import { holdStore as holdStoreOf } from '../../helpers/hold-store.js'
 import type { DeviceMessage } from '../../../core/domain/device-message.js'
 
 let stack: Stack
@@ -15,25 +16,7 @@ beforeAll(async () => { stack = await startStack({ listen: true }) })
 afterAll(async () => { await stack.close() })
 
 const HOLD_MS = 300
-
-/**
- * Holds the store until the answered release() is called: a transaction that locks device_messages against writes
- * (SHARE mode lets readers through, stops every INSERT). On PostgreSQL it is another connection of the pool; on
- * PGlite it holds the one connection, so the ingest write waits just the same.
- */
-async function holdStore (): Promise<{ release: () => Promise<void> }> {
-  let locked!: () => void
-  let release!: () => void
-  const isLocked = new Promise<void>((resolve) => { locked = resolve })
-  const gate = new Promise<void>((resolve) => { release = resolve })
-  const tx = stack.db.transaction(async (q) => {
-    await q.query('LOCK TABLE device_messages IN SHARE MODE')
-    locked()
-    await gate
-  })
-  await isLocked
-  return { release: async () => { release(); await tx } }
-}
+const holdStore = async (): Promise<{ release: () => Promise<void> }> => await holdStoreOf(stack)
 
 /** Whether `p` settles within ms (without consuming it). */
 async function settlesWithin (p: Promise<unknown>, ms: number): Promise<boolean> {

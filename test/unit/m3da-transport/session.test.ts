@@ -10,6 +10,7 @@ import { createSessionHandler, type Peer } from '../../../ingest/m3da/session.js
 import type { DevicesService } from '../../../core/services/ingest/devices.service.js'
 import type { M3daDevice } from '../../../core/services/ingest/m3da-devices.js'
 import { createTurnGate } from '../../../ingest/m3da/turn-gate.js'
+import { noDeviceLimits } from '../../../ingest/device-limits.js'
 
 function handlerFor (device: M3daDevice) {
   const refused: string[] = []
@@ -26,7 +27,7 @@ function handlerFor (device: M3daDevice) {
   const devices = { authenticate: async () => ({ ok: false, reason: 'device.unknown' }), m3da } as unknown as DevicesService
   const ingest = { accept: async () => {}, acceptAcks: async () => [], refuse: (_p: string, r: string) => { refused.push(r) }, takeTasks: async () => [] }
   const pipeline = createPipeline({ ingest, now: () => 1_700_000_000_000, protocol: 'M3DA' })
-  return { handler: createSessionHandler({ devices, ingest, pipeline, serverId: 'AIRVANTAGE', log: pino({ level: 'silent' }) }), refused }
+  return { handler: createSessionHandler({ devices, ingest, pipeline, serverId: 'AIRVANTAGE', log: pino({ level: 'silent' }), limits: noDeviceLimits }), refused }
 }
 
 const device = (password: string | null): M3daDevice => ({
