@@ -10,12 +10,16 @@ let h: Harness
 let device: SimulatedDevice
 const SENT_BEFORE = 11
 const CHARTED = 'machine.temperature'
+const SENT_AT: number[] = []
 beforeAll(async () => {
   h = await startHarness()
   device = await h.addDevice()
   // An hour of messages, five minutes apart, before the page opens: the chart draws them from the API.
   const now = Date.now()
-  for (let i = SENT_BEFORE; i > 0; i--) await device.publish(now - i * 5 * 60_000)
+  for (let i = SENT_BEFORE; i > 0; i--) {
+    SENT_AT.push(now - i * 5 * 60_000)
+    await device.publish(now - i * 5 * 60_000)
+  }
 })
 afterAll(async () => { await h?.close() })
 
@@ -24,6 +28,24 @@ const chartPoints = async (page: Page): Promise<number> =>
   Number(await page.getByRole('img', { name: /^Chart of / }).getAttribute('data-points'))
 
 describe('the system page', { timeout: 60_000 }, () => {
+  it('draws every bucket of an aggregated chart it counts, the first hour\'s too', async () => {
+    const tab = await h.open()
+    const { page } = tab
+    await signIn(tab, h.stack, undefined, `#/systems/${device.systemUid}?chart=${CHARTED}`)
+    await page.getByRole('heading', { level: 1, name: device.identity.serialNumber }).waitFor()
+    await page.getByLabel('Time range').selectOption('hour')
+    await page.getByLabel('Values').selectOption('aggregated')
+    // Hourly buckets start at the full hour: the sent points' hours, the first one before the range's start.
+    const hours = new Set(SENT_AT.map((t) => Math.floor(t / 3_600_000)))
+    await expect.poll(async () => await chartPoints(page), SOON).toBe(hours.size)
+    const figure = page.getByRole('img', { name: /^Chart of / })
+    expect(await figure.getAttribute('aria-label')).toContain(`${hours.size} point${hours.size === 1 ? '' : 's'}`)
+    const from = Number(await figure.getAttribute('data-from'))
+    expect(from).toBeLessThanOrEqual(Math.min(...hours) * 3_600_000)
+    await screenshot(page, 'system-aggregated')
+    expect(tab.errors).toEqual([])
+  })
+
   it('charts a data id of a sending device and adds a point sent after the page opened', async () => {
     const tab = await h.open()
     const { page } = tab

@@ -45,13 +45,15 @@ export function timeChart (initialName: string): TimeChart {
     axes: [{ stroke: '#4a5568', grid: { stroke: '#edf2f7' } }, { stroke: '#4a5568', grid: { stroke: '#edf2f7' }, size: 60 }]
   })
 
+  // Only points with a value are drawn (an empty bucket of an aggregation is a gap), so only those are counted.
   const summarise = (): void => {
-    el.dataset.points = String(xs.length)
-    const last = xs.length - 1
-    const lastY = ys[last]
+    const drawn = ys.filter((y) => y !== null).length
+    el.dataset.points = String(drawn)
+    let last = ys.length - 1
+    while (last >= 0 && ys[last] === null) last--
     caption.textContent = last < 0
       ? 'No point in this range.'
-      : `${xs.length} point${xs.length === 1 ? '' : 's'}; last value ${formatValue(lastY ?? null) || '(none)'} at ${formatDate((xs[last] ?? 0) * 1000)}`
+      : `${drawn} point${drawn === 1 ? '' : 's'}; last value ${formatValue(ys[last] ?? null)} at ${formatDate((xs[last] ?? 0) * 1000)}`
     el.setAttribute('aria-label', `Chart of ${label}: ${caption.textContent}`)
   }
 
@@ -70,6 +72,9 @@ export function timeChart (initialName: string): TimeChart {
       xs = nextXs
       ys = nextYs
       span = range
+      // The span shown, for the browser tests (whether every point lies on the chart).
+      el.dataset.from = String(range?.from ?? '')
+      el.dataset.to = String(range?.to ?? '')
       plot?.setData([xs, ys])
       summarise()
     },

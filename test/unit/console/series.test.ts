@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { appendPoint, bucketCount, chartQuery, defaultInterval, drawable, MAX_POINTS, parseInterval, rangeOf, seriesOf } from '../../../console/src/pages/system/series.js'
+import { appendPoint, bucketCount, chartQuery, defaultInterval, drawable, MAX_POINTS, parseInterval, rangeOf, seriesOf, shownSpan } from '../../../console/src/pages/system/series.js'
 
 const HOUR = 3_600_000
 const NOW = 1_763_884_800_000
@@ -59,5 +59,12 @@ describe('chart series', () => {
     for (let i = 1; i <= MAX_POINTS + 3; i++) s = appendPoint(s, i * 1000, i, 0)
     expect(s.xs).toHaveLength(MAX_POINTS)
     expect(s.xs[0]).toBe(4)
+  })
+
+  it('shows an aggregation\'s buckets that start before the range, rather than drawing them off the edge', () => {
+    const range = { from: 7_200_000 + 1_800_000, to: 7_200_000 + 5_400_000 } // 02:30 to 03:30
+    const buckets = { xs: [7_200, 10_800], ys: [20, 21] } // 02:00 and 03:00, in seconds
+    expect(shownSpan(range, buckets)).toEqual({ from: 7_200_000, to: range.to })
+    expect(shownSpan(range, { xs: [], ys: [] })).toEqual(range)
   })
 })

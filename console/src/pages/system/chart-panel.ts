@@ -5,7 +5,7 @@ import { h, replace } from '../../lib/dom.js'
 import { formatDate, formatValue } from '../../lib/format.js'
 import type { PageContext } from '../../page.js'
 import {
-  appendPoint, chartQuery, defaultInterval, drawable, FUNCTIONS, isLive, numeric, parseInterval, rangeOf, RANGES, seriesOf,
+  appendPoint, chartQuery, defaultInterval, drawable, FUNCTIONS, isLive, numeric, parseInterval, rangeOf, RANGES, seriesOf, shownSpan,
   UNITS, type PointsAnswer, type RangeName, type Series, type TimeRange
 } from './series.js'
 
@@ -120,7 +120,8 @@ export function chartPanel (ctx: Pick<PageContext, 'api' | 'notify'>, uid: strin
     const what = `${shown.dataId}, ${shown.aggregated ? per : 'raw'}, ${RANGE_TEXT[shown.rangeName].toLowerCase()}`
     const text = raw.some((p) => typeof p.v === 'string' && numeric(p.v) === null)
     chart.el.hidden = text && !drawable(series)
-    chart.setData(series.xs, series.ys, isLive(shown.rangeName) ? rangeOf(shown.rangeName, Date.now()) ?? shown.range : shown.range, shown.dataId)
+    const span = isLive(shown.rangeName) ? rangeOf(shown.rangeName, Date.now()) ?? shown.range : shown.range
+    chart.setData(series.xs, series.ys, shown.aggregated ? shownSpan(span, series) : span, shown.dataId)
     replace(textValues)
     if (series.xs.length === 0 || (!drawable(series) && !text)) state.textContent = `No value of ${what}.`
     else if (text) {

@@ -96,6 +96,20 @@ export function seriesOf (answer: PointsAnswer, uid: string, dataId: string): Se
   return { xs: ts.map((t) => t / 1000), ys: ts.map((t) => byTs.get(t) ?? null) }
 }
 
+/**
+ * The span a chart shows: the range asked for, widened to the series' points. An aggregation's buckets start at
+ * their interval's boundaries, so the first one starts before the range (the last hour's at the full hour): shown
+ * as the range alone, it was counted but drawn off the chart's left edge.
+ */
+export function shownSpan (range: TimeRange, s: Series): TimeRange {
+  const first = s.xs[0]
+  const last = s.xs[s.xs.length - 1]
+  return {
+    from: first === undefined ? range.from : Math.min(range.from, first * 1000),
+    to: last === undefined ? range.to : Math.max(range.to, last * 1000)
+  }
+}
+
 /** Whether a series has anything to draw (a text data id gives only gaps: the page lists it instead). */
 export const drawable = (s: Series): boolean => s.ys.some((y) => y !== null)
 
