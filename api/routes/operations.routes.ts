@@ -61,7 +61,7 @@ const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions> = asy
 
   app.get('/operations/:uid/file', {
     config: { right: VIEW },
-    schema: { tags: ['operations'], summary: 'The file an export produced', description: 'The CSV file of a finished export; company.file.not.found before.', params: OperationUid, querystring: CompanyQuery, response: { 200: FileResponse, ...errors } }
+    schema: { tags: ['operations'], summary: 'The file an export produced', description: 'The CSV file of a finished export (or the failed rows of a CSV operation); needs the right that creating this type of operation needs; company.file.not.found before.', params: OperationUid, querystring: CompanyQuery, response: { 200: FileResponse, ...errors } }
   }, async (req, reply) => {
     const f = await operations.file(req.access, req.params.uid)
     return await reply.type(f.contentType).header('content-disposition', `attachment; filename="${f.name}"`).send(f.data)

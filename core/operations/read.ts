@@ -52,6 +52,18 @@ export function createOperationsReader (repos: Pick<Repositories, 'operations'>,
     return { items, count: found.count, size: items.length, offset: p.offset }
   }
 
+  /**
+   * The operation, for a caller who holds the right that creating its type needs: cancelling it, and reading its
+   * file (a data export needs the export right; a failed-rows file holds what only its writers may see).
+   * @throws operation.unknown, missing.rights (403)
+   */
+  async function loadWithRight (access: CompanyAccess, uid: string): Promise<Operation> {
+    const op = await load(access, uid)
+    const right = OPERATION_RIGHTS[op.type]
+    if (!access.membership.rights.has(right)) throw new FleetError('missing.rights', [right])
+    return op
+  }
+
   /** @throws operation.unknown */
   async function get (access: CompanyAccess, uid: string): Promise<View> {
     return (await views([await load(access, uid)]))[0] as View
@@ -70,16 +82,17 @@ export function createOperationsReader (repos: Pick<Repositories, 'operations'>,
    * @throws operation.unknown, missing.rights (403)
    */
   async function cancel (access: CompanyAccess, uid: string): Promise<View> {
-    const op = await load(access, uid)
-    const right = OPERATION_RIGHTS[op.type]
-    if (!access.membership.rights.has(right)) throw new FleetError('missing.rights', [right])
+    const op = await loadWithRight(access, uid)
     if (op.state !== 'FINISHED') await engine.cancel(op)
     return await get(access, uid)
   }
 
-  /** The produced file. @throws operation.unknown; company.file.not.found while none exists */
+  /**
+   * The produced file; needs the right that creating its type needs.
+   * @throws operation.unknown, missing.rights (403); company.file.not.found while none exists
+   */
   async function file (access: CompanyAccess, uid: string): Promise<{ name: string, contentType: string, data: Buffer }> {
-    await load(access, uid)
+    await loadWithRight(access, uid)
     const f = await repos.operations.file(uid)
     if (f === undefined) throw new FleetError('company.file.not.found', [uid])
     return f

@@ -79,6 +79,13 @@ export function columnOf (cell: string, set: ColumnSet): Column | undefined {
   return field === undefined ? undefined : { kind: 'communication', protocol, field }
 }
 
+/** Whether a header cell names a password of a protocol (MQTT[password], M3DA[registration password]...). */
+export function isSecretColumn (cell: string): boolean {
+  const { prefix, inner } = split(cell)
+  const protocol = (Object.keys(COMMUNICATION_FIELDS) as Protocol[]).find((k) => squash(k) === squash(prefix))
+  return protocol !== undefined && inner !== undefined && ['PASSWORD', 'REGISTRATIONPASSWORD'].includes(squash(inner))
+}
+
 const keyOf = (c: Column): string => {
   switch (c.kind) {
     case 'gateway': case 'subscription': return `${c.kind}.${c.field}`

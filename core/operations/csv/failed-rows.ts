@@ -3,6 +3,8 @@
 import type { Repositories } from '../../ports/repositories.js'
 import type { Operation } from '../../domain/operation.js'
 import type { CsvDelimiter } from './read.js'
+import { csvLine } from './write.js'
+import { isSecretColumn } from './columns.js'
 
 /** What a CSV operation keeps of its file in its parameters, to write the failed rows back. */
 export interface CsvFileParams { header: string[], delimiter: CsvDelimiter }
@@ -11,13 +13,6 @@ export interface CsvFileParams { header: string[], delimiter: CsvDelimiter }
 export const ERROR_COLUMN = 'ERROR'
 
 const PAGE = 1000
-
-/** A cell quoted when it holds the separator, a quote or a line end (RFC 4180). */
-export function csvCell (value: string, delimiter: CsvDelimiter): string {
-  return value.includes(delimiter) || /["\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value
-}
-
-export const csvLine = (cells: readonly string[], delimiter: CsvDelimiter): string => cells.map((c) => csvCell(c, delimiter)).join(delimiter)
 
 /**
  * Writes the file of the rows that were not applied (FAILURE, and CANCELLED rows too: they were not applied either),
@@ -28,13 +23,16 @@ export async function writeFailedRows (tx: Repositories, op: Operation): Promise
   const file = op.parameters.file as CsvFileParams | undefined
   if (file === undefined) return
   const { delimiter } = file
-  const header = file.header.filter((h) => h.trim().toUpperCase() !== ERROR_COLUMN)
+  // The previous ERROR column goes (a new one is added); the password columns too: whoever may read the operation's
+  // file sees them otherwise, and the user types them again when sending the rows back.
+  const keep = (h: string): boolean => h.trim().toUpperCase() !== ERROR_COLUMN && !isSecretColumn(h)
+  const header = file.header.filter(keep)
   const lines = [csvLine([...header, ERROR_COLUMN], delimiter)]
   for (let offset = 0; ; offset += PAGE) {
     const page = await tx.operations.tasks(op.uid, ['FAILURE', 'CANCELLED'], { offset, size: PAGE })
     for (const t of page.items) {
       const cells = (t.params?.cells as string[] | undefined) ?? []
-      const kept = file.header.map((h, i) => [h, cells[i] ?? ''] as const).filter(([h]) => h.trim().toUpperCase() !== ERROR_COLUMN).map(([, c]) => c)
+      const kept = file.header.map((h, i) => [h, cells[i] ?? ''] as const).filter(([h]) => keep(h)).map(([, c]) => c)
       lines.push(csvLine([...kept, t.errorMessage ?? t.errorCode ?? t.state], delimiter))
     }
     if (page.items.length < PAGE) break

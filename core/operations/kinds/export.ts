@@ -10,7 +10,7 @@
 //   order), then one row per timestamp (epoch milliseconds) in ascending time, with an empty cell where a data has
 //   no value at that time. Numbers are written as they are, booleans as true/false, strings quoted per RFC 4180
 //   when they hold a comma, a quote or a line break; lines end with CRLF (RFC 4180). A null value is an empty cell.
-//   Texts that a spreadsheet would take for a formula are written after a single quote (see csvField).
+//   Texts that a spreadsheet would take for a formula are written after a single quote (csv/write.ts).
 //   When one data has several points at the same millisecond, the row holds one of them.
 import { FleetError } from '../../errors.js'
 import { toMillis } from '../../domain/lists.js'
@@ -22,6 +22,7 @@ import { launch, newOperation, type Caller, type OperationDeps } from '../common
 import { Type } from 'typebox'
 import { Nullable, Flag, Time } from '../body.schema.js'
 import { operationKind } from '../kind.js'
+import { csvCell } from '../csv/write.js'
 
 // fleet-api.md §Limits: data selected for history export.
 export const MAX_EXPORT_DATA = 200
@@ -77,18 +78,6 @@ export async function exportOperation (deps: OperationDeps, caller: Caller, syst
   return await launch(deps, op, [{ systemUid: system.uid, systemName: system.name }])
 }
 
-/**
- * RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled. A text a spreadsheet
- * would run as a formula (starting with =, +, -, @, a tab or a carriage return: CSV injection) is written after a
- * single quote, so it opens as text. Numbers are never strings here, so -1 stays a number.
- */
-export function csvField (v: DataValue | undefined): string {
-  if (v === null || v === undefined) return ''
-  if (typeof v !== 'string') return String(v)
-  const text = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
-}
-
 /** One data id's points, read newest first in batches of `size`, one point per timestamp. */
 class SeriesCursor {
   private buf: StoredPoint[] = []
@@ -133,12 +122,12 @@ export async function historyCsv (tx: Pick<Repositories, 'dataQueries'>, systemU
     if (ts === -Infinity) break
     for (const [k, c] of cursors.entries()) {
       if (c.peek()?.ts !== ts) { cells[k] = ''; continue }
-      cells[k] = csvField(c.take(ts))
+      cells[k] = csvCell(c.take(ts))
       if (c.peek() === undefined) await c.fill()
     }
     lines.push(`${ts},${cells.join(',')}\r\n`)
   }
-  const header = `timestamp,${p.data.map(csvField).join(',')}\r\n`
+  const header = `timestamp,${p.data.map((d) => csvCell(d)).join(',')}\r\n`
   return { csv: header + lines.reverse().join(''), rows: lines.length }
 }
 

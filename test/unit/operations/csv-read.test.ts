@@ -1,10 +1,11 @@
 // The CSV reader of the CSV operations (core/operations/csv/read.ts; fleet-api.md §Register, set F of §Errors) and
-// the writer of the failed-rows file (csv/failed-rows.ts): what one writes the other reads back, cell for cell and
-// line for line, in any chunking; any bytes answer a file or a refusal, never a throw.
+// the writer of the service's files (csv/write.ts): what one writes the other reads back, cell for cell (a text a
+// spreadsheet would run as a formula after its single quote) and line for line, in any chunking; any bytes answer a
+// file or a refusal, never a throw.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { detectDelimiter, isCsvRefusal, readCsv, type CsvDelimiter } from '../../../core/operations/csv/read.js'
-import { csvLine } from '../../../core/operations/csv/failed-rows.js'
+import { csvLine } from '../../../core/operations/csv/write.js'
 
 async function * chunks (data: Buffer, cuts: number[]): AsyncGenerator<Buffer> {
   let at = 0
@@ -16,7 +17,9 @@ async function * chunks (data: Buffer, cuts: number[]): AsyncGenerator<Buffer> {
   yield data.subarray(at)
 }
 
-const cell = fc.string({ unit: fc.constantFrom('a', 'Z', 'é', '€', ' ', ',', ';', '"', '\n', '\r\n', '|', '0'), maxLength: 8 })
+const cell = fc.string({ unit: fc.constantFrom('a', 'Z', 'é', '€', ' ', ',', ';', '"', '\n', '\r\n', '|', '0', '=', '-', '+', '@', '\t', '.'), maxLength: 8 })
+/** What a cell reads back as: a would-be formula after its quote. */
+const guarded = (c: string): string => /^[=+\-@\t\r]/.test(c) ? `'${c}` : c
 
 describe('readCsv', () => {
   it('reads back what csvLine writes: the cells, and the line each row starts on, in any chunking, with or without BOM, CRLF or LF', async () => {
@@ -34,7 +37,7 @@ describe('readCsv', () => {
         const read = await readCsv(chunks(Buffer.from(text, 'utf8'), cuts))
         if (isCsvRefusal(read)) throw new Error(`refused: ${read.refused} ${read.params.join(' ')}`)
         expect(read.header).toEqual(header.map((h) => h.trim()))
-        expect(read.rows.map((r) => r.cells)).toEqual(rows)
+        expect(read.rows.map((r) => r.cells)).toEqual(rows.map((r) => r.map(guarded)))
         let line = 2
         const starts = rows.map((r) => { const at = line; line += 1 + r.join('').split(/\r\n|\r|\n/).length - 1; return at })
         expect(read.rows.map((r) => r.line)).toEqual(starts)
