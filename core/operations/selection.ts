@@ -6,6 +6,7 @@ import {
   APPLICATION_KEYS, DATA_KEYS, DATE_BOUNDS, GATEWAY_KEYS, knownKeys, SUBSCRIPTION_KEYS, type DateBound, type SystemCriteria
 } from '../domain/system-criteria.js'
 import { toMillis } from '../domain/lists.js'
+import { Criteria } from './body.schema.js'
 
 // fleet-api.md §System selection and set S; §Limits: 100 distinct uids.
 export const MAX_SELECTION_UIDS = 100
@@ -53,8 +54,20 @@ export interface Selection {
 
 const asList = (v: string | string[] | undefined): string[] | undefined => v === undefined ? undefined : Array.isArray(v) ? v : [v]
 
-/** The criteria of a selection as the find filters (core/domain/system-criteria.ts). */
+/**
+ * Refuses a key that names no field of this part of a selection: left out, it would select more systems than meant
+ * (every system of the company, for a criteria object holding only a misspelt key). @throws selection.invalid
+ */
+export function refuseUnknownKeys (where: string, v: object | null | undefined, keys: readonly string[]): void {
+  const unknown = Object.keys(v ?? {}).find((k) => !keys.includes(k))
+  if (unknown !== undefined) throw new FleetError('selection.invalid', [where === '' ? unknown : `${where}.${unknown}`, `not a field here; known: ${keys.join(', ')}`])
+}
+
+const CRITERIA_KEYS = Object.keys(Criteria.properties)
+
+/** The criteria of a selection as the find filters (core/domain/system-criteria.ts). @throws selection.invalid, request.invalid */
 export function toCriteria (c: CriteriaInput): SystemCriteria {
+  refuseUnknownKeys('criteria', c, CRITERIA_KEYS)
   const out: SystemCriteria = {}
   const copy = <K extends keyof SystemCriteria>(k: K, v: SystemCriteria[K] | undefined): void => { if (v !== undefined) out[k] = v }
   copy('uids', c.uids)

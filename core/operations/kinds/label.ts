@@ -2,7 +2,7 @@ import { FleetError } from '../../errors.js'
 import { IDENTIFIER_KINDS, type IdentifierKind } from '../../domain/system-criteria.js'
 import type { NewTask } from '../../domain/operation.js'
 import type { OperationHandler } from '../handler.js'
-import { dependsOnSelection, fieldsSet, MAX_IDENTIFIERS, MAX_SELECTED_SYSTEMS, MAX_SELECTION_UIDS, toCriteria, type CriteriaInput, type Selection, type SelectionInput } from '../selection.js'
+import { dependsOnSelection, fieldsSet, MAX_IDENTIFIERS, MAX_SELECTED_SYSTEMS, MAX_SELECTION_UIDS, refuseUnknownKeys, toCriteria, type CriteriaInput, type Selection, type SelectionInput } from '../selection.js'
 import { launch, newOperation, type Caller, type CommonParams, type OperationDeps } from '../common.js'
 import { Type } from 'typebox'
 import { Common, Criteria, DependsOn } from '../body.schema.js'
@@ -21,9 +21,14 @@ export interface LabelBody extends CommonParams {
 /**
  * The label operation's own selection: criteria at top level, dependsOn, or identifier lists; none of them means
  * every system of the company (fleet-api.md §Label).
- * @throws selection.invalid, selection.too.many.identifiers, selection.max.uid.reached, selection.empty, operation.unknown
+ * @throws selection.invalid (an unknown key too), selection.too.many.identifiers, selection.max.uid.reached, selection.empty,
+ *   operation.unknown
  */
 async function labelSelection (deps: OperationDeps, companyUid: string, body: LabelBody): Promise<Selection> {
+  // A body key the operation does not know (`systems`, `uids`, `label`: the selection of other operations) would
+  // otherwise leave no selection at all, and so label every system of the company.
+  refuseUnknownKeys('', body, Object.keys(LabelBodySchema.properties))
+  refuseUnknownKeys('identifiers', body.identifiers, IDENTIFIER_KINDS)
   const given = (['criteria', 'dependsOn', 'identifiers'] as const).filter((k) => body[k] != null)
   if (given.length > 1) throw new FleetError('selection.invalid', [fieldsSet(given), 'set at most one of criteria, dependsOn, identifiers'])
   if (body.dependsOn != null) return await dependsOnSelection(deps.repos, companyUid, body.dependsOn)
