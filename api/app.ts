@@ -114,7 +114,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   }
   const rate = { rateCounter: ctx.rateCounter, ratePerSecond: ctx.config.RATE_LIMIT_PER_S }
   await app.register(oauthRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate })
-  await app.register(authorizeRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate, publicUrl: ctx.config.PUBLIC_URL })
+  await app.register(authorizeRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate, publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
   await app.register(async (v1) => {
     // Inside this scope only: the docs and the OAuth endpoints are open.
     await v1.register(auth, { auth: ctx.services.auth, companies: ctx.services.companiesRepo, ...rate })
@@ -139,7 +139,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     })
   }, { prefix: '/api/v1' })
   // The web console (issue 15): served where the API is, bundled on first use.
-  await app.register(consoleRoutes)
+  await app.register(consoleRoutes, { publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
   await app.register(faviconRoute)
   for (const plugin of opts.plugins ?? []) await app.register(plugin)
   return app

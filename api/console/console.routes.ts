@@ -1,14 +1,15 @@
-import type { FastifyInstance, FastifyReply } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { consoleBundle } from './bundle.js'
 import { consoleCsp, INDEX_HTML } from './index-page.js'
+import { requestConsoleBase, type ConsoleAddressConfig } from './console-base.js'
 
 /**
  * The web console (issue 15) under /console/: index.html, app.js and app.css (with their source maps). Open routes:
  * the console signs in itself (OAuth 2 code grant with PKCE, client fleet-console) and calls /api/v1 with its token.
  */
-export default async function consoleRoutes (app: FastifyInstance): Promise<void> {
-  const secure = (reply: FastifyReply, host: string | undefined): FastifyReply => reply
-    .header('content-security-policy', consoleCsp(host))
+export default async function consoleRoutes (app: FastifyInstance, address: ConsoleAddressConfig): Promise<void> {
+  const secure = (reply: FastifyReply, req: FastifyRequest): FastifyReply => reply
+    .header('content-security-policy', consoleCsp(requestConsoleBase(req, address)))
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'no-referrer')
     .header('x-frame-options', 'DENY')
@@ -16,10 +17,10 @@ export default async function consoleRoutes (app: FastifyInstance): Promise<void
   const doc = { schema: { hide: true }, config: { public: true } }
   app.get('/console', doc, async (_req, reply) => await reply.redirect('/console/', 301))
   app.get('/console/', doc, async (req, reply) =>
-    await secure(reply, req.host).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(INDEX_HTML))
+    await secure(reply, req).type('text/html; charset=utf-8').header('cache-control', 'no-cache').send(INDEX_HTML))
   app.get<{ Params: { file: string } }>('/console/:file', doc, async (req, reply) => {
     const file = (await consoleBundle()).files.get(req.params.file)
     if (file === undefined) return await reply.callNotFound()
-    return await secure(reply, req.host).type(file.type).header('cache-control', 'no-cache').send(file.body)
+    return await secure(reply, req).type(file.type).header('cache-control', 'no-cache').send(file.body)
   })
 }

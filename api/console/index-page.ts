@@ -5,7 +5,9 @@
  * or style attribute), API calls and the live stream's WebSocket to this origin, images of this origin (the company
  * picture) and blobs/data (the export download, uPlot), no frames, forms posting only to this origin (sign-in).
  */
-export function consoleCsp (host: string | undefined): string {
+export function consoleCsp (base: string | undefined): string {
+  // The host of a parsed URL: no space, quote or semicolon can reach the header from a request.
+  const host = base === undefined ? undefined : new URL(base).host
   const ws = host === undefined ? '' : ` ws://${host} wss://${host}`
   return [
     "default-src 'none'",

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { AuthorizeRefused, ClientRedirectError, OAuthError, type AuthService } from '../../core/services/auth.service.js'
 import { consoleRedirectUri } from '../../core/domain/console-client.js'
+import { requestConsoleBase } from '../console/console-base.js'
 import type { RateCounter } from '../../core/ports/store.js'
 import { isFleetError } from '../../core/errors.js'
 import { withFragment, withParams } from '../../core/domain/redirect-uri.js'
@@ -13,8 +14,10 @@ export interface AuthorizeRoutesOptions {
   auth: AuthService
   rateCounter: RateCounter
   ratePerSecond: number
-  /** PUBLIC_URL: the service's address for its users; absent, the address each request came to (console-client.ts). */
+  /** PUBLIC_URL: the service's address for its users; absent, the listener's (console-client.ts). */
   publicUrl?: string | undefined
+  /** HTTP_HOST: a name the listener answers to. */
+  httpHost: string
 }
 
 /**
@@ -24,7 +27,11 @@ export interface AuthorizeRoutesOptions {
  * client or redirect URI is answered here (400), never redirected; an unsupported response_type is sent to the
  * redirect URI as `error`.
  */
-export default async function authorizeRoutes (app: FastifyInstance, { auth, rateCounter, ratePerSecond, publicUrl }: AuthorizeRoutesOptions): Promise<void> {
+export default async function authorizeRoutes (app: FastifyInstance, { auth, rateCounter, ratePerSecond, publicUrl, httpHost }: AuthorizeRoutesOptions): Promise<void> {
+  const consoleUri = (req: FastifyRequest): string | undefined => {
+    const base = requestConsoleBase(req, { publicUrl, httpHost })
+    return base === undefined ? undefined : consoleRedirectUri(base)
+  }
   const request = (req: FastifyRequest) => ({
     responseType: param(req, 'response_type'),
     clientId: param(req, 'client_id'),
@@ -32,8 +39,7 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
     state: param(req, 'state'),
     codeChallenge: param(req, 'code_challenge'),
     codeChallengeMethod: param(req, 'code_challenge_method'),
-    // The Host header names the address the browser used (no proxy header is trusted: behind one, set PUBLIC_URL).
-    consoleRedirectUri: consoleRedirectUri(publicUrl, `${req.protocol}://${req.host}`)
+    consoleRedirectUri: consoleUri(req)
   })
   const pkceFields = (r: ReturnType<typeof request>) => ({ code_challenge: r.codeChallenge, code_challenge_method: r.codeChallengeMethod })
   const html = (reply: FastifyReply, status: number, body: string): FastifyReply =>

@@ -1,17 +1,57 @@
 // The web console (issue 15) signs in with the service's own OAuth 2: the authorization_code grant with PKCE, as a
 // public client (no secret: a page cannot keep one). The client exists in every store (bootstrap.service.ts).
+import { isIP } from 'node:net'
+import { hostname } from 'node:os'
+import { plainAddress } from './trusted-proxies.js'
 
 export const CONSOLE_CLIENT_ID = 'fleet-console'
 export const CONSOLE_PATH = '/console/'
 
+/** Where a request came in: what the console's address may be taken from when PUBLIC_URL is not set. */
+export interface Listener {
+  /** The Host header as the browser sent it. */
+  host: string | undefined
+  /** The local side of the connection: the address and port the service was reached at. */
+  localAddress: string | undefined
+  localPort: number | undefined
+  /** HTTP_HOST: the address or name the service listens on (0.0.0.0 or :: for all). */
+  httpHost: string
+}
+
+const HOST = /^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::(\d{1,5}))?$/i
+
 /**
- * The console client's only redirect URI: the console's own address. With PUBLIC_URL (the address users reach the
- * service at, e.g. behind a TLS proxy) it is `<PUBLIC_URL>/console/`; without it, the origin the authorize request
- * came to (its Host header) followed by `/console/`. It is computed per request rather than stored, so the same
- * store serves the console under every address it is reached at.
+ * The names this listener answers to: the address the connection came to, `localhost` on a loopback address, the
+ * machine's name and HTTP_HOST when it is a name.
  */
-export function consoleRedirectUri (publicUrl: string | undefined, requestOrigin: string): string {
-  const base = publicUrl ?? requestOrigin
+function ownNames (l: Listener): Set<string> {
+  const local = plainAddress(l.localAddress ?? '').toLowerCase()
+  const names = new Set([local, hostname().toLowerCase()])
+  if (local === '::1' || local.startsWith('127.')) names.add('localhost')
+  if (isIP(l.httpHost) === 0) names.add(l.httpHost.toLowerCase())
+  return names
+}
+
+/**
+ * The console's origin: PUBLIC_URL (the address users reach the service at, e.g. behind a TLS proxy); without it,
+ * `http://<Host>` only when the Host header names this very listener (its address or port as connected to, or one of
+ * the machine's names). Never the Host header alone: a browser sent to the service with `Host: evil.test` would
+ * otherwise have its code sent to evil.test. Undefined: the console cannot sign in through this request.
+ */
+export function consoleBase (publicUrl: string | undefined, l: Listener): string | undefined {
+  if (publicUrl !== undefined) return publicUrl
+  const m = HOST.exec(l.host ?? '')
+  if (m === null || l.localPort === undefined) return undefined
+  const [, name = '', port = '80'] = m
+  if (Number(port) !== l.localPort || !ownNames(l).has(name.replace(/^\[|\]$/g, '').toLowerCase())) return undefined
+  return `http://${l.host ?? ''}`
+}
+
+/**
+ * The console client's only redirect URI: the console's own address, `<base>/console/` (consoleBase). Computed per
+ * request rather than stored, so the same store serves the console under every address it may be reached at.
+ */
+export function consoleRedirectUri (base: string): string {
   // Relative: a PUBLIC_URL with a path (a proxy serving the service under /fleet/) keeps it.
   return new URL(CONSOLE_PATH.slice(1), base.endsWith('/') ? base : `${base}/`).toString()
 }

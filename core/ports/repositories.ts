@@ -66,6 +66,11 @@ export interface ApiClientRecord {
   userUid: string | null
   /** Where the authorization_code grant may send its codes (exact match). */
   redirectUris: string[]
+  /**
+   * May use the implicit grant (response_type=token: an access token in the redirect's fragment); absent: false. Only
+   * a client registered for it, since a token in a URL can leak where a code, useless without the client, cannot.
+   */
+  implicitGrant?: boolean
 }
 
 export interface ApiClientsRepository {

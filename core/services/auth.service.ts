@@ -253,6 +253,9 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     if (req.clientId === undefined) throw new AuthorizeRefused('invalid_request', 'client_id is required')
     const c = await repos.clients.find(req.clientId)
     if (c === undefined) throw new AuthorizeRefused('invalid_client', 'unknown client')
+    if (c.clientId === CONSOLE_CLIENT_ID && req.consoleRedirectUri === undefined && req.redirectUri === undefined) {
+      throw new AuthorizeRefused('invalid_request', 'the console is reached at an address the service does not know as its own: set PUBLIC_URL to it')
+    }
     const allowed = c.clientId === CONSOLE_CLIENT_ID && req.consoleRedirectUri !== undefined ? [...c.redirectUris, req.consoleRedirectUri] : c.redirectUris
     const redirectUri = req.redirectUri ?? (allowed.length === 1 ? allowed[0] : undefined)
     if (redirectUri === undefined || !allowed.includes(redirectUri)) {
@@ -261,6 +264,9 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     const responseType = req.responseType
     if (responseType !== 'code' && responseType !== 'token') {
       throw new ClientRedirectError('unsupported_response_type', 'response_type must be code or token')
+    }
+    if (responseType === 'token' && c.implicitGrant !== true) {
+      throw new ClientRedirectError('unauthorized_client', 'this client is not registered for the implicit grant (response_type=token)')
     }
     if (responseType === 'code') {
       const problem = challengeProblem(req.codeChallenge, req.codeChallengeMethod) ??

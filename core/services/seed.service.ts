@@ -43,7 +43,9 @@ const SeedClient = Type.Object({
   name: Type.Optional(Type.String()),
   user: Type.Optional(Type.Union([Type.String(), Type.Null()])),
   /** The authorization_code grant's redirect URIs; absent: those the client has, none for a new one. */
-  redirectUris: Type.Optional(Type.Array(Type.String({ minLength: 1 })))
+  redirectUris: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+  /** May use the implicit grant (response_type=token); absent: what the client has, false for a new one. */
+  implicitGrant: Type.Optional(Type.Boolean())
 }, { additionalProperties: false })
 
 export const SeedDocumentSchema = Type.Object({
@@ -166,7 +168,8 @@ export function createSeedService ({ inTransaction, clock, epoch, hashCost }: Se
         secretHash: c.clientSecret === undefined ? found?.secretHash ?? null : await hashPassword(c.clientSecret, hashCost),
         name: c.name ?? found?.name ?? c.clientId,
         userUid,
-        redirectUris: c.redirectUris ?? found?.redirectUris ?? []
+        redirectUris: c.redirectUris ?? found?.redirectUris ?? [],
+        implicitGrant: c.implicitGrant ?? found?.implicitGrant ?? false
       }, clock.now())
     }
   }

@@ -5,7 +5,7 @@ import { COMPANY_NAME, startStack, type Stack } from '../helpers/stack.js'
 import { seed } from '../helpers/factories.js'
 
 let stack: Stack
-beforeAll(async () => { stack = await startStack() })
+beforeAll(async () => { stack = await startStack({ env: { PUBLIC_URL: 'http://fleet.test:8080' } }) })
 afterAll(async () => { await stack.close() })
 
 describe('GET /console/', () => {

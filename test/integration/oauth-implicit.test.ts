@@ -11,7 +11,7 @@ const REDIRECT = 'http://localhost:7777/oauth/done'
 let stack: Stack
 beforeAll(async () => {
   stack = await startStack()
-  await seed(stack, { clients: [{ clientId: APP, clientSecret: 'android-secret', name: 'Phone app', user: ADMIN_EMAIL, redirectUris: [REDIRECT] }] })
+  await seed(stack, { clients: [{ clientId: APP, clientSecret: 'android-secret', name: 'Phone app', user: ADMIN_EMAIL, redirectUris: [REDIRECT], implicitGrant: true }] })
 })
 afterAll(async () => { await stack.close() })
 
@@ -76,6 +76,22 @@ describe('response_type=token', () => {
       expect(to.searchParams.get('error')).toBe('unsupported_response_type')
       expect(to.hash).toBe('')
     }
+  })
+
+  it('refuses a client not registered for the implicit grant: unauthorized_client to its URI, no form, no token', async () => {
+    await seed(stack, { clients: [{ clientId: 'code-only', clientSecret: 'code-secret', user: ADMIN_EMAIL, redirectUris: [REDIRECT] }] })
+    const before = (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tokens')).rows[0]?.n
+    for (const res of [await show({ ...request, client_id: 'code-only' }), await signIn({ ...request, client_id: 'code-only', username: ADMIN_EMAIL, password: ADMIN_PASSWORD })]) {
+      expect(res.statusCode).toBe(302)
+      const to = new URL(String(res.headers.location))
+      expect(to.origin + to.pathname).toBe(REDIRECT)
+      expect(Object.fromEntries(to.searchParams)).toMatchObject({ error: 'unauthorized_client', state: 's 1&2' })
+      expect(to.hash).toBe('')
+    }
+    expect((await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM tokens')).rows[0]?.n).toBe(before)
+    // The console (a public client) may not either: its tokens come from a code and its PKCE verifier.
+    const consolePage = await show({ response_type: 'token', client_id: 'fleet-console', redirect_uri: 'http://fleet.test/console/' })
+    expect(consolePage.headers.location ?? '').not.toContain('access_token')
   })
 
   it('shows the form again on a wrong password, with no redirect', async () => {

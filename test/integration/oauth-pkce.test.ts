@@ -19,7 +19,7 @@ const challengeOf = (v: string): string => createHash('sha256').update(v).digest
 
 let stack: Stack
 beforeAll(async () => {
-  stack = await startStack()
+  stack = await startStack({ env: { PUBLIC_URL: `http://${HOST}` } }) // console-origin.test.ts: the Host header alone is not believed
   await seed(stack, { clients: [{ clientId: APP, clientSecret: APP_SECRET, user: ADMIN_EMAIL, redirectUris: [APP_URI] }] })
 })
 afterAll(async () => { await stack.close() })
