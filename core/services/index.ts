@@ -13,6 +13,7 @@ import { createApplicationsService } from './applications.service.js'
 import { createTemplatesService } from './templates.service.js'
 import { createPartsService } from './parts.service.js'
 import { createDevicesService } from './ingest/devices.service.js'
+import { deviceLoginThrottle } from './ingest/device-login-throttle.js'
 import { createIngestService } from './ingest/ingest.service.js'
 import type { Logger } from '../logger.js'
 import type { MetricsRegistry } from '../metrics.js'
@@ -71,7 +72,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     applications: createApplicationsService({ repos, clock }),
     templates: createTemplatesService({ repos }),
     parts: createPartsService({ repos }),
-    devices: createDevicesService({ repos, clock }),
+    devices: createDevicesService({ repos, clock, throttle: deviceLoginThrottle(config, rateCounter, clock, metrics) }),
     // Device answers go to the operations engine once committed (core/ports/devices.ts DeviceAnswers).
     // Committed device messages go there too: a retrieve waits for the values it asked for (engine.valuesStored).
     ingest: createIngestService({

@@ -25,6 +25,8 @@ export interface LoginThrottleOptions {
   addressFailures: number
   /** The first wait; each further failure doubles it, up to MAX_WAIT_MS. */
   baseMs: number
+  /** The counters' key prefix: device logins (devices.service.ts) count apart from people's sign-ins. Default `login`. */
+  keyPrefix?: string
 }
 
 /**
@@ -51,18 +53,19 @@ interface Counted {
 export function createLoginThrottle (counter: Pick<RateCounter, 'attempt' | 'waiting' | 'forgive' | 'reset'>, clock: Clock, o: LoginThrottleOptions,
   unlocks?: Pick<SignInUnlocksRepository, 'unlockedAt'>) {
   const rule = (after: number): ThrottleRule => ({ after, baseMs: o.baseMs, maxMs: MAX_WAIT_MS, forgetMs: FORGET_MS })
+  const prefix = o.keyPrefix ?? 'login'
 
   /** The counters of an attempt, the address's first: a refusal by a later one takes back the earlier ones. */
   async function countersOf (who: Attempt): Promise<Counted[]> {
-    const counted: Counted[] = [{ key: `login:address:${who.address}`, after: o.addressFailures, before: true, resetOnSuccess: false }]
+    const counted: Counted[] = [{ key: `${prefix}:address:${who.address}`, after: o.addressFailures, before: true, resetOnSuccess: false }]
     if (who.account !== undefined) {
       const hash = accountHash(who.account)
-      const subject = `login:account:${hash}:${(await unlocks?.unlockedAt(hash)) ?? 0}`
+      const subject = `${prefix}:account:${hash}:${(await unlocks?.unlockedAt(hash)) ?? 0}`
       counted.push({ key: `${subject}:from:${who.address}`, after: o.accountAddressFailures, before: true, resetOnSuccess: true })
       counted.push({ key: subject, after: o.accountFailures, before: false, resetOnSuccess: false })
     } else if (who.client !== undefined) {
       // A client's secret is sent by programs, several requests at once from one place being ordinary.
-      const subject = `login:client:${sha256(who.client)}`
+      const subject = `${prefix}:client:${sha256(who.client)}`
       counted.push({ key: `${subject}:from:${who.address}`, after: o.accountAddressFailures, before: false, resetOnSuccess: true })
       counted.push({ key: subject, after: o.accountFailures, before: false, resetOnSuccess: false })
     }

@@ -11,11 +11,16 @@ import { createM3daDevices } from './m3da-devices.js'
 import { createMsciPolls } from './msci-polls.js'
 
 import type { DeviceSession } from './device-session.js'
+import { isFleetError } from '../../errors.js'
+import type { LoginThrottle } from '../login-throttle.js'
+import type { Counter } from '../../metrics.js'
 export type { DeviceSession } from './device-session.js'
 
 export type DeviceAuthResult =
   | { ok: true, session: DeviceSession }
   | { ok: false, reason: 'device.unknown' | 'device.bad.password' | 'device.ip.forbidden' }
+  /** Too many wrong passwords for this device or from this address (README "Device login throttling"). */
+  | { ok: false, reason: 'device.throttled', retryAfterS: number }
 
 /**
  * The entry of the system's `communication` whose password a transport checks ('mqtt', 'rest', 'm3da', 'msci'...):
@@ -37,13 +42,18 @@ const CACHE_MAX = 50_000
 /** One login on its way to the store, and what it found. */
 interface LoginItem { identifier: string, login: DeviceLogin | undefined }
 
-export interface DevicesServiceDeps { repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da' | 'msciPolls' | 'deviceTasks'>, clock: Clock }
+export interface DevicesServiceDeps {
+  repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da' | 'msciPolls' | 'deviceTasks'>
+  clock: Clock
+  /** Wrong device passwords throttled per device and address (absent: none); `throttled` counts the refusals. */
+  throttle?: { check: LoginThrottle['check'], throttled: Counter<'protocol'> }
+}
 
 /**
  * Device logins (conventions.md §Devices): username = gateway serial number or IMEI, password = the system's
  * `communication.<protocol>.password`; the company's deviceIpFiltering applies (fleet-api.md §Company).
  */
-export function createDevicesService ({ repos, clock }: DevicesServiceDeps) {
+export function createDevicesService ({ repos, clock, throttle }: DevicesServiceDeps) {
   const cache = new Map<string, { at: number, result: DeviceAuthResult }>()
 
   // The logins of devices connecting together are looked up together (one statement for all that arrive while one
@@ -74,13 +84,38 @@ export function createDevicesService ({ repos, clock }: DevicesServiceDeps) {
     return { ok: true, session: { systemUid: login.systemUid, companyUid: login.companyUid, username } }
   }
 
+  /**
+   * The lookup, unless the device or the address must wait after wrong passwords (login-throttle.ts: the device from
+   * one address, the device from everywhere, the address for every device). Only a wrong password or an unknown
+   * device counts: a success, a right password from a filtered address and a store that cannot answer do not, so a
+   * good device reconnecting often, or a fleet reconnecting during an outage, is never throttled.
+   */
+  async function throttled (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
+    if (throttle === undefined) return await lookup(username, password, protocol, ip)
+    let result: DeviceAuthResult | undefined
+    let failure: { err: unknown } | undefined
+    try {
+      await throttle.check({ address: ip, account: username }, async () => {
+        try { result = await lookup(username, password, protocol, ip) } catch (err) { failure = { err }; return true }
+        return result.ok || result.reason === 'device.ip.forbidden'
+      })
+    } catch (err) {
+      if (!isFleetError(err) || err.code !== 'rate.limit.exceeded') throw err
+      throttle.throttled.inc({ protocol })
+      return { ok: false, reason: 'device.throttled', retryAfterS: (err as { retryAfterS?: number }).retryAfterS ?? 1 }
+    }
+    if (failure !== undefined) throw failure.err
+    if (result === undefined) throw new Error('device login checked without a result')
+    return result
+  }
+
   /** Never throws on bad credentials: answers why the login is refused. */
   async function authenticate (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
     const key = `${protocol}\u0000${ip}\u0000${username}\u0000${password}`
     const now = clock.now()
     const hit = cache.get(key)
     if (hit !== undefined && now - hit.at < CACHE_MS) return hit.result
-    const result = await lookup(username, password, protocol, ip)
+    const result = await throttled(username, password, protocol, ip)
     if (result.ok) {
       if (cache.size >= CACHE_MAX) cache.clear()
       cache.set(key, { at: now, result })
