@@ -1,7 +1,8 @@
 // Helpers for the device ingest tests (conventions.md §Devices): systems that devices log in as, created through
 // POST /api/v1/systems, real mqtt.js clients (TCP and WebSocket), REST device calls with fetch, and what the store
 // holds afterwards.
-import mqtt, { type IClientOptions, type IClientPublishOptions, type MqttClient, type Packet } from 'mqtt'
+import type { Duplex } from 'node:stream'
+import mqtt, { MqttClient, type IClientOptions, type IClientPublishOptions, type Packet } from 'mqtt'
 import { uniq } from './factories.js'
 import { createSystem, validImei } from './systems.js'
 import type { Stack } from './stack.js'
@@ -51,9 +52,11 @@ export type ConnectOutcome =
  * Connects once (no reconnection) and answers the outcome: the connected client, or the CONNACK return code
  * (3.1.1) / reason code (5) of a refusal. Every packet the server sends is kept in `received(client)`.
  */
-export async function tryConnect (url: string, opts: IClientOptions & { version?: MqttVersion } = {}): Promise<ConnectOutcome> {
-  const { version = 4, ...rest } = opts
-  const client = mqtt.connect(url, { ...versionOptions(version), reconnectPeriod: 0, connectTimeout: 5000, clientId: uniq('c'), ...rest })
+export async function tryConnect (url: string, opts: IClientOptions & { version?: MqttVersion, stream?: () => Duplex } = {}): Promise<ConnectOutcome> {
+  const { version = 4, stream, ...rest } = opts
+  const options = { ...versionOptions(version), reconnectPeriod: 0, connectTimeout: 5000, clientId: uniq('c'), ...rest }
+  // `stream`: a connection the test opened itself (one that writes a PROXY protocol header first); url is unused then.
+  const client = stream === undefined ? mqtt.connect(url, options) : new MqttClient(stream, options)
   client.setMaxListeners(0) // publish() listens for 'close' once per publish in flight
   const packets: Packet[] = []
   received.set(client, packets)

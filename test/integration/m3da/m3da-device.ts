@@ -23,9 +23,10 @@ export interface Link {
 }
 
 /** One TCP connection to M3DA_PORT. */
-export async function tcpLink (stack: Stack, waitMs = 5000): Promise<Link> {
+export async function tcpLink (stack: Stack, waitMs = 5000, first?: Buffer): Promise<Link> {
   const socket: Socket = connect(stack.ports.m3da ?? 0, '127.0.0.1')
   await new Promise<void>((resolve, reject) => { socket.once('connect', resolve); socket.once('error', reject) })
+  if (first !== undefined) socket.write(first) // a PROXY protocol header, as a proxy in front of the service sends
   const reader = new EnvelopeReader()
   const waiting: Array<(e: Envelope | null) => void> = []
   const received: Envelope[] = []
