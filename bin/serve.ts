@@ -37,10 +37,10 @@ export interface AssembleOptions {
   transports?: readonly TransportFactory[]
 }
 
-// conventions.md §Data: commStatus follows the expected period; checking every 30 s is precise enough for periods
+// README, "Devices and telemetry": commStatus follows the expected period; checking every 30 s is precise enough for periods
 // counted in minutes or hours.
 const COMM_SWEEP_MS = 30_000
-// Operation timeouts are looked for this often (conventions.md §Operations: operation.timeout).
+// Operation timeouts are looked for this often (README, "Bulk operations": operation.timeout).
 const TIMEOUT_SWEEP_MS = 5_000
 // The points partitions are made two months ahead (core/domain/point-partitions.ts): hourly is ample for that, and
 // takes the points of a device with an odd clock out of the default partition within the hour.
@@ -74,7 +74,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
     readiness: readinessChecks(infra.db, roles.has('ingest') ? transports : []),
     plugins: (roles.has('ingest') ? transports : []).flatMap((t) => t.http === undefined ? [] : [t.http]).map((http) => async (app: FastifyInstance) => { await app.register(http) })
   })
-  // Operation workers run in every process with the worker role (shared/design.md: one process by default). The sweepers are
+  // Operation workers run in every process with the worker role (one process by default: README, "Running a cluster"). The sweepers are
   // repeatable jobs of the queue, not timers: in a cluster each runs once per period, in whichever process claims it.
   // A failed sweep goes to the queue's onError (logged); the next period sweeps again.
   const { engine } = ctx.services.operations

@@ -224,7 +224,7 @@ export function startFleet (opts: FleetOptions): Fleet {
 
   /**
    * REST devices ask for their tasks every pollMs, on their own schedule (a wake polls in between); M3DA devices
-   * connect as often, since the service can only answer them (protocols.md §2.5: devices initiate).
+   * connect as often, since the service can only answer them (M3DA devices initiate every exchange).
    */
   async function pollTasks (device: SimulatedDevice, until: number): Promise<void> {
     const pollMs = opts.taskPollMs ?? 5000

@@ -1,4 +1,4 @@
-// Every error code of fleet-api.md §Errors and conventions.md §Errors (and the OAuth ones of RFC 6749 §5.2) as a
+// Every error code the service answers (README, "Using the API"; and the OAuth ones of RFC 6749 §5.2) as a
 // sentence a person can act on (issue 15: errors as sentences everywhere). `{0}`, `{1}` are the errorParameters.
 // A code missing here still shows, as "The service refused the request (<code>)." (test/unit/console/errors.test.ts
 // checks that every code of core/errors.ts has its sentence).
@@ -128,7 +128,7 @@ const SENTENCES: Record<string, string> = {
   'callback.invalid': 'The callback address is not valid.',
   'callback.forbidden': 'The callback address is not allowed.',
   'template.not.unique': 'Another template already has this name.',
-  // conventions.md §Errors and the service's own codes
+  // The service's own codes
   'request.invalid': 'The request is not valid: {0}.',
   'sort.invalid.field': 'The list cannot be sorted by {0}.',
   'ip.forbidden': 'The company does not accept requests from your address ({0}).',

@@ -1,10 +1,10 @@
-// What reboot, reset to factory and wake-up share (fleet-api.md §Reboot, Reset to factory, Wake-up; conventions.md
-// §Applications, §Device tasks): the action they run is an `action` element of the systems' applications, of one
+// What reboot, reset to factory and wake-up share (README, "Bulk operations" and "Applications and templates"): the
+// action they run is an `action` element of the systems' applications, of one
 // actionType (REBOOT, RESET, CONNECT), sent as a `command` device task whose id is the action's id. The request may
 // name the action (checked against the selected systems: 400 when it is not of the right kind); without one, each
 // system's applications say which (reboot: the first firmware's; reset: every RESET action; wake-up: the CONNECT
 // action of an application that communicates). Per system: no such action, no protocol, or no identifiers for it
-// fail that system's task with the code (conventions.md §Operations).
+// fail that system's task with the code (README, "Bulk operations").
 import { FleetError, type ErrorCode } from '../../errors.js'
 import type { Repositories } from '../../ports/repositories.js'
 import type { ActionType } from '../../domain/application-model.js'
@@ -60,7 +60,7 @@ export function actionsOf (applications: readonly Application[], actionType: Act
 const isAction = (e: Element, actionType: ActionType): boolean => e.def.elementType === 'action' && e.def.actionType === actionType
 
 /**
- * The requested action against the selected systems (fleet-api.md: "an action identifier of the right kind"): refused
+ * The requested action against the selected systems (AirVantage: "an action identifier of the right kind"): refused
  * when a system defines that id as anything but an action of the type, or when none of them defines it at all. A
  * system that does not define it fails its own task (spec.missingAction). @throws spec.invalidAction
  */
@@ -126,7 +126,7 @@ export function actionHandler (spec: ActionSpec, alwaysConnect = false): Operati
 
   return {
     ...perSystem(runOne),
-    // conventions.md §Device tasks: ERROR ends the task with the device's message; OK runs the next step, if any
+    // README, "Devices and telemetry": ERROR ends the task with the device's message; OK runs the next step, if any
     // (reset: every RESET action of the system, one after the other), else ends it SUCCESS. A task being cancelled
     // sends nothing more: it ends with what the device answered.
     async answered (ctx) {

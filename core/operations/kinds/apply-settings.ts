@@ -1,5 +1,5 @@
-// Apply settings (fleet-api.md §Apply settings, §Errors row "apply settings", §System syncStatus / lastSyncDate /
-// data.lastTemplateName and the lastAppliedTemplate / lastConfigName criteria; conventions.md §Device tasks): a
+// Apply settings (README, "Bulk operations": its errors, the system's syncStatus / lastSyncDate /
+// data.lastTemplateName and the lastAppliedTemplate / lastConfigName criteria; "Devices and telemetry"): a
 // `write` device task `[{key: value}, ...]`, then, when `reboot` (default true), the system's reboot as a second
 // device task. The write's OK marks the system in sync (syncStatus OK, lastSyncDate, the template's name); its ERROR,
 // or no answer by the timeout, marks it syncStatus ERROR.
@@ -23,7 +23,7 @@ import { issueDeviceTask } from '../device/issue.js'
 import { perSystem, present, someSystemDefines } from '../device/per-system.js'
 import { declareHint } from '../device/declare-hint.js'
 
-/** One setting of the request: a data id and a value whose JSON type is its type (fleet-api.md §Apply settings). */
+/** One setting of the request: a data id and a value whose JSON type is its type (README, "Bulk operations"). */
 export interface Setting { key: string, value: boolean | number | string }
 
 export interface ApplySettingsBody extends CommonParams, RolloutFields {
@@ -46,7 +46,7 @@ interface SettingsParameters {
   requestConnection: boolean
 }
 
-/** fleet-api.md §Apply settings: "templateName (string, default Custom; informative only)". */
+/** README, "Bulk operations": "templateName (string, default Custom; informative only)". */
 const DEFAULT_TEMPLATE_NAME = 'Custom'
 
 const isSetting = (e: Element | undefined): e is Element => e?.def.elementType === 'setting'
@@ -62,7 +62,7 @@ async function settingsOf (repos: Pick<Repositories, 'catalogue'>, companyUid: s
   let settings = body.settings ?? []
   let templateName = blank(body.templateName) ? DEFAULT_TEMPLATE_NAME : body.templateName
   if (templateId !== null) {
-    // fleet-api.md §Errors row "apply settings": settings.unknown, "template name does not exist" (in the company).
+    // AirVantage's apply-settings errors: settings.unknown, "template name does not exist" (in the company).
     const template = await repos.catalogue.template(companyUid, templateId)
     if (template === undefined) throw new FleetError('settings.unknown', [templateId])
     settings = template.settings as Setting[]
@@ -102,7 +102,7 @@ export async function applySettingsOperation (deps: OperationDeps, caller: Calle
   return await launch(deps, op, selection.tasks)
 }
 
-/** The JSON type of a value as fleet-api.md names setting types: true/false boolean, 1.0 double, 1 integer, string. */
+/** The JSON type of a value as AirVantage names setting types: true/false boolean, 1.0 double, 1 integer, string. */
 function jsonType (v: DataValue): string {
   if (typeof v === 'number') return Number.isInteger(v) ? 'integer' : 'double'
   return v === null ? 'null' : typeof v
@@ -131,7 +131,7 @@ const stepOf = (ctx: Pick<TaskContext, 'task'>): Step | undefined => ctx.task.pa
 const parametersOf = (op: Operation): SettingsParameters => op.parameters as unknown as SettingsParameters
 
 /**
- * Each system checks the settings against its own applications. fleet-api.md's row has no code of its own for one
+ * Each system checks the settings against its own applications. AirVantage's errors have no code of their own for one
  * system that lacks a setting or declares it with another type, so its task fails with the row's settings.unknown
  * naming the keys (and, for a type, what it declares and what was given): the row's operation.all.settings.undefined
  * is the 400 for the whole selection.
@@ -171,7 +171,7 @@ async function issueReboot (ctx: TaskContext): Promise<TaskOutcome> {
   const p = parametersOf(ctx.op)
   const target = (await loadTargets(ctx.tx, ctx.op.companyUid, [ctx.task.systemUid])).get(ctx.task.systemUid)
   const action = target === undefined ? undefined : rebootAction(target.applications)
-  // No firmware with a REBOOT action: fleet-api.md's reboot "after a successful operation" has nothing to run, and
+  // No firmware with a REBOOT action: AirVantage's reboot "after a successful operation" has nothing to run, and
   // the settings are applied: SUCCESS without a reboot.
   if (target === undefined || action === undefined) return { state: 'SUCCESS' }
   const written = ctx.task.params?.protocol as DeviceProtocol
@@ -207,7 +207,7 @@ export const applySettingsHandler: OperationHandler = {
   async failed (ctx) {
     if (stepOf(ctx) === 'write') await ctx.tx.systems.recordSync([ctx.task.systemUid], { status: 'ERROR' })
   },
-  // A write still unanswered at the timeout (conventions.md §Operations: FAILURE operation.timeout) leaves its system
+  // A write still unanswered at the timeout (README, "Bulk operations": FAILURE operation.timeout) leaves its system
   // out of sync too; the operation finishes right after its tasks time out.
   async finished (tx, op) {
     for (let offset = 0; ; offset += PAGE) {

@@ -1,6 +1,6 @@
-// Retrieve data (fleet-api.md §Retrieve data, §Errors row "retrieve data"; conventions.md §Device tasks): a `read`
+// Retrieve data (README, "Bulk operations", with its errors; "Devices and telemetry"): a `read`
 // device task with the data ids asked for. Readable are the `variable` and `setting` elements of a system's
-// applications (conventions.md §Applications: a command or an action is run, not read). The request is refused when
+// applications (README, "Applications and templates": a command or an action is run, not read). The request is refused when
 // no selected system defines any of the ids (operation.all.data.undefined); a system that lacks some of them fails
 // its own task (operation.data.undefined, naming them), as do a system without a protocol for them or without the
 // identifiers its protocol needs. "A retrieve succeeds when the device has acked it and sent the values read": the

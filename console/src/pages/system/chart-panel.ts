@@ -9,7 +9,7 @@ import {
   UNITS, type PointsAnswer, type RangeName, type Series, type TimeRange
 } from './series.js'
 
-/** fleet-api.md §System usage data ids: computed from usage records, so only aggregated. */
+/** README, "Usage records": computed from usage records, so only aggregated. */
 const USAGE_IDS = ['DATA_BYTES_TOTAL', 'DATA_BYTES_SENT', 'DATA_BYTES_RECEIVED', 'DATA_SESSION', 'DATA_DURATION', 'SMS_SENT', 'SMS_RECEIVED', 'VOICE_IN_DURATION', 'VOICE_OUT_DURATION', 'MSU']
 const RANGE_TEXT: Record<RangeName, string> = { hour: 'Last hour', day: 'Last day', week: 'Last week', month: 'Last month', custom: 'Custom range' }
 /** An aggregated chart of a range ending now is read again at most this often while points arrive. */

@@ -1,5 +1,5 @@
 // The system page's chart as data: the time range picked, the query of the raw and aggregated data endpoints
-// (fleet-api.md §Raw data points, §Aggregated data points) and the series uPlot draws from their answers, with the
+// (their operations in the OpenAPI document) and the series uPlot draws from their answers, with the
 // live points of the stream appended. No DOM here (tested in test/unit/console/series.test.ts).
 
 export interface Point { ts: number, v: number | string | null }
@@ -14,7 +14,7 @@ export const UNITS = ['hour', 'day', 'month', 'year'] as const
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 const SPAN: Record<Exclude<RangeName, 'custom'>, number> = { hour: HOUR, day: DAY, week: 7 * DAY, month: 30 * DAY }
-/** fleet-api.md §Limits: at most 500 points per system and data id. */
+/** The endpoints' limit (AirVantage's too): at most 500 points per system and data id. */
 export const MAX_POINTS = 500
 
 export interface TimeRange { from: number, to: number }
@@ -38,7 +38,7 @@ export function defaultInterval (range: TimeRange): string {
   return '1year'
 }
 
-/** `6hour` → {n: 6, unit: 'hour'}; null when not a valid interval (multiplier 1 to 50, conventions.md §Data). */
+/** `6hour` → {n: 6, unit: 'hour'}; null when not a valid interval (multiplier 1 to 50, README, "Devices and telemetry"). */
 export function parseInterval (text: string): { n: number, unit: typeof UNITS[number] } | null {
   const m = /^(\d{1,2})(hour|day|month|year)$/.exec(text)
   if (m === null) return null
@@ -131,7 +131,7 @@ export function appendPoint (s: Series, ts: number, v: unknown, from: number): S
   return { xs: xs.slice(drop), ys: ys.slice(drop) }
 }
 
-/** The answer of GET /systems/{uid}/data (fleet-api.md §Last data points): data id → its last point. */
+/** The answer of GET /systems/{uid}/data (the OpenAPI document): data id → its last point. */
 export type LastValues = Record<string, Array<{ value: unknown, timestamp: number }> | undefined>
 
 /**
