@@ -15,6 +15,8 @@ export interface LoadOptions {
   timeoutMs?: number
   /** Requests before this many ms are not recorded (connections open meanwhile); durationMs counts after it. */
   warmupMs?: number
+  /** A connection answered 503 with Retry-After waits that long before its next request, as a client should. */
+  honourRetryAfter?: boolean
 }
 
 export interface KindResult {
@@ -37,12 +39,12 @@ export interface LoadResult { seconds: number, kinds: KindResult[] }
 
 class Timeout extends Error {}
 
-function get (agent: Agent, url: URL, headers: Record<string, string>, timeoutMs: number | undefined): Promise<{ status: number, body: string }> {
+function get (agent: Agent, url: URL, headers: Record<string, string>, timeoutMs: number | undefined): Promise<{ status: number, body: string, retryAfterS: number }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent, headers }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }) })
+      res.on('end', () => { resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), retryAfterS: Number(res.headers['retry-after'] ?? 0) }) })
       res.on('error', reject)
     })
     req.on('error', reject)
@@ -79,6 +81,9 @@ export async function runLoad (opts: LoadOptions): Promise<LoadResult> {
         result.latencyStatuses.push(res.status)
         result.statuses[res.status] = (result.statuses[res.status] ?? 0) + 1
         if (res.status !== 200) { result.errors++; result.firstError ??= `${res.status} ${path} ${res.body.slice(0, 200)}` }
+        if (opts.honourRetryAfter === true && res.status === 503 && res.retryAfterS > 0) {
+          await new Promise((resolve) => setTimeout(resolve, Math.min(res.retryAfterS * 1000, deadline - performance.now())))
+        }
       } catch (err) {
         result.errors++
         if (err instanceof Timeout) result.timeouts++
