@@ -60,6 +60,7 @@ const OWN_CODES = {
   'callback.invalid': 400, // conventions.md §Callbacks: a callback that is not an http(s) URL
   'callback.forbidden': 400, // conventions.md §Callbacks: a callback host in a loopback, link-local or private network
   'system.msci.host.forbidden': 400, // an MSCI host the service never polls: link-local, metadata, multicast (README.md)
+  'system.password.too.weak': 400, // a device login password under 8 characters, spaces at either end aside (README.md)
   'template.not.unique': 400, // issue 9: a setting template name is taken in the company
   // fleet-api.md's wake-up row lists no code: these follow the reboot and reset rows (core/operations/kinds/wakeup.ts)
   'wakeup.invalid.action': 400,

@@ -47,23 +47,23 @@ describe.each(storeKinds())('on %s', (_kind, makeStore) => {
     const file = join(dir, `seed-${tag}.json`)
     await writeFile(file, JSON.stringify({
       companies: [{ name: 'Fleet' }],
-      systems: [1, 2].map((n) => ({ company: 'Fleet', name: `cli-${tag}-${n}`, gateway: { serialNumber: `CLI-${tag}-${n}` }, communication: { mqtt: { password: `pw-${n}` } } }))
+      systems: [1, 2].map((n) => ({ company: 'Fleet', name: `cli-${tag}-${n}`, gateway: { serialNumber: `CLI-${tag}-${n}` }, communication: { mqtt: { password: `device-pw-${n}` } } }))
     }))
     const seeded = await runFleet(['seed', file], env)
     expect(seeded.code, seeded.stderr).toBe(0)
-    expect(await canConnect(broker, `CLI-${tag}-1`, 'pw-1')).toBe(true)
+    expect(await canConnect(broker, `CLI-${tag}-1`, 'device-pw-1')).toBe(true)
 
     const ours = ((await broker.dynsec([{ command: 'listClients', verbose: true }]))[0]?.data.clients as Array<{ username: string, textname?: string }>)
       .filter((c) => c.username.startsWith(`CLI-${tag}-`))
     expect(ours.map((c) => c.username).sort()).toEqual([`CLI-${tag}-1`, `CLI-${tag}-2`])
     await broker.dynsec(ours.map((c) => ({ command: 'deleteClient', username: c.username })))
-    expect(await canConnect(broker, `CLI-${tag}-2`, 'pw-2')).toBe(false)
+    expect(await canConnect(broker, `CLI-${tag}-2`, 'device-pw-2')).toBe(false)
 
     const sync = await runFleet(['broker', 'sync'], env)
     expect(sync.code, sync.stderr).toBe(0)
     expect(sync.stdout).toMatch(/^broker sync: clients 2 created, 0 updated, 0 deleted, 0 unchanged, 0 skipped; roles 0 created, 0 updated, 0 deleted, 2 unchanged$/m)
-    expect(await canConnect(broker, `CLI-${tag}-1`, 'pw-1')).toBe(true)
-    expect(await canConnect(broker, `CLI-${tag}-2`, 'pw-2')).toBe(true)
+    expect(await canConnect(broker, `CLI-${tag}-1`, 'device-pw-1')).toBe(true)
+    expect(await canConnect(broker, `CLI-${tag}-2`, 'device-pw-2')).toBe(true)
     expect(sync.stdout + sync.stderr).not.toContain(new URL(broker.adminUrl).password)
   }, 240_000)
 })

@@ -225,7 +225,7 @@ describe('API documentation', () => {
       metadata: { k: 'v' },
       gateway: { imei: '356938035643809', serialNumber: 'DOC-1' },
       subscription: { identifier: '89330123456789012399', operator: 'UNKNOWN', formFactor: '4FF' },
-      communication: { mqtt: { password: 'p' }, msci: { host: 'h', user: 'u', password: 'p' } }
+      communication: { mqtt: { password: 'device-secret' }, msci: { host: 'h', user: 'u', password: 'p' } }
     })
     const listed = await get('/api/v1/systems')
     expect(listed.items.length).toBeGreaterThan(0)

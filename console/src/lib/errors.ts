@@ -19,6 +19,7 @@ const SENTENCES: Record<string, string> = {
   'system.communication.identifier.already.used': 'Another system already uses this communication identifier.',
   'system.invalid.m3da.registration.password': 'The M3DA registration password is not valid.',
   'system.invalid.m3da.password': 'The M3DA password is not valid.',
+  'system.password.too.weak': 'The device password is too short: use at least {1} characters, not counting spaces at either end.',
   'system.invalid.assignment': 'The gateway or subscription already belongs to another system.',
   'system.invalid.compatibility': 'This gateway and this subscription cannot go together.',
   // set S: selection

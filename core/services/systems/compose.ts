@@ -203,6 +203,20 @@ export function checkCommunication (c: Communication): void {
   }
 }
 
+// Device login passwords (README "Systems"): a guessable one is refused. Spaces at either end are not counted, so
+// that three spaces are no password of three characters; an empty one stays what it was, no login on that protocol.
+const DEVICE_PASSWORD_MIN = 8
+
+/** The MQTT and REST passwords a create or edit sets; those it leaves alone are not judged again. */
+export function checkDevicePasswords (c: Communication | null | undefined): void {
+  for (const protocol of ['mqtt', 'rest'] as const) {
+    const password = c?.[protocol]?.password
+    if (typeof password === 'string' && password !== '' && password.trim().length < DEVICE_PASSWORD_MIN) {
+      throw new FleetError('system.password.too.weak', [`communication.${protocol}.password`, String(DEVICE_PASSWORD_MIN)])
+    }
+  }
+}
+
 /** Set C: gateway and subscription cannot be assembled when the SIM is locked to another IMEI. */
 export function checkCompatibility (g: Gateway | null, s: Subscription | null): void {
   if (g === null || s === null || g.imei === null || s.activationImei === null) return

@@ -7,7 +7,7 @@ import { initialSystemData } from '../../domain/system-data.js'
 import { newUid } from '../../security/secrets.js'
 import type { SystemInput } from './input.js'
 import {
-  bindCommIdentifiers, checkAssignment, checkCommunication, checkCompatibility, resolveApplications, resolveGateway,
+  bindCommIdentifiers, checkAssignment, checkCommunication, checkCompatibility, checkDevicePasswords, resolveApplications, resolveGateway,
   resolveSubscription
 } from './compose.js'
 
@@ -51,6 +51,7 @@ export async function insertSystem (tx: Tx, company: Pick<Company, 'uid' | 'syst
   const applications = await resolveApplications(tx, companyUid, input.applications ?? [])
   const communication = mergeCommunication({}, input.communication)
   checkCommunication(communication)
+  checkDevicePasswords(input.communication)
   checkCompatibility(gateway, subscription)
   await checkAssignment(tx, null, gateway, subscription)
   const row: SystemRow = {
@@ -122,6 +123,7 @@ export async function updateSystem (tx: Tx, companyUid: string, uid: string, inp
   if (input.communication !== undefined) {
     patch.communication = mergeCommunication(current.communication, input.communication)
     checkCommunication(patch.communication)
+    checkDevicePasswords(input.communication)
   }
   if (input.state !== undefined) patch.state = input.state
   if (input.lifeCycleState !== undefined && input.lifeCycleState !== current.lifeCycleState) {

@@ -30,9 +30,9 @@ async function statusAfter (uid: string, agoMs: number): Promise<string> {
 /** A system seeded with a heartbeat (the API does not edit heartbeat). */
 async function seededDevice (heartbeat: { state: string, period: string, sla?: { warning: string, error: string } }): Promise<Device> {
   const serial = uniq('HB').toUpperCase()
-  await seed(stack, { systems: [{ company: COMPANY_NAME, name: serial, gateway: { serialNumber: serial }, communication: { mqtt: { password: 'hb-password' }, rest: { password: 'hb-rest' } }, heartbeat }] })
+  await seed(stack, { systems: [{ company: COMPANY_NAME, name: serial, gateway: { serialNumber: serial }, communication: { mqtt: { password: 'hb-password' }, rest: { password: 'hb-rest-password' } }, heartbeat }] })
   const { rows } = await stack.db.query<{ uid: string }>('SELECT uid FROM systems WHERE name = $1', [serial])
-  return { uid: rows[0]?.uid ?? '', serial, imei: '', mqttPassword: 'hb-password', restPassword: 'hb-rest' }
+  return { uid: rows[0]?.uid ?? '', serial, imei: '', mqttPassword: 'hb-password', restPassword: 'hb-rest-password' }
 }
 
 describe('traffic', () => {
