@@ -37,6 +37,7 @@ import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
 import { isTrustedProxy } from '../core/domain/trusted-proxies.js'
+import { pageHeaders, swaggerCsp } from './page-headers.js'
 
 export interface ApiOptions {
   /**
@@ -90,8 +91,6 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
     maxInFlight: ctx.config.OVERLOAD_MAX_IN_FLIGHT,
     maxQueueMs: ctx.config.OVERLOAD_MAX_QUEUE_MS,
     targetMs: ctx.config.OVERLOAD_TARGET_MS,
-    maxQueueMs: ctx.config.OVERLOAD_MAX_QUEUE_MS,
-    targetMs: ctx.config.OVERLOAD_TARGET_MS,
     retryAfterS: ctx.config.OVERLOAD_RETRY_AFTER_S,
     onShed: httpMetrics.shed,
     onAdmission: httpMetrics.admission
@@ -110,7 +109,13 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   }
   if (opts.docs !== false) {
     await app.register(swagger, openapiOptions)
-    await app.register(swaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list' } })
+    await app.register(swaggerUi, {
+      routePrefix: '/api/docs',
+      uiConfig: { docExpansion: 'list' },
+      staticCSP: true,
+      transformStaticCSP: swaggerCsp,
+      uiHooks: { onRequest: (_req, reply, done) => { pageHeaders(reply); done() } }
+    })
   }
   const rate = { rateCounter: ctx.rateCounter, ratePerSecond: ctx.config.RATE_LIMIT_PER_S }
   await app.register(oauthRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate })
@@ -135,7 +140,9 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
       companies: ctx.services.companiesRepo,
       ...rate,
       maxBufferBytes: ctx.config.STREAM_MAX_BUFFER_BYTES,
-      recheckMs: ctx.config.STREAM_RECHECK_MS
+      recheckMs: ctx.config.STREAM_RECHECK_MS,
+      corsOrigins: ctx.config.CORS_ORIGINS,
+      publicUrl: ctx.config.PUBLIC_URL
     })
   }, { prefix: '/api/v1' })
   // The web console (issue 15): served where the API is, bundled on first use.

@@ -66,6 +66,7 @@ const OWN_CODES = {
   'wakeup.invalid.action': 400,
   'operation.wakeup.missing.connect.action.in.system': 400,
   'ip.forbidden': 403, // company ipFiltering refuses the caller's address
+  'origin.forbidden': 403, // a browser page of an origin neither the service's nor in CORS_ORIGINS opens a live stream
   'missing.rights': 403,
   invalid_token: 401,
   'not.found': 404,

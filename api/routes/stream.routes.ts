@@ -29,6 +29,10 @@ export interface StreamRoutesOptions {
   maxBufferBytes: number
   /** STREAM_RECHECK_MS */
   recheckMs: number
+  /** CORS_ORIGINS: the browser origins, besides the service's own, whose pages may open a stream. */
+  corsOrigins: string[] | '*' | undefined
+  /** PUBLIC_URL: the service's own origin when it is behind a proxy. */
+  publicUrl: string | undefined
 }
 
 /** Close codes (RFC 6455 §7.4.2: 4000-4999 are the application's), each sent with a reason text. */
@@ -38,8 +42,17 @@ export const CLOSE = {
   /** The caller lost its access to the context company or its address is filtered (403 / partner.unknown). */
   forbidden: 4403,
   /** More than STREAM_MAX_BUFFER_BYTES waited to be sent: the client does not read fast enough. */
-  slowClient: 4008
+  slowClient: 4008,
+  /** The token already holds MAX_STREAMS_PER_TOKEN streams (the API would answer 429). */
+  tooMany: 4429
 } as const
+
+/**
+ * Streams one access token may hold open at once in a process. A console tab holds one, so a user with a few tabs
+ * fits; each stream costs the service its subscriptions, their re-reads every STREAM_RECHECK_MS and a buffer of up
+ * to STREAM_MAX_BUFFER_BYTES, so one token must not open them without bound.
+ */
+export const MAX_STREAMS_PER_TOKEN = 5
 
 /** A client message is one command: 64 KiB is far above any valid one. */
 const MAX_MESSAGE_BYTES = 64 * 1024
@@ -55,13 +68,47 @@ function errorMessage (err: unknown, ref: string | null): ServerMessage {
 /** RFC 6455 §5.5: a close reason fits in 123 bytes. */
 const reasonText = (s: string): string => Buffer.from(s).subarray(0, 123).toString().replace(/\uFFFD+$/, '')
 
+/**
+ * Whether a browser page of this origin may open a stream: the service's own origin (PUBLIC_URL, or the host the
+ * request was sent to) or one of CORS_ORIGINS. A WebSocket is not covered by CORS, so without this any web page a
+ * signed-in user visits could open one with a token it got hold of (cross-site WebSocket hijacking).
+ */
+export function streamOriginAllowed (origin: string, host: string | undefined, opts: Pick<StreamRoutesOptions, 'corsOrigins' | 'publicUrl'>): boolean {
+  if (opts.corsOrigins === '*' || (opts.corsOrigins ?? []).includes(origin)) return true
+  let url: URL
+  try { url = new URL(origin) } catch { return false }
+  if (opts.publicUrl !== undefined && url.origin === new URL(opts.publicUrl).origin) return true
+  // A browser sets Host to where it connects and the page cannot change it: the same host is the service's page.
+  return host !== undefined && url.host === host
+}
+
 export default async function streamRoutes (app: FastifyInstance, opts: StreamRoutesOptions): Promise<void> {
+  const open = new Map<string, number>()
   app.get('/stream', {
     websocket: true,
     // No right to connect: each subscription asks for entities.systems.view, as the REST endpoints it mirrors.
     config: { right: null },
-    schema: { querystring: CompanyQuery }
-  }, (socket: WebSocket, req: FastifyRequest) => { serve(opts, socket, req) })
+    schema: { querystring: CompanyQuery },
+    // Before the upgrade, so that a refusal is the API's HTTP error. Clients other than browsers send no Origin.
+    preHandler: async (req) => {
+      const origin = req.headers.origin
+      if (origin !== undefined && !streamOriginAllowed(origin, req.headers.host, opts)) throw new FleetError('origin.forbidden', [origin, 'CORS_ORIGINS'])
+      if ((open.get(sha256(bearerToken(req) ?? '')) ?? 0) >= MAX_STREAMS_PER_TOKEN) {
+        throw new FleetError('rate.limit.exceeded', ['streams', `at most ${MAX_STREAMS_PER_TOKEN} live streams open per access token`])
+      }
+    }
+  }, (socket: WebSocket, req: FastifyRequest) => {
+    const key = sha256(bearerToken(req) ?? '')
+    const count = (open.get(key) ?? 0) + 1
+    open.set(key, count)
+    socket.once('close', () => {
+      const left = (open.get(key) ?? 1) - 1
+      if (left <= 0) open.delete(key); else open.set(key, left)
+    })
+    // Two upgrades of one token may pass the check together: the one over the cap is closed at once.
+    if (count > MAX_STREAMS_PER_TOKEN) { socket.close(CLOSE.tooMany, `rate.limit.exceeded: at most ${MAX_STREAMS_PER_TOKEN} live streams open per access token`); return }
+    serve(opts, socket, req)
+  })
 }
 
 function serve (opts: StreamRoutesOptions, socket: WebSocket, req: FastifyRequest): void {
