@@ -72,15 +72,29 @@ export function chooseProtocol (target: DeviceTarget, requested: string | null |
 }
 
 /**
+ * Whether the system has the identifier its device logs in with over the protocol: the one the `commIdType` of the
+ * application speaking it names (SERIAL: the gateway's serial number, IMEI: its IMEI); any other type, or no
+ * application saying, either of them. A task for a device that cannot log in would wait until its timeout.
+ */
+function hasLogin (target: Pick<DeviceTarget, 'system' | 'applications'>, protocol: DeviceProtocol): boolean {
+  const serial = (target.system.gateway?.serialNumber ?? '') !== ''
+  const imei = (target.system.gateway?.imei ?? '') !== ''
+  const entry = target.applications.flatMap((a) => a.communication).find((c) => c.type === protocol)
+  if (entry?.commIdType === 'SERIAL') return serial
+  if (entry?.commIdType === 'IMEI') return imei
+  return serial || imei
+}
+
+/**
  * Whether the system has what the protocol needs to reach its device (conventions.md §Devices): a gateway serial
- * number or IMEI as login and the protocol's password (MQTT, Sparkplug: communication.mqtt; REST:
- * communication.rest; M3DA: a password, a registration password, or an M3DA application admitting agents without
- * security, `authentication: "none"`), or the MSCI host to poll.
+ * number or IMEI as login (the one its application's commIdType names) and the protocol's password (MQTT,
+ * Sparkplug: communication.mqtt; REST: communication.rest; M3DA: a password, a registration password, or an M3DA
+ * application admitting agents without security, `authentication: "none"`), or the MSCI host to poll.
  */
 export function hasCommIdentifiers (target: Pick<DeviceTarget, 'system' | 'applications'>, protocol: DeviceProtocol): boolean {
   const { system } = target
-  const login = (system.gateway?.serialNumber ?? '') !== '' || (system.gateway?.imei ?? '') !== ''
   const set = (v: string | null | undefined): boolean => v != null && v !== ''
+  const login = hasLogin(target, protocol)
   const c = system.communication
   switch (protocol) {
     case 'MQTT':
