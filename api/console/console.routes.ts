@@ -2,17 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { consoleBundle } from './bundle.js'
 import { consoleCsp, INDEX_HTML } from './index-page.js'
 import { requestConsoleBase, type ConsoleAddressConfig } from './console-base.js'
+import { pageHeaders } from '../page-headers.js'
 
 /**
  * The web console (issue 15) under /console/: index.html, app.js and app.css (with their source maps). Open routes:
  * the console signs in itself (OAuth 2 code grant with PKCE, client fleet-console) and calls /api/v1 with its token.
  */
 export default async function consoleRoutes (app: FastifyInstance, address: ConsoleAddressConfig): Promise<void> {
-  const secure = (reply: FastifyReply, req: FastifyRequest): FastifyReply => reply
-    .header('content-security-policy', consoleCsp(requestConsoleBase(req, address)))
-    .header('x-content-type-options', 'nosniff')
-    .header('referrer-policy', 'no-referrer')
-    .header('x-frame-options', 'DENY')
+  const secure = (reply: FastifyReply, req: FastifyRequest): FastifyReply =>
+    pageHeaders(reply).header('content-security-policy', consoleCsp(requestConsoleBase(req, address)))
 
   const doc = { schema: { hide: true }, config: { public: true } }
   app.get('/console', doc, async (_req, reply) => await reply.redirect('/console/', 301))

@@ -6,6 +6,7 @@ import type { RateCounter } from '../../core/ports/store.js'
 import { isFleetError } from '../../core/errors.js'
 import { withFragment, withParams } from '../../core/domain/redirect-uri.js'
 import { enforceRate } from '../plugins/auth.js'
+import { pageHeaders, signInCsp } from '../page-headers.js'
 import { refusedPage, signInPage, type PageFields } from './authorize-page.js'
 import { param } from './oauth.routes.js'
 import { AuthorizeForm, AuthorizeQuery, Redirect, RefusedPage, SignInPage, ThrottledPage, WrongCredentialsPage } from '../schemas/oauth.schema.js'
@@ -42,8 +43,9 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
     consoleRedirectUri: consoleUri(req)
   })
   const pkceFields = (r: ReturnType<typeof request>) => ({ code_challenge: r.codeChallenge, code_challenge_method: r.codeChallengeMethod })
-  const html = (reply: FastifyReply, status: number, body: string): FastifyReply =>
-    reply.status(status).type('text/html; charset=utf-8').header('cache-control', 'no-store').header('x-frame-options', 'DENY').send(body)
+  const html = (reply: FastifyReply, status: number, body: string, redirectUri?: string): FastifyReply =>
+    pageHeaders(reply).status(status).type('text/html; charset=utf-8').header('cache-control', 'no-store')
+      .header('content-security-policy', signInCsp(redirectUri)).send(body)
 
   /** Errors common to both steps; answers undefined when `err` is not one of them. */
   const refused = (reply: FastifyReply, err: unknown, redirectUri: string | undefined, state: string | undefined): FastifyReply | undefined => {
@@ -63,7 +65,7 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
       const fields: PageFields = {
         response_type: target.responseType, client_id: target.clientId, redirect_uri: target.redirectUri, state: r.state, ...pkceFields(r)
       }
-      return html(reply, 200, signInPage(fields, { clientName: target.clientId }))
+      return html(reply, 200, signInPage(fields, { clientName: target.clientId }), target.redirectUri)
     } catch (err) {
       const answered = refused(reply, err, r.redirectUri, r.state)
       if (answered === undefined) throw err
@@ -85,7 +87,8 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
       const answered = refused(reply, err, r.redirectUri, r.state)
       if (answered !== undefined) return answered
       const fields: PageFields = { response_type: r.responseType ?? '', client_id: r.clientId ?? '', redirect_uri: r.redirectUri ?? '', state: r.state, ...pkceFields(r) }
-      const page = (status: number, error: string): FastifyReply => html(reply, status, signInPage(fields, { clientName: r.clientId ?? '', username, error }))
+      const page = (status: number, error: string): FastifyReply =>
+        html(reply, status, signInPage(fields, { clientName: r.clientId ?? '', username, error }), r.redirectUri ?? r.consoleRedirectUri)
       // login-throttle.ts: during a wait the form is shown again with the wait, and Retry-After (conventions.md §Errors).
       const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS
       if (isFleetError(err) && err.code === 'rate.limit.exceeded' && typeof retryAfterS === 'number') {
