@@ -157,7 +157,7 @@ export interface Config {
   STREAM_RECHECK_MS: number
   /**
    * Device limits (README "Device limits"): messages per second one device may send on one transport; a message over
-   * the budget is refused (MQTT 5 PUBACK 0x96, REST 429, M3DA 503) and not stored. 0: no limit.
+   * the budget is refused (MQTT 5 PUBACK 0x97, REST 429, M3DA 503) and not stored. 0: no limit.
    */
   DEVICE_RATE_MESSAGES_PER_S: number
   /** Device limits: payload bytes per second one device may send on one transport. 0: no limit. */

@@ -59,7 +59,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     baseMs: config.LOGIN_THROTTLE_BASE_MS
   }, repos.signInUnlocks)
   // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).
-  const ingestOptions = { parallel: config.DATABASE_URL === undefined ? 1 : 2 }
+  const ingestOptions = { parallel: config.DATABASE_URL === undefined ? 1 : 2, maxPendingBytes: config.INGEST_BUFFER_BYTES }
   const progress = events === undefined ? undefined : createOperationProgress({ operations: repos.operations, events, log })
   const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch, progress })
   return {
