@@ -15,6 +15,8 @@ function sameSecret (given: string, expected: string): boolean {
 }
 
 export default async function metricsRoutes (app: FastifyInstance, opts: MetricsRoutesOptions): Promise<void> {
+  // Said once at start: the exposition names companies' traffic and the service's internals to whoever asks.
+  if (opts.token === undefined) app.log.warn('GET /metrics is open to anyone who reaches the HTTP port: set METRICS_TOKEN to require a token')
   app.get('/metrics', { config: { public: true, shed: false }, schema: { hide: true } }, async (req, reply) => {
     if (opts.token !== undefined) {
       const header = req.headers.authorization ?? ''
