@@ -57,6 +57,12 @@ describe('loadConfig', () => {
       OVERLOAD_RETRY_AFTER_S: 1,
       STREAM_MAX_BUFFER_BYTES: 1_048_576,
       STREAM_RECHECK_MS: 10_000,
+      DEVICE_RATE_MESSAGES_PER_S: 100,
+      DEVICE_RATE_BYTES_PER_S: 524_288,
+      DEVICE_RATE_BURST_S: 5,
+      DEVICE_RATE_DISCONNECT_AFTER: 1000,
+      DEVICE_PENDING_MESSAGES: 64,
+      INGEST_BUFFER_BYTES: 134_217_728,
       LOGIN_THROTTLE_FAILURES: 5,
       LOGIN_THROTTLE_ADDRESS_FAILURES: 20,
       LOGIN_THROTTLE_BASE_MS: 1000,
@@ -217,6 +223,14 @@ describe('loadConfig', () => {
   it('reads MSCI_ALLOWED_NETWORKS as IPs and CIDR ranges, naming a bad one', () => {
     expect(loadConfig({ MSCI_ALLOWED_NETWORKS: '10.20.0.0/16, 2001:db8::/32,192.0.2.7' }).MSCI_ALLOWED_NETWORKS).toEqual(['10.20.0.0/16', '2001:db8::/32', '192.0.2.7'])
     for (const bad of ['gateways.local', '10.0.0.0/33', '10.0.0.0/8/1']) expect(configError({ MSCI_ALLOWED_NETWORKS: bad }).variable).toBe('MSCI_ALLOWED_NETWORKS')
+  })
+
+  it('reads the device limits, 0 turning a rate off, and refuses a bad one naming the variable', () => {
+    expect(loadConfig({ DEVICE_RATE_MESSAGES_PER_S: '0', DEVICE_RATE_BYTES_PER_S: '0' })).toMatchObject({ DEVICE_RATE_MESSAGES_PER_S: 0, DEVICE_RATE_BYTES_PER_S: 0 })
+    for (const [variable, value] of [['DEVICE_RATE_MESSAGES_PER_S', '-1'], ['DEVICE_RATE_BYTES_PER_S', '1.5'], ['DEVICE_RATE_BURST_S', '0'],
+      ['DEVICE_RATE_DISCONNECT_AFTER', 'many'], ['DEVICE_PENDING_MESSAGES', '0'], ['INGEST_BUFFER_BYTES', '1024']] as const) {
+      expect(configError({ [variable]: value }).variable).toBe(variable)
+    }
   })
 
   it('has every variable in the configuration table of the README', () => {
