@@ -12,7 +12,9 @@
 // requests back, and shrinks by a quarter when one took longer (once per targetMs, so that the requests admitted
 // before a decrease do not count against it again). A fixed number would be right for one machine and one store
 // only: the same limit that keeps PostgreSQL's answers fast makes PGlite's slow, and a busy machine halves both.
-// It never goes below MIN_LIMIT: a route slow even alone is not made faster by serving fewer requests.
+// A request served alone that took longer does not cut it: it was slow by itself (a big export), not for the others,
+// and serving fewer would not make it faster. Routes slower than targetMs on their own still keep the limit low
+// when they run beside others: such a deployment raises OVERLOAD_TARGET_MS (README "Health, metrics and overload").
 
 export interface AdmissionOptions {
   /** Upper bound of the limit: API requests served at once. */
@@ -35,7 +37,7 @@ export interface AdmissionStats { inFlight: number, waiting: number, limit: numb
 
 interface Waiter { admit: () => void, timer: NodeJS.Timeout }
 
-export const MIN_LIMIT = 2
+export const MIN_LIMIT = 1
 const DECREASE = 0.75
 
 export class Admission {
@@ -45,6 +47,8 @@ export class Admission {
   private lastDecrease = Number.NEGATIVE_INFINITY
   /** Counts the times every place was taken or a request had to wait: whether the limit held anyone back. */
   private saturations = 0
+  /** Counts admissions: whether another request was served beside one. */
+  private admissions = 0
   private readonly now: () => number
 
   constructor (private readonly opts: AdmissionOptions) {
@@ -77,6 +81,8 @@ export class Admission {
 
   private admit (): Release {
     const seen = this.saturations
+    const first = this.inFlight === 0
+    const admission = ++this.admissions
     this.inFlight++
     if (this.inFlight >= Math.floor(this.limit)) this.saturations++
     const started = this.now()
@@ -87,17 +93,18 @@ export class Admission {
       // Did the limit hold requests back while this one was served? Else its speed says nothing of a higher limit.
       const bound = this.saturations !== seen || this.line.length > 0
       this.inFlight--
-      this.adapt(this.now() - started, bound)
+      // Alone: nobody served when it started, nor let in since.
+      this.adapt(this.now() - started, bound, first && this.admissions === admission)
       this.next()
     }
   }
 
-  private adapt (servedMs: number, bound: boolean): void {
+  private adapt (servedMs: number, bound: boolean, alone: boolean): void {
     const { targetMs, maxInFlight } = this.opts
     if (targetMs <= 0) return
     const now = this.now()
     if (servedMs > targetMs) {
-      if (now - this.lastDecrease < targetMs) return
+      if (alone || now - this.lastDecrease < targetMs) return
       this.lastDecrease = now
       this.limit = Math.max(Math.min(MIN_LIMIT, maxInFlight), this.limit * DECREASE)
     } else if (bound) {

@@ -77,9 +77,9 @@ describe('Admission', () => {
     expect(admission.stats().limit).toBe(Math.floor(before * 0.75))
   })
 
-  /** 40 rounds in which every place is taken and served fast: each limit's worth of requests served adds a place. */
-  async function grow (admission: Admission): Promise<void> {
-    for (let round = 0; round < 40; round++) {
+  /** Rounds in which every place is taken and served fast: each limit's worth of requests served adds a place. */
+  async function grow (admission: Admission, rounds = 40): Promise<void> {
+    for (let round = 0; round < rounds; round++) {
       const limit = admission.stats().limit
       const places = await Promise.all(Array.from({ length: limit }, async () => placeOf(await admission.enter())))
       clock += 50
@@ -87,23 +87,43 @@ describe('Admission', () => {
     }
   }
 
-  /** The limit after `n` requests served one at a time, each in `ms` (after growing it first when `grown`). */
-  async function oneAtATime (n: number, ms: number, grown = false): Promise<number> {
+  /** The limit after growing it for `rounds`, then after `n` turns of `together` requests served at once in `ms`. */
+  async function turns (rounds: number, n: number, together: number, ms: number): Promise<{ grown: number, after: number }> {
     const admission = new Admission({ maxInFlight: 32, maxWaitMs: 1000, targetMs: 300, now: () => clock })
-    if (grown) await grow(admission)
+    await grow(admission, rounds)
+    const grown = admission.stats().limit
     for (let i = 0; i < n; i++) {
-      const release = placeOf(await admission.enter())
+      const places = await Promise.all(Array.from({ length: together }, async () => placeOf(await admission.enter())))
       clock += ms
-      release()
+      for (const release of places) release()
     }
-    return admission.stats().limit
+    return { grown, after: admission.stats().limit }
   }
 
   it('does not grow the limit while it holds nobody back', async () => {
-    expect(await oneAtATime(100, 10)).toBe(MIN_LIMIT)
+    const { grown, after } = await turns(5, 100, 1, 10)
+    expect(grown).toBeGreaterThan(2)
+    expect(after).toBe(grown)
+  })
+
+  it('does not cut the limit for a request slow on its own', async () => {
+    const { grown, after } = await turns(5, 10, 1, 1000)
+    expect(after).toBe(grown)
   })
 
   it('never cuts the limit below the floor', async () => {
-    expect(await oneAtATime(30, 1000, true)).toBe(MIN_LIMIT)
+    const admission = new Admission({ maxInFlight: 32, maxWaitMs: 1000, targetMs: 300, now: () => clock })
+    await grow(admission)
+    for (let i = 0; i < 30; i++) {
+      // Two slow requests side by side (the second waits for the first once the limit is down to one).
+      const first = placeOf(await admission.enter())
+      const second = admission.enter()
+      clock += 1000
+      first()
+      const release = placeOf(await second)
+      clock += 1000
+      release()
+    }
+    expect(admission.stats().limit).toBe(MIN_LIMIT)
   })
 })
