@@ -19,6 +19,8 @@ export type { Found, Page, Sort } from '../paging.js'
 
 export interface CompaniesRepository {
   findByUid (uid: string): Promise<Company | undefined>
+  /** Whether the store holds a company: false only before the first start has created its own. */
+  any (): Promise<boolean>
   findByName (name: string): Promise<Company | undefined>
   insert (c: Company, createdAt: number): Promise<void>
   update (uid: string, patch: CompanyPatch): Promise<void>

@@ -89,7 +89,7 @@ const codeFamily = (codeHash: string): string => sha256(`code:${codeHash}`)
 export const CODE_TTL_MS = 5 * 60_000
 
 export interface AuthServiceDeps {
-  repos: Pick<Repositories, 'clients' | 'users' | 'tokens' | 'memberships'>
+  repos: Pick<Repositories, 'clients' | 'users' | 'tokens' | 'memberships' | 'companies'>
   clock: Clock
   tokenTtlS: number
   refreshTtlS: number
@@ -223,8 +223,19 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
     return await issueNew(c.clientId, found.userUid, codeFamily(codeHash))
   }
 
-  /** @throws OAuthError with the RFC 6749 code. */
+  // The first start binds its ports before it creates the first company, administrator and client (bin/serve.ts): a
+  // token request meanwhile would be refused as if its secret were wrong. Asked until it holds, then never again.
+  let started = false
+  async function firstStartDone (): Promise<void> {
+    started ||= await repos.companies.any()
+    if (!started) {
+      throw Object.assign(new FleetError('service.unavailable', [], { message: 'the first start is creating the first company: try again' }), { retryAfterS: 1 })
+    }
+  }
+
+  /** @throws OAuthError with the RFC 6749 code; FleetError service.unavailable before the first company exists. */
   async function token (req: TokenRequest): Promise<TokenResponse> {
+    await firstStartDone()
     const grant = req.grantType
     if (grant === undefined) throw new OAuthError('invalid_request', 'grant_type is required')
     if (!['password', 'client_credentials', 'refresh_token', 'authorization_code'].includes(grant)) {
@@ -284,6 +295,7 @@ export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch
    */
   async function authorize (req: AuthorizeRequest & { address: string, username?: string | undefined, password?: string | undefined }):
   Promise<{ redirectUri: string } & ({ code: string } | { token: ImplicitToken })> {
+    await firstStartDone()
     const target = await authorizeTarget(req)
     const userUid = await signIn(req.username, req.password, req.address)
     const now = clock.now()

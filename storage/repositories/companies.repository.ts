@@ -51,6 +51,9 @@ export function createCompaniesRepository (q: Queryable): CompaniesRepository {
       const { rows } = await q.query<CompanyRow>('SELECT * FROM companies WHERE uid = $1', [uid])
       return rows[0] === undefined ? undefined : toCompany(rows[0])
     },
+    async any () {
+      return (await q.query('SELECT 1 FROM companies LIMIT 1')).rows.length > 0
+    },
     async findByName (name) {
       const { rows } = await q.query<CompanyRow>('SELECT * FROM companies WHERE lower(name) = lower($1)', [name])
       return rows[0] === undefined ? undefined : toCompany(rows[0])
