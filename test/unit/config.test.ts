@@ -64,6 +64,7 @@ describe('loadConfig', () => {
       DEVICE_PENDING_MESSAGES: 64,
       INGEST_BUFFER_BYTES: 134_217_728,
       LOGIN_THROTTLE_FAILURES: 5,
+      LOGIN_THROTTLE_ACCOUNT_FAILURES: 100,
       LOGIN_THROTTLE_ADDRESS_FAILURES: 20,
       LOGIN_THROTTLE_BASE_MS: 1000,
       TRUST_PROXY: [],
@@ -217,6 +218,7 @@ describe('loadConfig', () => {
     expect([c.TRUST_PROXY, c.MQTT_PROXY_PROTOCOL, c.M3DA_PROXY_PROTOCOL]).toEqual([['10.0.0.5', 'fd00::/8'], true, true])
     for (const bad of ['proxy.local', '10.0.0.0/33']) expect(configError({ TRUST_PROXY: bad }).variable).toBe('TRUST_PROXY')
     expect(configError({ MQTT_PROXY_PROTOCOL: 'v2' }).variable).toBe('MQTT_PROXY_PROTOCOL')
+    expect(configError({ LOGIN_THROTTLE_ACCOUNT_FAILURES: '0' }).variable).toBe('LOGIN_THROTTLE_ACCOUNT_FAILURES')
     expect(configError({ DEVICE_LOGIN_THROTTLE_FAILURES: '0' }).variable).toBe('DEVICE_LOGIN_THROTTLE_FAILURES')
   })
 
