@@ -22,7 +22,7 @@ const secrets = new Set<string>()
 
 beforeAll(async () => {
   stack = await startStack({ listen: true, log: createLogger({ LOG_LEVEL: 'trace', LOG_FORMAT: 'json' }, capture) })
-  await seed(stack, { clients: [{ clientId: APP, clientSecret: APP_SECRET, name: 'Log test', user: ADMIN_EMAIL, redirectUris: [REDIRECT] }] })
+  await seed(stack, { clients: [{ clientId: APP, clientSecret: APP_SECRET, name: 'Log test', user: ADMIN_EMAIL, redirectUris: [REDIRECT], implicitGrant: true }] })
   user = await createUser(stack)
   device = await createDevice(stack)
   for (const s of [APP_SECRET, user.password, user.token, device.restPassword ?? '']) secrets.add(s)
