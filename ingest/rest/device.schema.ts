@@ -7,10 +7,21 @@ const error = (description: string) => ({ $ref: 'ErrorBody#', description })
 
 const empty = { type: 'null', description: 'Empty body: stored (sent only once the message is committed)' } as const
 
+const retryAfter = { headers: { 'retry-after': { type: 'integer', description: 'Seconds to wait before sending again' } } }
+
+/** README "Device limits": over the device's budget, or the ingest buffer full; nothing is stored either way. */
+function limited () {
+  return {
+    429: { ...error('rate.limit.exceeded: the device is over its budget of messages or bytes per second; nothing stored'), ...retryAfter },
+    503: { ...error('service.unavailable: the ingest buffer is full or the store unavailable; nothing stored, send again'), ...retryAfter }
+  }
+}
+
 const refused = {
   400: error('The payload is refused and nothing is stored: payload.malformed, payload.too.large, topic.forbidden...'),
   401: error('device.unauthorized: no HTTP Basic credentials, or wrong ones'),
-  403: error('ip.forbidden: the company filters device addresses and this one is not allowed')
+  403: error('ip.forbidden: the company filters device addresses and this one is not allowed'),
+  ...limited()
 }
 
 const point = { type: 'object', properties: { timestamp: { type: 'integer', description: 'epoch ms; missing, null or "" is the time of receipt' }, value: { description: 'number, string, boolean or null' } } }
@@ -73,7 +84,8 @@ export const tasksSchema = {
   response: {
     200: { type: 'array', items: Task, description: 'The tasks', examples: [[{ uid: 'c2d4e6f8a0b1c3f9c2b7a1d4e4f6a8b0', timestamp: 1767398400000, read: ['machine.temperature'] }]] },
     401: refused[401],
-    403: refused[403]
+    403: refused[403],
+    429: refused[429]
   }
 }
 export const acksSchema = { summary: 'Acknowledge tasks', description: 'Ends the tasks named in the body.', response: { 200: empty, ...refused } }
