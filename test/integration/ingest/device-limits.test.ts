@@ -8,7 +8,7 @@ import { startStack, type Stack } from '../../helpers/stack.js'
 import { closed, connectDevice, createDevice, deviceFetch, endAll, eventually, messagesOf, packetsOf, publish, settle } from '../../helpers/devices.js'
 import { holdStore } from '../../helpers/hold-store.js'
 import { metricValue } from '../../helpers/raw-mqtt.js'
-import { sendUnsecured, tcpLink } from '../m3da/m3da-device.js'
+import { httpLink, sendUnsecured, tcpLink } from '../m3da/m3da-device.js'
 import { m3daApplication, m3daSystem } from '../m3da/m3da-fixtures.js'
 
 const BURST = 4
@@ -97,6 +97,20 @@ describe('over the device budget', () => {
     expect((await messagesOf(stack, s.uid)).length).toBe(statuses.filter((x) => x === 200).length)
     expect(await metricValue(stack, 'fleet_device_rate_disconnects_total', { protocol: 'M3DA' })).toBeGreaterThanOrEqual(1)
     await link.close()
+  })
+})
+
+describe('M3DA over HTTP', () => {
+  it('POST /device/com: the budget is the device\'s across requests; the reply envelope carries status 503', async () => {
+    const app = await m3daApplication(stack, { authentication: 'none' })
+    const s = await m3daSystem(stack, { applications: [app] })
+    const link = httpLink(stack)
+    const statuses: Array<number | null> = []
+    for (let i = 0; i < BURST + 2; i++) statuses.push((await sendUnsecured(link, s.serial, [{ kind: 'message', path: 'a', ticketId: null, body: { n: i } }])).status)
+    expect(statuses.slice(0, BURST)).toEqual(Array(BURST).fill(200))
+    expect(statuses.filter((x) => x === 503).length).toBeGreaterThanOrEqual(1)
+    await settle(stack)
+    expect((await messagesOf(stack, s.uid)).length).toBe(statuses.filter((x) => x === 200).length)
   })
 })
 
