@@ -27,7 +27,7 @@ export function dataTreeProblem (tree: readonly DataNode[], at = 'body'): ModelP
   return undefined
 }
 
-// conventions.md §Devices (southbound): the parameters of the MSCI and M3DA entries.
+// conventions.md §Devices (southbound): the parameters of the MSCI (and SNMP) and M3DA entries.
 const MSCI_ACCESS = ['snmp', 'acemanager']
 const SNMP_VERSIONS = ['2c', '3']
 const M3DA_ENCRYPTIONS = ['none', 'aes-cbc-128', 'aes-cbc-256', 'aes-ctr-128', 'aes-ctr-256']
@@ -48,6 +48,8 @@ function parameterProblem (e: CommunicationEntry, at: string): ParameterProblem 
       ? undefined
       : { field: `${at}/parameters/${key}`, message: `must be an integer from ${min} to ${max}`, unknownValue: false }
   if (e.type === 'MSCI') return oneOf('access', MSCI_ACCESS) ?? oneOf('snmpVersion', SNMP_VERSIONS) ?? int('port', 1, 65535) ?? int('pollPeriodS', 1, 31_536_000)
+  // SNMP is MSCI over SNMP (README.md "AirLink gateways (MSCI)"): the same parameters, its access SNMP only.
+  if (e.type === 'SNMP') return oneOf('access', ['snmp']) ?? oneOf('snmpVersion', SNMP_VERSIONS) ?? int('port', 1, 65535) ?? int('pollPeriodS', 1, 31_536_000)
   if (e.type === 'M3DA') {
     const auth = p.authentication
     if (auth !== undefined && typeof auth !== 'string') return { field: `${at}/parameters/authentication`, message: 'must be a string', unknownValue: false }

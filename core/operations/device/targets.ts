@@ -45,9 +45,15 @@ export function elementsOf (applications: readonly Application[]): Map<string, E
   return elements
 }
 
-/** The protocols the system's applications speak, in application order. */
+/**
+ * The transport that carries a protocol's tasks: SNMP is the AirLink gateways' MSCI over SNMP (README.md "AirLink
+ * gateways (MSCI)"), polled and tasked by the MSCI transport like an MSCI entry with `access: "snmp"`.
+ */
+export const carrierOf = (p: DeviceProtocol): DeviceProtocol => p === 'SNMP' ? 'MSCI' : p
+
+/** The protocols the system's applications speak, by their carrier, in application order. */
 export function protocolsOf (applications: readonly Application[]): DeviceProtocol[] {
-  return [...new Set(applications.flatMap((a) => a.communication.map((c) => c.type)))]
+  return [...new Set(applications.flatMap((a) => a.communication.map((c) => carrierOf(c.type))))]
 }
 
 const isProtocol = (p: string): p is DeviceProtocol => (DEVICE_PROTOCOLS as readonly string[]).includes(p)
@@ -62,11 +68,11 @@ export function chooseProtocol (target: DeviceTarget, requested: string | null |
   const spoken = protocolsOf(target.applications)
   const wanted = requested == null || requested === '' ? undefined : requested.toUpperCase()
   if (wanted !== undefined) {
-    if (isProtocol(wanted) && spoken.includes(wanted)) return wanted
+    if (isProtocol(wanted) && spoken.includes(carrierOf(wanted))) return carrierOf(wanted)
     throw new FleetError('operation.protocol.not.found.on.system.for.encoding', [target.system.uid, wanted])
   }
   const own = element === undefined ? [] : [element.def.encoding, ...element.application.communication.map((c) => c.type)]
-  const chosen = [...own, ...spoken].find((p): p is DeviceProtocol => p != null && spoken.includes(p))
+  const chosen = [...own, ...spoken].map((p) => p == null ? p : carrierOf(p)).find((p): p is DeviceProtocol => p != null && spoken.includes(p))
   if (chosen === undefined) throw new FleetError('operation.protocol.not.found.on.system.for.encoding', [target.system.uid, element?.def.id ?? 'none'])
   return chosen
 }

@@ -5,7 +5,7 @@
 import type { Clock } from '../../ports/store.js'
 import type { Repositories } from '../../ports/repositories.js'
 import type { ClaimedPoll, PollOutcome } from '../../ports/msci.js'
-import { communicationParameters, flattenData, type ActionType } from '../../domain/application-model.js'
+import { communicationParameters, flattenData, type ActionType, type CommunicationEntry } from '../../domain/application-model.js'
 import { isStoreUnavailable } from '../../store-errors.js'
 import { createGroupCommit } from './group-commit.js'
 
@@ -13,10 +13,20 @@ export type { ClaimedPoll, PollOutcome } from '../../ports/msci.js'
 
 /** A claimed poll with what its system's applications say. */
 export interface PollTarget extends ClaimedPoll {
-  /** The MSCI application's communication `parameters` (conventions.md §Devices, MSCI), {} when none. */
+  /** The MSCI (or SNMP) application's communication `parameters` (msciParameters), {} when none. */
   parameters: Record<string, unknown>
   /** The kind of each action element of the system's applications, by data id (what command tasks name). */
   actions: ReadonlyMap<string, ActionType>
+}
+
+/**
+ * How a gateway is reached: its MSCI application's communication parameters; an application speaking `SNMP` instead
+ * is MSCI over SNMP (README.md "AirLink gateways (MSCI)"), its parameters read the same way with the access SNMP.
+ */
+export function msciParameters (applications: ReadonlyArray<{ communication: readonly CommunicationEntry[] }>): Record<string, unknown> {
+  const speaks = (type: string): boolean => applications.some((a) => a.communication.some((c) => c.type === type))
+  if (speaks('MSCI') || !speaks('SNMP')) return communicationParameters(applications, 'MSCI')
+  return { ...communicationParameters(applications, 'SNMP'), access: 'snmp' }
 }
 
 export interface MsciPollsDeps { repos: Pick<Repositories, 'msciPolls' | 'applications'>, clock: Clock }
@@ -49,7 +59,7 @@ export function createMsciPolls ({ repos, clock }: MsciPollsDeps) {
       for (const a of applications) {
         for (const d of flattenData(a.data)) if (d.elementType === 'action' && d.actionType !== null && !actions.has(d.id)) actions.set(d.id, d.actionType)
       }
-      return { ...c, parameters: communicationParameters(applications, 'MSCI'), actions }
+      return { ...c, parameters: msciParameters(applications), actions }
     })
   }
 
