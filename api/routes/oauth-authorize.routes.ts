@@ -9,6 +9,7 @@ import { enforceRate } from '../plugins/auth.js'
 import { pageHeaders, signInCsp } from '../page-headers.js'
 import { refusedPage, signInPage, type PageFields } from './authorize-page.js'
 import { param } from './oauth.routes.js'
+import { errors } from '../schemas/common.schema.js'
 import { AuthorizeForm, AuthorizeQuery, Redirect, RefusedPage, SignInPage, ThrottledPage, WrongCredentialsPage } from '../schemas/oauth.schema.js'
 
 export interface AuthorizeRoutesOptions {
@@ -118,7 +119,7 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
       summary: 'Sign in and go back to the client',
       description: 'Checks the e-mail and password posted by the sign-in page and redirects to the client: a code to exchange at /api/oauth/token, or (response_type=token) the access token in the fragment.',
       body: AuthorizeForm,
-      response: { 302: Redirect, 400: RefusedPage, 401: WrongCredentialsPage, 429: ThrottledPage }
+      response: { 302: Redirect, 400: RefusedPage, 401: WrongCredentialsPage, 429: ThrottledPage, 503: errors[503] }
     }
   }, signIn)
 }

@@ -70,7 +70,7 @@ export default async function oauthRoutes (app: FastifyInstance, { auth, rateCou
     ...options.schema,
     summary: 'Get an access token',
     description: 'OAuth 2 token endpoint: grant_type password (e-mail and password), client_credentials (acts as the user owning the API client), refresh_token or authorization_code. Client id and secret in an HTTP Basic header, the form or the query. Parameters in the query (GET) or a form body (POST).',
-    response: { 200: TokenView, 400: OAuthErrorView, 401: OAuthErrorView, 429: errors[429] }
+    response: { 200: TokenView, 400: OAuthErrorView, 401: OAuthErrorView, 429: errors[429], 503: errors[503] }
   }
   const expireDoc = {
     ...options.schema,
