@@ -27,7 +27,7 @@ describe('the console\'s sign-in', { timeout: 60_000 }, () => {
     // The console's own sign-in: sign-in words (no consent to another application), in the console's colours.
     await page.getByRole('heading', { level: 1, name: 'Sign in to the console' }).waitFor()
     expect(await page.textContent('body')).not.toContain('on your behalf')
-    expect(await page.getByRole('button', { name: 'Sign in' }).evaluate((b) => getComputedStyle(b).backgroundColor)).toBe('rgb(43, 108, 176)')
+    expect(await page.getByRole('button', { name: 'Sign in' }).evaluate((b) => b.ownerDocument.defaultView?.getComputedStyle(b).backgroundColor)).toBe('rgb(43, 108, 176)')
 
     await page.getByLabel('E-mail').fill(ADMIN_EMAIL)
     await page.getByLabel('Password').fill(ADMIN_PASSWORD)
