@@ -1,6 +1,6 @@
 // The application catalogue and its model (conventions.md §Applications; fleet-api.md §Application).
 import { Type } from 'typebox'
-import { APPLICATION_CATEGORIES } from '../../core/domain/system.js'
+import { APPLICATION_CATEGORY_INPUTS } from '../../core/domain/system.js'
 import { CommunicationSchema, DataTreeSchema } from '../../core/schemas/application-model.schema.js'
 import { APPLICATION_FIELDS } from '../../core/services/applications.service.js'
 import { CompanyParam, listParam, PageQuery } from './common.schema.js'
@@ -30,7 +30,7 @@ export const ApplicationView = Type.Object({
   name: Type.Optional(Type.String({ description: 'Name' })),
   revision: Type.Optional(Type.String({ description: 'Revision' })),
   type: Type.Optional(Type.String({ description: 'Type' })),
-  category: Type.Optional(Type.String({ description: 'SOFTWARE or FIRMWARE' })),
+  category: Type.Optional(Type.String({ description: 'APPLICATION or FIRMWARE' })),
   communication: Type.Optional(CommunicationView),
   data: Type.Optional(DataTreeSchema),
   public: Type.Optional(Type.Boolean({ description: 'True for a public application, false for the company\'s own' }))
@@ -40,8 +40,8 @@ export const ApplicationCreateBody = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 255, description: 'Name' }),
   revision: Type.String({ minLength: 1, maxLength: 100, description: 'Revision; type and revision are unique in the company' }),
   type: Type.String({ minLength: 1, maxLength: 255, description: 'Type' }),
-  // conventions.md §Applications: category is optional, SOFTWARE by default.
-  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORIES], { default: 'SOFTWARE', description: 'SOFTWARE (default) or FIRMWARE' })),
+  // Optional, APPLICATION by default; SOFTWARE is taken as APPLICATION.
+  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORY_INPUTS], { default: 'APPLICATION', description: 'APPLICATION (default; SOFTWARE is taken as APPLICATION) or FIRMWARE' })),
   communication: Type.Optional(CommunicationSchema),
   data: Type.Optional(DataTreeSchema)
 }, { examples: [{ name: example.name, revision: example.revision, type: example.type, category: example.category, communication: example.communication, data: example.data }] })
@@ -54,7 +54,7 @@ export const ApplicationFindQuery = Type.Object({
   name: Type.Optional(Type.String({ description: 'Name contains this text' })),
   type: Type.Optional(Type.String({ description: 'Type contains this text' })),
   revision: Type.Optional(Type.String({ description: 'Revision contains this text' })),
-  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORIES], { description: 'SOFTWARE or FIRMWARE' })),
+  category: Type.Optional(Type.Enum([...APPLICATION_CATEGORY_INPUTS], { description: 'APPLICATION (or SOFTWARE) or FIRMWARE' })),
   fields: Type.Optional(listParam(`Attributes to return (${APPLICATION_FIELDS.join(', ')}); all when absent`, APPLICATION_FIELDS)),
   offset: PageQuery.offset,
   size: PageQuery.size

@@ -55,7 +55,7 @@ const ApplicationRef = Type.Object({
   name: Type.String({ description: 'Name' }),
   revision: Type.String({ description: 'Revision' }),
   type: Type.String({ description: 'Type' }),
-  category: Type.String({ description: 'SOFTWARE or FIRMWARE' })
+  category: Type.String({ description: 'APPLICATION or FIRMWARE' })
 })
 
 const password = str('Password; null for callers without the edit right on systems')

@@ -11,7 +11,11 @@ export const COMM_STATUSES = ['OK', 'ERROR', 'WARNING', 'UNDEFINED'] as const
 export type CommStatus = typeof COMM_STATUSES[number]
 export const SYNC_STATUSES = ['OK', 'ERROR', 'WARNING', 'NOT_SYNC'] as const
 export const USAGE_STATUSES = ['WITHIN_PLAN', 'NEARING_PLAN', 'EXCEEDING_PLAN'] as const
-export const APPLICATION_CATEGORIES = ['SOFTWARE', 'FIRMWARE'] as const
+/** An application's category, as AirVantage and its clients say (README.md "Applications and templates"). */
+export const APPLICATION_CATEGORIES = ['APPLICATION', 'FIRMWARE'] as const
+/** What a request or a seed file may say: SOFTWARE, the service's former name, is APPLICATION. */
+export const APPLICATION_CATEGORY_INPUTS = ['APPLICATION', 'SOFTWARE', 'FIRMWARE'] as const
+export const applicationCategory = (c: typeof APPLICATION_CATEGORY_INPUTS[number]): typeof APPLICATION_CATEGORIES[number] => c === 'SOFTWARE' ? 'APPLICATION' : c
 export const PROTOCOLS = ['MQTT', 'REST', 'M3DA', 'MSCI'] as const
 export type Protocol = typeof PROTOCOLS[number]
 

@@ -2,7 +2,7 @@ import { FleetError } from '../errors.js'
 import type { Clock } from '../ports/store.js'
 import type { ApplicationFilter, Found, Repositories } from '../ports/repositories.js'
 import type { CompanyAccess } from './access.js'
-import type { Application } from '../domain/system.js'
+import { applicationCategory, type Application, type APPLICATION_CATEGORY_INPUTS } from '../domain/system.js'
 import type { CommunicationEntry, DataNode } from '../domain/application-model.js'
 import { communicationProblem, dataTreeProblem } from '../domain/application-model-rules.js'
 import { fields as pickFields, page, pick } from '../domain/lists.js'
@@ -17,8 +17,8 @@ export interface ApplicationCreate {
   name: string
   revision: string
   type: string
-  /** conventions.md §Applications: optional, SOFTWARE by default. */
-  category?: Application['category'] | undefined
+  /** Optional, APPLICATION by default; SOFTWARE is taken as APPLICATION. */
+  category?: typeof APPLICATION_CATEGORY_INPUTS[number] | undefined
   communication?: CommunicationEntry[] | undefined
   data?: DataNode[] | undefined
 }
@@ -42,7 +42,8 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
   async function find (access: CompanyAccess, q: ApplicationFilter & { offset?: number | undefined, size?: number | undefined, fields?: string | string[] | undefined }): Promise<Found<Partial<ApplicationView>> & { size: number, offset: number }> {
     const p = page(q.offset, q.size)
     const chosen = pickFields(q.fields, APPLICATION_FIELDS, APPLICATION_FIELDS)
-    const found = await repos.applications.find(access.company.uid, q, p)
+    const category = q.category === 'SOFTWARE' ? 'APPLICATION' : q.category
+    const found = await repos.applications.find(access.company.uid, { ...q, category }, p)
     return { items: found.items.map((a) => pick(toApplicationView(a), chosen)), count: found.count, size: found.items.length, offset: p.offset }
   }
 
@@ -71,7 +72,7 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
       name: body.name,
       revision: body.revision,
       type: body.type,
-      category: body.category ?? 'SOFTWARE',
+      category: applicationCategory(body.category ?? 'APPLICATION'),
       communication,
       data
     }

@@ -1,7 +1,7 @@
 // GET and POST /api/v1/applications: the application catalogue systems link by uid (issue: Systems).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startStack, type Stack } from '../helpers/stack.js'
-import { createUser, type TestUser } from '../helpers/factories.js'
+import { COMPANY_NAME, startStack, type Stack } from '../helpers/stack.js'
+import { createUser, seed, type TestUser } from '../helpers/factories.js'
 import { appUid, createSystem, expectError, OTHER_COMPANY, seedCatalogue, type Catalogue, type Json } from '../helpers/systems.js'
 import { GENERIC_APPLICATIONS } from '../../core/domain/generic-applications.js'
 
@@ -34,7 +34,7 @@ describe('find applications', () => {
     expect(page).toMatchObject({ count: 10, size: 10, offset: 0 })
     const own = page.items.find((a: Json) => a.type === 'app.own')
     expect(own).toEqual({
-      uid: appUid(cat, 'app.own@1'), name: 'Own REST app', revision: '1', type: 'app.own', category: 'SOFTWARE', communication: [{ type: 'REST', commIdType: 'SERIAL' }], data: [], public: false
+      uid: appUid(cat, 'app.own@1'), name: 'Own REST app', revision: '1', type: 'app.own', category: 'APPLICATION', communication: [{ type: 'REST', commIdType: 'SERIAL' }], data: [], public: false
     })
     expect(page.items.find((a: Json) => a.type === 'fw.public' && a.revision === '1.0'))
       .toMatchObject({ public: true, data: [{ id: 'reboot', elementType: 'action', actionType: 'REBOOT' }] })
@@ -75,7 +75,7 @@ describe('create an application', () => {
     name: 'Edge agent',
     revision: '3.1',
     type: 'app.edge',
-    category: 'SOFTWARE',
+    category: 'APPLICATION',
     communication: [{ type: 'MSCI', commIdType: 'SERIAL', parameters: { access: 'snmp', pollPeriodS: 60 } }],
     data: [
       { id: 'machine', elementType: 'node', data: [{ id: 'temperature', elementType: 'variable', type: 'double' }] },
@@ -93,7 +93,7 @@ describe('create an application', () => {
     expect((await find(`?uid=${app.uid as string}`)).items).toEqual([app])
     expect((await find(`?uid=${app.uid as string}`, other.token)).items).toEqual([])
     const s = await createSystem(stack, { name: 'edge', applications: [{ uid: app.uid }] })
-    expect(s.applications).toEqual([{ uid: app.uid, name: 'Edge agent', revision: '3.1', type: 'app.edge', category: 'SOFTWARE' }])
+    expect(s.applications).toEqual([{ uid: app.uid, name: 'Edge agent', revision: '3.1', type: 'app.edge', category: 'APPLICATION' }])
     expectError(await stack.call(other.token, { method: 'POST', url: '/api/v1/systems', payload: { name: 'x', applications: [{ uid: app.uid }] } }), 'application.unknown')
   })
 
@@ -136,14 +136,22 @@ describe('create an application', () => {
   })
 })
 
-describe('create an application without a category (conventions.md §Applications: SOFTWARE by default)', () => {
-  it('answers and stores category SOFTWARE; FIRMWARE is kept when given', async () => {
+describe('the category of an application: APPLICATION or FIRMWARE, as AirVantage says', () => {
+  it('answers and stores APPLICATION by default; FIRMWARE is kept when given', async () => {
     const res = await post({ name: 'No category', revision: '1', type: 'app.nocategory' })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toMatchObject({ type: 'app.nocategory', category: 'SOFTWARE', public: false })
-    expect((await find('?type=app.nocategory&category=SOFTWARE')).count).toBe(1)
+    expect(res.json()).toMatchObject({ type: 'app.nocategory', category: 'APPLICATION', public: false })
+    expect((await find('?type=app.nocategory&category=APPLICATION')).count).toBe(1)
     const fw = await post({ name: 'Firmware', revision: '1', type: 'fw.own', category: 'FIRMWARE' })
     expect(fw.json()).toMatchObject({ category: 'FIRMWARE' })
+  })
+
+  it('takes SOFTWARE as APPLICATION: on create, in the category filter and in the seed file', async () => {
+    const res = await post({ name: 'Software', revision: '1', type: 'app.software', category: 'SOFTWARE' })
+    expect(res.json()).toMatchObject({ type: 'app.software', category: 'APPLICATION' })
+    expect((await find('?type=app.software&category=SOFTWARE')).items).toMatchObject([{ category: 'APPLICATION' }])
+    await seed(stack, { applications: [{ company: COMPANY_NAME, name: 'Seeded software', revision: '1', type: 'app.seeded.software', category: 'SOFTWARE' }] })
+    expect((await find('?type=app.seeded.software')).items).toMatchObject([{ category: 'APPLICATION' }])
   })
 })
 

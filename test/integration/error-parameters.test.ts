@@ -52,7 +52,7 @@ describe('lists', () => {
 
   it('an unknown value of an enumerated parameter lists the allowed values', async () => {
     expect(await error('GET', '/api/v1/applications?category=HARDWARE'))
-      .toEqual({ error: 'unknown.enum.value', errorParameters: ['querystring/category', 'must be one of SOFTWARE, FIRMWARE'] })
+      .toEqual({ error: 'unknown.enum.value', errorParameters: ['querystring/category', 'must be one of APPLICATION, SOFTWARE, FIRMWARE'] })
   })
 
   it('a map parameter that is not key:value says the form', async () => {

@@ -4,7 +4,7 @@ import { Type, type Static } from 'typebox'
 import type { Repositories } from '../../ports/repositories.js'
 import { isFleetError } from '../../errors.js'
 import {
-  APPLICATION_CATEGORIES, LIFE_CYCLE_MOVES, LIFE_CYCLE_STATES, OPERATORS, type LifeCycleState
+  APPLICATION_CATEGORY_INPUTS, applicationCategory, LIFE_CYCLE_MOVES, LIFE_CYCLE_STATES, OPERATORS, type LifeCycleState
 } from '../../domain/system.js'
 import type { CommunicationEntry, DataNode } from '../../domain/application-model.js'
 import { communicationProblem, dataTreeProblem } from '../../domain/application-model-rules.js'
@@ -20,7 +20,7 @@ export const SeedApplication = Type.Object({
   name: Type.String({ minLength: 1 }),
   revision: Type.String({ minLength: 1 }),
   type: Type.String({ minLength: 1 }),
-  category: Type.Enum([...APPLICATION_CATEGORIES]),
+  category: Type.Enum([...APPLICATION_CATEGORY_INPUTS]),
   // conventions.md §Applications: the protocols it speaks and the tree of what its devices understand.
   communication: Type.Optional(CommunicationSchema),
   data: Type.Optional(DataTreeSchema)
@@ -160,7 +160,7 @@ export async function seedFleet (repos: Repositories, doc: FleetSeed, companyOf:
     const data = (a.data ?? []) as DataNode[]
     const problem = communicationProblem(communication, 'communication') ?? dataTreeProblem(data, 'data')
     if (problem !== undefined) throw fail(`application ${a.type} ${a.revision}: ${problem.field} ${problem.message}`)
-    const fields = { name: a.name, revision: a.revision, type: a.type, category: a.category, communication, data }
+    const fields = { name: a.name, revision: a.revision, type: a.type, category: applicationCategory(a.category), communication, data }
     await repos.applications.put({ uid: newUid(), companyUid, ...fields }, now)
   }
   for (const o of doc.operatorAccounts ?? []) {
