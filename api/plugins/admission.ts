@@ -38,6 +38,8 @@ export interface AdmissionStats { inFlight: number, waiting: number, limit: numb
 interface Waiter { admit: () => void, timer: NodeJS.Timeout }
 
 export const MIN_LIMIT = 1
+/** Where an adaptive limit starts: a few requests at once after a start are not held in line. */
+export const INITIAL_LIMIT = 8
 const DECREASE = 0.75
 
 export class Admission {
@@ -53,8 +55,8 @@ export class Admission {
 
   constructor (private readonly opts: AdmissionOptions) {
     this.now = opts.now ?? (() => performance.now())
-    // Adaptive: starts low and grows while requests are served fast, so that the first burst is not let in whole.
-    this.limit = opts.targetMs > 0 ? Math.min(opts.maxInFlight, MIN_LIMIT) : opts.maxInFlight
+    // Adaptive: starts below the most, so that the first burst of an overload is not let in whole.
+    this.limit = opts.targetMs > 0 ? Math.min(opts.maxInFlight, INITIAL_LIMIT) : opts.maxInFlight
   }
 
   stats (): AdmissionStats {

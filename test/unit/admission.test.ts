@@ -2,7 +2,7 @@
 // for a bounded wait, the newest first, and a limit that follows the service time. The clock and the line's timers
 // are the test's: nothing here depends on the machine's speed.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { Admission, MIN_LIMIT, type Admitted, type Release } from '../../api/plugins/admission.js'
+import { Admission, INITIAL_LIMIT, MIN_LIMIT, type Admitted, type Release } from '../../api/plugins/admission.js'
 
 function placeOf (a: Admitted): Release {
   if ('refused' in a) throw new Error(`refused: ${a.refused}`)
@@ -64,7 +64,7 @@ describe('Admission', () => {
 
   it('grows the limit while requests are served within the target, and cuts it by a quarter when one is not', async () => {
     const admission = new Admission({ maxInFlight: 32, maxWaitMs: 1000, targetMs: 300, now: () => clock })
-    expect(admission.stats().limit).toBe(MIN_LIMIT)
+    expect(admission.stats().limit).toBe(INITIAL_LIMIT)
     await grow(admission)
     expect(admission.stats().limit).toBeGreaterThanOrEqual(16)
     expect(admission.stats().limit).toBeLessThanOrEqual(32)
