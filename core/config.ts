@@ -68,7 +68,7 @@ export interface Config {
   M3DA_PROXY_PROTOCOL: boolean
   /** A connection whose PROXY protocol header is not complete this long after it opened is closed (ms). */
   PROXY_PROTOCOL_TIMEOUT_MS: number
-  /** Device logins: wrong passwords for one device identity (any address) before its logins wait. */
+  /** Device logins: wrong passwords for one login from one address before it waits (from all addresses: ten times). */
   DEVICE_LOGIN_THROTTLE_FAILURES: number
   /** Device logins: wrong passwords from one address (any device) before its logins wait. */
   DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES: number

@@ -79,9 +79,10 @@ export function createLoginThrottle (counter: Pick<RateCounter, 'attempt' | 'wai
    * Runs verify (a password or client secret check) unless one of the attempt's counters must wait. A try counts as
    * a failure before verify runs where Counted.before says so (RateCounter.attempt), and is taken back on success;
    * the other counters count it once it failed. A success forgets the failures of this account from this address.
+   * verify answering undefined proved nothing either way (an M3DA challenge, devices.service.ts): the try is taken back.
    * @throws FleetError rate.limit.exceeded (with retryAfterS) during a wait.
    */
-  async function check (who: Attempt, verify: () => Promise<boolean>): Promise<boolean> {
+  async function check<R extends boolean | undefined = boolean> (who: Attempt, verify: () => Promise<R>): Promise<R> {
     const now = clock.now()
     const counters = await countersOf(who)
     const taken: Counted[] = []
@@ -95,7 +96,7 @@ export function createLoginThrottle (counter: Pick<RateCounter, 'attempt' | 'wai
     }
     const ok = await verify()
     for (const c of counters) {
-      if (ok && c.resetOnSuccess) await counter.reset(c.key)
+      if (ok === undefined) { if (c.before) await counter.forgive(c.key) } else if (ok && c.resetOnSuccess) await counter.reset(c.key)
       else if (ok && c.before) await counter.forgive(c.key)
       else if (!ok && !c.before) await counter.attempt(c.key, now, rule(c.after))
     }

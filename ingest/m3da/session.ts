@@ -87,6 +87,7 @@ export function createSessionHandler (deps: SessionDeps) {
   const lookups = new WeakMap<Peer, { id: string, at: number, device: M3daDevice }>()
   const autoregs = new Map<string, { state: ServerAutoregState, at: number }>()
   const lastReplies = new Map<string, LastReply>()
+  const authentic = new WeakSet<Peer>()
 
   async function deviceOf (peer: Peer, id: string) {
     const hit = lookups.get(peer)
@@ -203,6 +204,7 @@ export function createSessionHandler (deps: SessionDeps) {
         return opened.reason === 'auth.failed.after.challenge' ? { reply: null, status: 401, close: true } : plain(400)
       case 'open': {
         peer.challenged = false
+        authentic.add(peer) // its password proven: the connection's next envelopes skip the throttle
         const inner = opened.inner
         // The nonce the device announced is the one our next envelope is signed with: a reply now, or none.
         if (endsSession(peer, inner)) return { reply: null, status: 200, close: false }
@@ -247,6 +249,26 @@ export function createSessionHandler (deps: SessionDeps) {
     return plain(401, true)
   }
 
+  /**
+   * Password guessing is throttled as device logins are (README "Device login throttling"): until a connection has had
+   * one authentic signed envelope, each goes through the throttle: a 401 that ends the session (a second wrong
+   * signature, a wrong registration password) counts as a wrong password, an authentic envelope as a right one, and
+   * a challenge as neither (a new session's nonce is often not the one stored); during a wait the envelope is not
+   * opened and the answer is 503.
+   */
+  async function throttled (peer: Peer, id: string, answer: () => Promise<Answer>): Promise<Answer> {
+    if (authentic.has(peer)) return await answer()
+    const r = await deps.devices.guarded('m3da', id, peer.ip, async () => {
+      const value = await answer()
+      return { right: value.status === 401 && value.close ? false : authentic.has(peer) ? true : undefined, value }
+    })
+    if (!('value' in r)) {
+      deps.pipeline.refuse('device.throttled')
+      return plain(503, true)
+    }
+    return r.value
+  }
+
   /** Answers one outer envelope of a peer. Never throws. */
   async function handle (peer: Peer, outer: Envelope): Promise<Answer> {
     const id = text(outer.header.id)
@@ -261,8 +283,8 @@ export function createSessionHandler (deps: SessionDeps) {
         return plain(403, true)
       }
       const device = found.device
-      if (device.password !== null) return await secured(peer, device, id, outer)
-      if (device.registrationPassword !== null && (isAutoregStart(outer) || autoregs.has(id))) return await autoreg(device, id, outer)
+      if (device.password !== null) return await throttled(peer, id, async () => await secured(peer, device, id, outer))
+      if (device.registrationPassword !== null && (isAutoregStart(outer) || autoregs.has(id))) return await throttled(peer, id, async () => await autoreg(device, id, outer))
       if (device.authentication === 'none') return await unsecured(peer, device, outer)
       deps.pipeline.refuse(device.registrationPassword !== null ? 'm3da.autoreg.required' : 'm3da.security.required')
       return plain(403, true)

@@ -85,28 +85,41 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
   }
 
   /**
-   * The lookup, unless the device or the address must wait after wrong passwords (login-throttle.ts: the device from
-   * one address, the device from everywhere, the address for every device). Only a wrong password or an unknown
-   * device counts: a success, a right password from a filtered address and a store that cannot answer do not, so a
-   * good device reconnecting often, or a fleet reconnecting during an outage, is never throttled.
+   * Runs a password check unless the login or the address must wait after wrong passwords (login-throttle.ts: the
+   * login from one address, the login from everywhere, the address for every login). Only a check answering
+   * `right: false` counts; `right: undefined` (a step that proves nothing, such as an M3DA challenge) and a check that
+   * throws (a store that cannot answer) count nothing, so a fleet reconnecting through an outage is never throttled
+   * for it. Answers the check's value, or the wait during one.
    */
-  async function throttled (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
-    if (throttle === undefined) return await lookup(username, password, protocol, ip)
-    let result: DeviceAuthResult | undefined
+  async function guarded<T> (protocol: string, username: string, ip: string, check: () => Promise<{ right: boolean | undefined, value: T }>): Promise<{ value: T } | { retryAfterS: number }> {
+    if (throttle === undefined) return { value: (await check()).value }
+    let outcome: { value: T } | undefined
     let failure: { err: unknown } | undefined
     try {
       await throttle.check({ address: ip, account: username }, async () => {
-        try { result = await lookup(username, password, protocol, ip) } catch (err) { failure = { err }; return true }
-        return result.ok || result.reason === 'device.ip.forbidden'
+        try {
+          const r = await check()
+          outcome = { value: r.value }
+          return r.right
+        } catch (err) { failure = { err }; return undefined }
       })
     } catch (err) {
       if (!isFleetError(err) || err.code !== 'rate.limit.exceeded') throw err
       throttle.throttled.inc({ protocol })
-      return { ok: false, reason: 'device.throttled', retryAfterS: (err as { retryAfterS?: number }).retryAfterS ?? 1 }
+      return { retryAfterS: (err as { retryAfterS?: number }).retryAfterS ?? 1 }
     }
     if (failure !== undefined) throw failure.err
-    if (result === undefined) throw new Error('device login checked without a result')
-    return result
+    if (outcome === undefined) throw new Error('device login checked without an outcome')
+    return outcome
+  }
+
+  /** The lookup under the throttle: a right password from an address the company filters out is no wrong one. */
+  async function throttled (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
+    const r = await guarded(protocol, username, ip, async () => {
+      const value = await lookup(username, password, protocol, ip)
+      return { right: value.ok || value.reason === 'device.ip.forbidden', value }
+    })
+    return 'value' in r ? r.value : { ok: false, reason: 'device.throttled', retryAfterS: r.retryAfterS }
   }
 
   /** Never throws on bad credentials: answers why the login is refused. */
@@ -157,7 +170,8 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
 
   // M3DA devices sign their envelopes instead of logging in (m3da-devices.ts); AirLink gateways are polled by the
   // service (msci-polls.ts).
-  return { authenticate, identify, loginsOf, staleTasks, m3da: createM3daDevices({ repos, clock }), msci: createMsciPolls({ repos, clock }) }
+  // `guarded`: for M3DA, whose devices prove their password by signing envelopes (ingest/m3da/session.ts).
+  return { authenticate, guarded, identify, loginsOf, staleTasks, m3da: createM3daDevices({ repos, clock }), msci: createMsciPolls({ repos, clock }) }
 }
 
 export type DevicesService = ReturnType<typeof createDevicesService>

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createDevice, deviceFetch, endAll, eventually, tryConnect, type Device } from '../../helpers/devices.js'
 import { metricValue } from '../../helpers/raw-mqtt.js'
+import { m3daApplication, m3daSystem } from '../m3da/m3da-fixtures.js'
+import { SecureDevice, tcpLink, type Outgoing } from '../m3da/m3da-device.js'
 
 let stack: Stack
 beforeAll(async () => {
@@ -54,6 +56,24 @@ describe('device login throttling', () => {
     // Without the first success forgotten, this would be the 9th failure of the device from this address.
     expect((await restLogin(d, d.restPassword ?? '')).status).toBe(200)
     for (let i = 0; i < 10; i++) expect(await mqttLogin(d.serial, d.mqttPassword ?? '', i % 2 === 0 ? 4 : 5)).toBe('accepted')
+  })
+
+  it('M3DA: wrong signatures make the device wait (503, the envelope not opened) until the wait is over', async () => {
+    const s = await m3daSystem(stack, { password: 'the-right-one', applications: [await m3daApplication(stack, null)] })
+    const message: Outgoing[] = [{ kind: 'message', path: 'g', ticketId: null, body: { x: 1 } }]
+    const session = async (password: string): Promise<number | null> => {
+      const link = await tcpLink(stack)
+      const reply = await SecureDevice.withPassword(s.serial, password, { algorithm: 'hmac-md5', cipher: 'none' }).request(link, message)
+      await link.close()
+      return reply.status
+    }
+    // A session of a wrong password is challenged 401 (which counts as nothing: a new session's nonce often differs),
+    // then ended unanswered (a failure): the 5th session's failure starts the wait.
+    const wrong: Array<number | null> = []
+    for (let i = 0; i < 6; i++) wrong.push(await session('a-wrong-one'))
+    expect(wrong).toEqual([null, null, null, null, null, 503])
+    expect(await session('the-right-one')).toBe(503)
+    await eventually(async () => await session('the-right-one') === 200, 15_000, 'the right signature accepted')
   })
 
   it('wrong passwords for many devices from one address make every device login from it wait', async () => {

@@ -24,7 +24,8 @@ function handlerFor (device: M3daDevice) {
     setPassword: async () => {},
     flush: async () => {}
   }
-  const devices = { authenticate: async () => ({ ok: false, reason: 'device.unknown' }), m3da } as unknown as DevicesService
+  const guarded = async <T>(_p: string, _u: string, _ip: string, check: () => Promise<{ value: T }>) => ({ value: (await check()).value })
+  const devices = { authenticate: async () => ({ ok: false, reason: 'device.unknown' }), guarded, m3da } as unknown as DevicesService
   const ingest = { accept: async () => {}, acceptAcks: async () => [], refuse: (_p: string, r: string) => { refused.push(r) }, takeTasks: async () => [] }
   const pipeline = createPipeline({ ingest, now: () => 1_700_000_000_000, protocol: 'M3DA' })
   return { handler: createSessionHandler({ devices, ingest, pipeline, serverId: 'AIRVANTAGE', log: pino({ level: 'silent' }), limits: noDeviceLimits }), refused }
