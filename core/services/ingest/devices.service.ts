@@ -96,7 +96,9 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
     let outcome: { value: T } | undefined
     let failure: { err: unknown } | undefined
     try {
-      await throttle.check({ address: ip, account: username }, async () => {
+      // An address not known (an external broker that does not send it) is not one address of every device: its
+      // login stands for it, so that wrong passwords of some devices never make the whole fleet wait.
+      await throttle.check({ address: ip === '' ? `unknown:${username}` : ip, account: username }, async () => {
         try {
           const r = await check()
           outcome = { value: r.value }

@@ -37,6 +37,13 @@ describe('device login throttle', () => {
     expect(await s.authenticate('SN-1', 'right-password', 'mqtt', '10.0.0.1')).toEqual({ ok: false, reason: 'device.throttled', retryAfterS: 60 })
   })
 
+  it('an address not known (an external broker that does not send it) is no address shared by every device', async () => {
+    const s = service({ up: true })
+    for (let i = 0; i < 5; i++) expect(await s.authenticate(`SN-OTHER-${i}`, 'wrong', 'mqtt', '')).toEqual({ ok: false, reason: 'device.unknown' })
+    // Checked, not throttled: right, and refused only by the company's filter, which no unknown address passes.
+    expect(await s.authenticate('SN-1', 'right-password', 'mqtt', '')).toEqual({ ok: false, reason: 'device.ip.forbidden' })
+  })
+
   it('a store that cannot answer and a right password from a filtered address count as no failure', async () => {
     const store = { up: false }
     const s = service(store)
