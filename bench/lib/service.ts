@@ -25,6 +25,8 @@ export function benchConfig (dataDir: string, databaseUrl: string | undefined, e
     HTTP_HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     RATE_LIMIT_PER_S: '1000000000',
+    // Nor the API's admission control, which would answer some of their requests 503 (bench load turns it on).
+    OVERLOAD_MAX_IN_FLIGHT: '0',
     // Every simulated device comes from 127.0.0.1: a fleet reconnecting at once would meet the per-address cap.
     UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: '1000000',
     // A benchmark may drive few devices far past one device's budget (README "Device limits"): no per-device rate.
