@@ -3,21 +3,10 @@
 // query parameter `secret` (VerneMQ's webhooks send none; the request log masks it); BROKER_AUTH_ALLOW: the
 // brokers' addresses. Both set: both must hold.
 import { timingSafeEqual } from 'node:crypto'
-import { BlockList, isIP } from 'node:net'
 import type { FastifyRequest } from 'fastify'
+import { isTrustedProxy } from '../../core/domain/trusted-proxies.js'
 
 export interface GuardConfig { secret: string | undefined, allow: readonly string[] | undefined }
-
-function blockList (allow: readonly string[]): BlockList {
-  const list = new BlockList()
-  for (const a of allow) {
-    const [ip = '', bits] = a.split('/')
-    const type = isIP(ip) === 6 ? 'ipv6' : 'ipv4'
-    if (bits === undefined) list.addAddress(ip, type)
-    else list.addSubnet(ip, Number(bits), type)
-  }
-  return list
-}
 
 function sameSecret (given: unknown, secret: string): boolean {
   if (typeof given !== 'string') return false
@@ -29,14 +18,9 @@ function sameSecret (given: unknown, secret: string): boolean {
 /** Whether a request comes from an admitted broker; undefined when nothing is configured (the endpoints are off). */
 export function createGuard ({ secret, allow }: GuardConfig): ((req: FastifyRequest) => boolean) | undefined {
   if (secret === undefined && allow === undefined) return undefined
-  const list = allow === undefined ? undefined : blockList(allow)
   return (req) => {
-    if (list !== undefined) {
-      const ip = req.socket.remoteAddress ?? ''
-      const plain = ip.startsWith('::ffff:') && isIP(ip.slice(7)) === 4 ? ip.slice(7) : ip
-      const family = isIP(plain)
-      if (family === 0 || !list.check(plain, family === 6 ? 'ipv6' : 'ipv4')) return false
-    }
+    // The same address-and-range check as TRUST_PROXY's, on the connection's own address.
+    if (allow !== undefined && !isTrustedProxy(req.socket.remoteAddress, allow)) return false
     if (secret !== undefined) {
       const query = req.query as Record<string, unknown> | undefined
       if (!sameSecret(req.headers['x-fleet-broker-secret'], secret) && !sameSecret(query?.secret, secret)) return false
