@@ -20,6 +20,8 @@ const SENTENCES: Record<string, string> = {
   'system.invalid.m3da.registration.password': 'The M3DA registration password is not valid.',
   'system.invalid.m3da.password': 'The M3DA password is not valid.',
   'system.password.too.weak': 'The device password is too short: use at least {1} characters, not counting spaces at either end.',
+  'system.msci.host.forbidden': 'The service never polls this MSCI host (loopback, link-local, metadata or multicast): give the gateway\'s own address.',
+  'origin.forbidden': 'This page\'s address may not open the live stream: add it to CORS_ORIGINS.',
   'system.invalid.assignment': 'The gateway or subscription already belongs to another system.',
   'system.invalid.compatibility': 'This gateway and this subscription cannot go together.',
   // set S: selection
