@@ -18,7 +18,8 @@ async function service (hashCost?: number) {
   const checked: Array<string | null> = []
   const repos = {
     users: { findByEmail: async (e: string) => [user, noPassword].find((u) => u.email === e) },
-    clients: { find: async (id: string) => id === client.clientId ? client : undefined }
+    clients: { find: async (id: string) => id === client.clientId ? client : undefined },
+    companies: { any: async () => true }
   } as unknown as AuthServiceDeps['repos']
   const auth = createAuthService({
     repos,
