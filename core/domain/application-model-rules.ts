@@ -27,7 +27,7 @@ export function dataTreeProblem (tree: readonly DataNode[], at = 'body'): ModelP
   return undefined
 }
 
-// conventions.md §Devices (southbound): the parameters of the MSCI (and SNMP) and M3DA entries.
+// The parameters (README, "AirLink gateways (MSCI)") of the MSCI (and SNMP) and M3DA entries.
 const MSCI_ACCESS = ['snmp', 'acemanager']
 const SNMP_VERSIONS = ['2c', '3']
 const M3DA_ENCRYPTIONS = ['none', 'aes-cbc-128', 'aes-cbc-256', 'aes-ctr-128', 'aes-ctr-256']

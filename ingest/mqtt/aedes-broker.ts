@@ -78,7 +78,7 @@ export async function createAedesBroker (deps: AedesBrokerDeps): Promise<AedesBr
       if (username === undefined || password === undefined) { done(authError('credentials required', 4), false); return }
       deps.devices.authenticate(username, password.toString('utf8'), 'mqtt', ip).then((r) => {
         if (!r.ok) { done(authError(r.reason, r.reason === 'device.ip.forbidden' ? 5 : 4), false); return }
-        // Client ids are free (conventions.md §Devices) and scoped to their system (registry.ts). Aedes keys its
+        // Client ids are free (README, "Connections and client ids") and scoped to their system (registry.ts). Aedes keys its
         // sessions (take-over, Will, subscriptions) by client id across the broker, so from here on it knows this
         // client as `<systemUid>/<clientId>`: another system's connection with the same id is never taken over, nor
         // refused because of it. A connection of the same system that a session of ours serves is taken over here;
