@@ -80,9 +80,10 @@ export function createApplicationsRepository (q: Queryable): ApplicationsReposit
       await q.query('UPDATE applications SET communication = $2::jsonb WHERE uid = $1', [uid, JSON.stringify(communication)])
     },
     async ofSystem (systemUid) {
+      // Software (APPLICATION) before FIRMWARE, then by type: the order a system's applications are shown in.
       const { rows } = await q.query<ApplicationRow>(
         `SELECT a.* FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
-         WHERE sa.system_uid = $1 ORDER BY a.category DESC, a.type, a.name`, [systemUid])
+         WHERE sa.system_uid = $1 ORDER BY a.category, a.type, a.name`, [systemUid])
       return rows.map(toApplication)
     },
     async forSystems (systemUids) {
@@ -92,7 +93,7 @@ export function createApplicationsRepository (q: Queryable): ApplicationsReposit
       // applications, whose data trees are large (a chunk of 100 systems of one firmware read its tree 100 times).
       const { rows: links } = await q.query<{ system_uid: string, application_uid: string }>(
         `SELECT sa.system_uid, sa.application_uid FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
-         WHERE sa.system_uid = ANY($1::text[]) ORDER BY sa.system_uid, a.category DESC, a.type, a.name`, [systemUids])
+         WHERE sa.system_uid = ANY($1::text[]) ORDER BY sa.system_uid, a.category, a.type, a.name`, [systemUids])
       if (links.length === 0) return out
       const { rows } = await q.query<ApplicationRow>('SELECT * FROM applications WHERE uid = ANY($1::text[])', [[...new Set(links.map((l) => l.application_uid))]])
       const apps = new Map(rows.map((r) => [r.uid, toApplication(r)]))

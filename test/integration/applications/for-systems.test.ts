@@ -24,7 +24,7 @@ describe('applications of many systems', () => {
     const repos = createRepositories(stack.db)
     const map = await repos.applications.forSystems([both.uid, one.uid, none.uid, 'no-such-system'])
     expect([...map.keys()].sort()).toEqual([both.uid, one.uid, none.uid, 'no-such-system'].sort())
-    // In ofSystem's order (category descending, then type).
+    // In ofSystem's order (APPLICATION before FIRMWARE, then type).
     expect(map.get(both.uid)?.map((a) => a.uid)).toEqual([mqtt, fw])
     expect(map.get(one.uid)?.map((a) => a.uid)).toEqual([mqtt])
     expect(map.get(none.uid)).toEqual([])

@@ -126,14 +126,14 @@ describe('device credentials in Mosquitto dynamic security', () => {
 
   it('systems imported from a CSV file can connect; a CSV bulk edit of the MQTT password takes effect', async () => {
     const serial = uniq('CSV').toUpperCase()
-    const imported = await runCsv(stack, IMPORT, `NAME,GATEWAY[SERIAL NUMBER],MQTT[password]\ncsv-device,${serial},csv-pw\n`, { defaults: { notify: false } })
+    const imported = await runCsv(stack, IMPORT, `NAME,GATEWAY[SERIAL NUMBER],MQTT[password]\ncsv-device,${serial},csv-pass-1\n`, { defaults: { notify: false } })
     expect(imported.tasks.map((t) => t.state)).toEqual(['SUCCESS'])
-    await connected(serial, 'csv-pw')
+    await connected(serial, 'csv-pass-1')
     const uid = String(imported.tasks[0]?.system.uid)
-    const edited = await runCsv(stack, EDIT, `UID,MQTT[password]\n${uid},csv-pw-2\n`)
+    const edited = await runCsv(stack, EDIT, `UID,MQTT[password]\n${uid},csv-pass-2\n`)
     expect(edited.tasks.map((t) => t.state)).toEqual(['SUCCESS'])
-    await refused(serial, 'csv-pw')
-    await connected(serial, 'csv-pw-2')
+    await refused(serial, 'csv-pass-1')
+    await connected(serial, 'csv-pass-2')
   })
 
   it('a deleted system cannot connect, and its connected device is put out', async () => {
