@@ -8,7 +8,7 @@ import { portFailure } from './start-failure.js'
 /** The variables of the ports the device transports listen on (each transport's `port.variable`). */
 export const TRANSPORT_PORTS = ['MQTT_PORT', 'M3DA_PORT'] as const satisfies ReadonlyArray<keyof Config>
 
-type PortConfig = Pick<Config, 'HTTP_HOST' | 'HTTP_PORT' | 'FLEET_ROLES' | typeof TRANSPORT_PORTS[number]>
+type PortConfig = Pick<Config, 'HTTP_HOST' | 'HTTP_PORT' | 'FLEET_ROLES' | 'MQTT_URL' | typeof TRANSPORT_PORTS[number]>
 
 async function hold (port: number, host: string): Promise<Server> {
   const server = createServer()
@@ -26,7 +26,10 @@ async function hold (port: number, host: string): Promise<Server> {
  */
 export async function checkPorts (config: Readonly<PortConfig>): Promise<void> {
   const wanted: Array<[string, number]> = [['HTTP_PORT', config.HTTP_PORT]]
-  if (config.FLEET_ROLES.includes('ingest')) for (const v of TRANSPORT_PORTS) wanted.push([v, config[v]])
+  // With MQTT_URL the devices connect to that broker and the service binds no MQTT port (README, "External MQTT
+  // broker: ingest"): a busy MQTT_PORT, often that very broker on 1883, is none of its business.
+  const ports = TRANSPORT_PORTS.filter((v) => !(v === 'MQTT_PORT' && config.MQTT_URL !== undefined))
+  if (config.FLEET_ROLES.includes('ingest')) for (const v of ports) wanted.push([v, config[v]])
   const held: Server[] = []
   try {
     for (const [variable, port] of wanted) {
