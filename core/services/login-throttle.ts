@@ -27,6 +27,12 @@ export interface LoginThrottleOptions {
   baseMs: number
   /** The counters' key prefix: device logins (devices.service.ts) count apart from people's sign-ins. Default `login`. */
   keyPrefix?: string
+  /**
+   * The address's counter counts a try only once it failed: a fleet behind one NAT address logs in all at once after
+   * a restart of the service, and counting those tries before their check would refuse the right passwords of the
+   * devices past the limit. Default false (people's sign-ins: a burst of guesses from one address is held at once).
+   */
+  addressCountsFailuresOnly?: boolean
 }
 
 /**
@@ -57,7 +63,7 @@ export function createLoginThrottle (counter: Pick<RateCounter, 'attempt' | 'wai
 
   /** The counters of an attempt, the address's first: a refusal by a later one takes back the earlier ones. */
   async function countersOf (who: Attempt): Promise<Counted[]> {
-    const counted: Counted[] = [{ key: `${prefix}:address:${who.address}`, after: o.addressFailures, before: true, resetOnSuccess: false }]
+    const counted: Counted[] = [{ key: `${prefix}:address:${who.address}`, after: o.addressFailures, before: o.addressCountsFailuresOnly !== true, resetOnSuccess: false }]
     if (who.account !== undefined) {
       const hash = accountHash(who.account)
       const subject = `${prefix}:account:${hash}:${(await unlocks?.unlockedAt(hash)) ?? 0}`

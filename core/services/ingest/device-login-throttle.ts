@@ -18,7 +18,8 @@ export function deviceLoginThrottle (config: Readonly<Config>, counter: RateCoun
     accountFailures: config.DEVICE_LOGIN_THROTTLE_FAILURES * DEVICE_WIDE_FACTOR,
     addressFailures: config.DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES,
     baseMs: config.DEVICE_LOGIN_THROTTLE_BASE_MS,
-    keyPrefix: 'device-login'
+    keyPrefix: 'device-login',
+    addressCountsFailuresOnly: true
   })
   const throttled = metrics.counter<'protocol'>({
     name: 'fleet_device_logins_throttled_total',

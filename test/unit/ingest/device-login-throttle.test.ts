@@ -30,7 +30,29 @@ function service (store: { up: boolean }) {
   return createDevicesService({ repos, clock, throttle: deviceLoginThrottle(config, createMemoryCounter(), clock) })
 }
 
+/** Devices SN-0, SN-1... each with the password `right-<n>`, none filtered. */
+function fleetService (addressFailures: number) {
+  const clock = { now: () => Date.now() }
+  const config = loadConfig({ DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES: String(addressFailures), DEVICE_LOGIN_THROTTLE_BASE_MS: '60000' })
+  const loginOf = (id: string): DeviceLogin => ({ ...login, identifier: id, systemUid: `sys-${id}`, communication: { mqtt: { password: `right-${id}` } }, deviceIpFiltering: false })
+  const repos = { systems: { deviceLogins: async (ids: string[]) => ids.map(loginOf) } } as unknown as Repositories
+  return createDevicesService({ repos, clock, throttle: deviceLoginThrottle(config, createMemoryCounter(), clock) })
+}
+
 describe('device login throttle', () => {
+  it('a fleet behind one address logging in all at once is not held by the address limit; its wrong passwords are', async () => {
+    const s = fleetService(5)
+    const ids = Array.from({ length: 40 }, (_, i) => `SN-${i}`)
+    const all = await Promise.all(ids.map(async (id) => await s.authenticate(id, `right-${id}`, 'mqtt', '10.0.0.9')))
+    expect(all.filter((r) => !r.ok)).toEqual([])
+    // Wrong passwords of other devices from that address: the address waits once they pass its limit.
+    const answers = []
+    for (let i = 0; i < 7; i++) answers.push(await s.authenticate(`SN-${i}`, 'wrong', 'mqtt', '10.0.0.9'))
+    expect(answers.slice(0, 5)).toEqual(Array(5).fill({ ok: false, reason: 'device.bad.password' }))
+    expect(answers.at(-1)).toMatchObject({ ok: false, reason: 'device.throttled' })
+    expect(await s.authenticate('SN-99', 'right-SN-99', 'mqtt', '10.0.0.9')).toMatchObject({ ok: false, reason: 'device.throttled' })
+  })
+
   it('three wrong passwords make the device wait, the right password included', async () => {
     const s = service({ up: true })
     for (let i = 0; i < 3; i++) expect(await s.authenticate('SN-1', 'wrong', 'mqtt', '10.0.0.1')).toEqual({ ok: false, reason: 'device.bad.password' })
