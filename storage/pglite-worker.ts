@@ -34,7 +34,7 @@ async function run (q: PGlite | Transaction, id: number, sql: string, params: re
   try {
     const res = await q.query(sql, params as unknown[], { parsers })
     const bytea = res.fields.filter((f) => f.dataTypeID === types.BYTEA).map((f) => f.name)
-    // PGlite reports affectedRows 0 for a SELECT; pg's rowCount is the rows answered (test/contracts/db.contract.ts).
+    // PGlite reports affectedRows 0 for a SELECT; pg's rowCount is the rows answered (test/store/db.contract.ts).
     const rowCount = res.fields.length > 0 ? res.rows.length : res.affectedRows ?? 0
     answer({ id, ok: true, rows: res.rows, rowCount, ...(bytea.length > 0 ? { bytea } : {}) })
   } catch (err) { fail(id, err) }

@@ -4,7 +4,7 @@
 // LOCKED), runs them in one transaction (each in a savepoint, or the whole chunk at once through the handler's
 // runChunk) and commits their effects and their new states together. A process killed mid-chunk leaves the chunk's
 // tasks PENDING and their effects undone: the job runs again and no task is lost or applied twice
-// (test/e2e/operations-crash.test.ts). A run job takes chunks for about a second, then queues the next run, so a
+// (test/slow/operations-crash.test.ts). A run job takes chunks for about a second, then queues the next run, so a
 // huge operation shares the workers with the others.
 import { FleetError, isFleetError, type ErrorCode } from '../errors.js'
 import type { Clock, UnitOfWork } from '../ports/store.js'

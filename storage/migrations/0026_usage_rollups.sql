@@ -41,7 +41,7 @@ CREATE INDEX usage_records_session_idx ON usage_records (system_uid, uid, type, 
 CREATE INDEX usage_records_system_type_invoiced_idx ON usage_records (system_uid, type, (coalesce(processed_at, end_ts, start_ts)));
 
 -- The records stored before this migration: the rows rebuildUsageRollups() of storage/repositories/usage-rollups.sql.ts
--- writes, in one statement over a table of the series (test/integration/data/usage-rollups-property.test.ts runs it
+-- writes, in one statement over a table of the series (test/slow/property/usage-rollups-property.test.ts runs it
 -- again and checks that it writes what the increments of the imports wrote).
 INSERT INTO usage_rollups (system_uid, data_id, day, n, sum, ss, min, max)
 SELECT p.system_uid, p.data_id, p.ts - ((p.ts % 86400000) + 86400000) % 86400000 AS day, count(p.num),

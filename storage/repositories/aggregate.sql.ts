@@ -35,7 +35,7 @@ function fold (fn: AggregateFn, num: string, present: string): string {
  * squared deviations from the overall mean are each part's m2 plus n·(its mean − overall mean)². That neither
  * subtracts two large sums (ss − sum²/n would lose every digit of a small deviation on large values) nor depends on
  * the order of the parts; against PostgreSQL's stddev_pop of the points (Youngs-Cramer) it differs by rounding only,
- * which the property test bounds to 1e-9 of the values' magnitude (test/integration/data/rollups-property.test.ts).
+ * which the property test bounds to 1e-9 of the values' magnitude (test/slow/property/rollups-property.test.ts).
  */
 function foldParts (fn: AggregateFn): string {
   const numeric = (v: string): string => `CASE WHEN sum(n_num) > 0 THEN ${v} END`

@@ -1,4 +1,4 @@
-// Where a CLI run (test/e2e) keeps its data: a DATA_DIR with the embedded store, or a fresh PostgreSQL database
+// Where a CLI run (test/slow) keeps its data: a DATA_DIR with the embedded store, or a fresh PostgreSQL database
 // (DATABASE_URL) when TEST_DATABASE_URL is set; and a way to look inside once no CLI process holds it.
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'

@@ -13,11 +13,11 @@ import type { JobQueue } from '../../../core/ports/queue.js'
 import { createLocalQueue, type LocalQueueOptions } from '../../../storage/queue/local-queue.js'
 import { openQueue } from '../../../storage/queue/open-queue.js'
 import { toBullId } from '../../../storage/queue/bullmq-queue.js'
-import { until } from '../../contracts/queue.contract.js'
+import { until } from '../../store/queue.contract.js'
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../helpers/env.js'
 import { createTestDb, type TestDb } from '../../helpers/test-db.js'
 
-const CI = process.env.CI === 'true' // as in test/contracts/queue.test.ts: CI never skips the servers
+const CI = process.env.CI === 'true' // as in test/store/queue.test.ts: CI never skips the servers
 
 let store: TestDb
 beforeAll(async () => { store = await createTestDb() })

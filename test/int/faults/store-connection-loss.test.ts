@@ -78,7 +78,7 @@ const postgres: Kind = {
   }
 }
 
-// The PostgreSQL run is registered as in test/contracts/db.test.ts: absent without TEST_DATABASE_URL (outside CI).
+// The PostgreSQL run is registered as in test/store/db.test.ts: absent without TEST_DATABASE_URL (outside CI).
 const kinds = [...(EMBEDDED_RUN ? [embedded] : []), ...(TEST_DATABASE_URL !== undefined || process.env.CI === 'true' ? [postgres] : [])]
 
 /**

@@ -2,7 +2,7 @@
 // usage rollups exact as records arrive, a later import moving a session to the day of an earlier record of it, and
 // imports of one system side by side too; deleting a system, one by one or in bulk, deletes its usage rollups;
 // DATA_ROLLUPS=false answers from the records only. The answers themselves are held to the raw path's by
-// test/integration/data/usage-rollups-property.test.ts.
+// test/slow/property/usage-rollups-property.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { uniq } from '../../helpers/factories.js'

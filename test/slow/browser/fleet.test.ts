@@ -3,9 +3,9 @@
 // FINISHED once the simulated device has rebooted and acknowledged (conventions.md §Device tasks).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Locator, Page } from 'playwright-core'
-import type { SimulatedDevice } from '../../simulator/devices/simulated-device.js'
-import { screenshot, signIn, SOON, startHarness, type Harness } from '../helpers/browser.js'
-import { countOperations, getOperation } from '../helpers/operations.js'
+import type { SimulatedDevice } from '../../../simulator/devices/simulated-device.js'
+import { screenshot, signIn, SOON, startHarness, type Harness } from '../../helpers/browser.js'
+import { countOperations, getOperation } from '../../helpers/operations.js'
 
 /** Hamburg, Paris, Lyon, Milan, Madrid. */
 const CITIES: Array<[number, number]> = [[53.55, 9.99], [48.86, 2.35], [45.76, 4.84], [45.46, 9.19], [40.42, -3.7]]

@@ -3,11 +3,11 @@
 // fleet and details; the operations, company and users pages open for an administrator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import { ALL_RIGHTS } from '../../core/domain/rights.js'
-import { screenshot, signIn, SOON, startHarness, type Harness } from '../helpers/browser.js'
-import { companyUid, seed } from '../helpers/factories.js'
-import { COMPANY_NAME } from '../helpers/stack.js'
-import { createSystem } from '../helpers/systems.js'
+import { ALL_RIGHTS } from '../../../core/domain/rights.js'
+import { screenshot, signIn, SOON, startHarness, type Harness } from '../../helpers/browser.js'
+import { companyUid, seed } from '../../helpers/factories.js'
+import { COMPANY_NAME } from '../../helpers/stack.js'
+import { createSystem } from '../../helpers/systems.js'
 
 const SECOND = 'Second Company'
 const TWO = { email: 'two-companies@test.local', password: 'two-companies-pw' }

@@ -13,7 +13,7 @@ import { createTestDb, type TestDb } from '../../helpers/test-db.js'
 
 const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
-// PostgreSQL only, registered as test/contracts/db.test.ts registers its PostgreSQL run: without TEST_DATABASE_URL
+// PostgreSQL only, registered as test/store/db.test.ts registers its PostgreSQL run: without TEST_DATABASE_URL
 // (and outside CI) the suite is absent, not skipped.
 if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') {
   describe('PostgreSQL adapter: lost connections', () => {

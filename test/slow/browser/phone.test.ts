@@ -2,8 +2,8 @@
 // button, and no page is wider than the screen (a wide table scrolls sideways inside its own box, not the page).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import type { SimulatedDevice } from '../../simulator/devices/simulated-device.js'
-import { PHONE, screenshot, signIn, SOON, startHarness, type ConsoleTab, type Harness } from '../helpers/browser.js'
+import type { SimulatedDevice } from '../../../simulator/devices/simulated-device.js'
+import { PHONE, screenshot, signIn, SOON, startHarness, type ConsoleTab, type Harness } from '../../helpers/browser.js'
 
 let h: Harness
 let device: SimulatedDevice

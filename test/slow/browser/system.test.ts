@@ -3,8 +3,8 @@
 // unknown system) shown as a sentence rather than a code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
-import type { SimulatedDevice } from '../../simulator/devices/simulated-device.js'
-import { screenshot, signIn, SOON, startHarness, type Harness } from '../helpers/browser.js'
+import type { SimulatedDevice } from '../../../simulator/devices/simulated-device.js'
+import { screenshot, signIn, SOON, startHarness, type Harness } from '../../helpers/browser.js'
 
 let h: Harness
 let device: SimulatedDevice
