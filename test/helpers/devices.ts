@@ -8,6 +8,8 @@ import { createSystem, validImei } from './systems.js'
 import type { Stack } from './stack.js'
 import type { DeviceTransport } from '../../ingest/transport.js'
 
+export { eventually } from './eventually.js'
+
 export interface Device {
   uid: string
   serial: string
@@ -176,17 +178,6 @@ export async function telemetryCounts (stack: Stack, systemUid: string): Promise
  */
 export async function settle (stack: Stack): Promise<void> {
   await stack.ctx.services.ingest.drain()
-}
-
-/** Polls `probe` until it answers something truthy, or fails after `ms`. */
-export async function eventually<T> (probe: () => Promise<T>, ms = 5000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = await probe()
-    if (v !== undefined && v !== null && v !== false) return v
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
 }
 
 /** A pending task for the device over a protocol (default MQTT), written straight into device_tasks. */
