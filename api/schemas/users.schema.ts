@@ -1,5 +1,6 @@
 import { Type } from 'typebox'
-import { listParam, PageQuery } from './common.schema.js'
+import { documented, listParam, PageQuery } from './common.schema.js'
+import { PHONE_NUMBER_PATTERN } from '../../core/domain/phone-number.js'
 
 // A uid the service looks up, of any length: an unknown one answers the code of fleet-api.md §Errors
 // (user.unknown, partner.unknown), not a schema error such as value.too.long.
@@ -18,7 +19,7 @@ export const UserView = Type.Object({
   uid: Type.String({ description: 'uid of the user' }),
   email: Type.String({ description: 'E-mail, the login' }),
   name: Type.String({ description: 'Name' }),
-  phoneNumber: Type.Union([Type.String(), Type.Null()], { description: 'Phone number in international format (+...)' }),
+  phoneNumber: Type.Union([Type.String(documented({ pattern: PHONE_NUMBER_PATTERN })), Type.Null()], { description: 'Phone number in international format (+...)' }),
   profile: Type.Union([Ref, Type.Null()], { description: 'Profile in the company, which gives the rights' }),
   company: Type.Object(Ref.properties, { description: 'The company the user belongs to' }),
   picture: Type.Union([Type.Object({

@@ -8,6 +8,7 @@ import type { AccessEpoch } from './access-epoch.js'
 import { FleetSeedSections, seedFleet } from './seed/fleet.seed.js'
 import { isRedirectUri } from '../domain/redirect-uri.js'
 import { SeedError } from './seed/seed-error.js'
+import { PHONE_NUMBER_PATTERN } from '../domain/phone-number.js'
 
 // The shape of a `fleet seed <file.json>` document (README, "Seed file"). Everything is matched by a natural
 // key (company name, profile name within its company, user e-mail, client id), so seeding twice changes nothing.
@@ -27,7 +28,7 @@ const SeedProfile = Type.Object({
 const SeedUser = Type.Object({
   email: Type.String({ pattern: '^[^\\s@]+@[^\\s@]+$' }),
   name: Type.String(),
-  phoneNumber: Type.Optional(Type.Union([Type.String({ pattern: '^(\\+[1-9])[0-9]{0,18}$' }), Type.Null()])),
+  phoneNumber: Type.Optional(Type.Union([Type.String({ pattern: PHONE_NUMBER_PATTERN }), Type.Null()])),
   password: Type.Optional(Type.String({ minLength: 1 })),
   companies: Type.Array(Type.Object({
     company: Type.String(),
