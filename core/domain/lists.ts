@@ -1,5 +1,5 @@
 import { FleetError } from '../errors.js'
-import type { Page, Sort } from '../ports/repositories.js'
+import type { Page, Sort } from '../paging.js'
 
 // conventions.md §Lists: offset default 0; size default 100, maximum 500, larger is clamped.
 export const DEFAULT_PAGE_SIZE = 100

@@ -1,7 +1,7 @@
 import { FleetError } from '../errors.js'
 import type { Actor, ActorMembership } from '../domain/actor.js'
 import type { Company } from '../domain/company.js'
-import type { CompaniesRepository } from '../ports/repositories.js'
+import type { CompaniesRepository } from '../ports/companies.js'
 import { ipAllowed } from '../domain/ip-filters.js'
 
 export interface CompanyAccess { company: Company, membership: ActorMembership }

@@ -1,6 +1,6 @@
 import sharp, { type Metadata } from 'sharp'
 import { FleetError } from '../errors.js'
-import type { CompaniesRepository } from '../ports/repositories.js'
+import type { CompaniesRepository } from '../ports/companies.js'
 import type { CompanyAccess } from './access.js'
 import { PICTURE_SIZES, type PictureSize } from '../domain/company.js'
 

@@ -8,7 +8,7 @@
 // account's counters with `fleet admin unlock` (sign-in-unlock.ts): its keys then start afresh.
 import { FleetError } from '../errors.js'
 import type { Clock, RateCounter, ThrottleRule } from '../ports/store.js'
-import type { SignInUnlocksRepository } from '../ports/repositories.js'
+import type { SignInUnlocksRepository } from '../ports/sign-in-unlocks.js'
 import { sha256 } from '../security/secrets.js'
 
 /** The longest wait, however many failures came before. */

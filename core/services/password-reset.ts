@@ -1,4 +1,4 @@
-import type { UsersRepository } from '../ports/repositories.js'
+import type { UsersRepository } from '../ports/users.js'
 import { hashPassword, randomSecret } from '../security/secrets.js'
 
 /**

@@ -1,4 +1,5 @@
-import type { SignInUnlocksRepository, UsersRepository } from '../ports/repositories.js'
+import type { SignInUnlocksRepository } from '../ports/sign-in-unlocks.js'
+import type { UsersRepository } from '../ports/users.js'
 import { accountHash } from './login-throttle.js'
 
 /**

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../core/ports/store.js'
 import { FleetError } from '../../core/errors.js'
-import type { ApplicationsRepository } from '../../core/ports/repositories.js'
+import type { ApplicationsRepository } from '../../core/ports/applications.js'
 import type { Application } from '../../core/domain/system.js'
 import { containsPattern } from './users.repository.js'
 

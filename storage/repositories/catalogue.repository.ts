@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { CatalogueRepository, OperatorAccount, OptionRecord, SettingTemplate } from '../../core/ports/repositories.js'
+import type { CatalogueRepository, OperatorAccount, OptionRecord, SettingTemplate } from '../../core/ports/catalogue.js'
 import type { Offer } from '../../core/domain/system.js'
 import { FleetError } from '../../core/errors.js'
 import { containsPattern } from './users.repository.js'

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { ApiClientRecord, ApiClientsRepository } from '../../core/ports/repositories.js'
+import type { ApiClientRecord, ApiClientsRepository } from '../../core/ports/api-clients.js'
 
 interface ClientRow { client_id: string, secret_hash: string | null, name: string, user_uid: string | null, redirect_uris: string[] | null, implicit_grant: boolean }
 

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../core/ports/store.js'
 import { FleetError } from '../../core/errors.js'
-import type { CompaniesRepository } from '../../core/ports/repositories.js'
+import type { CompaniesRepository } from '../../core/ports/companies.js'
 import { type Company, type IpFilters, picturePaths } from '../../core/domain/company.js'
 
 interface CompanyRow {

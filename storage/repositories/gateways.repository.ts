@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { GatewaysRepository } from '../../core/ports/repositories.js'
+import type { GatewaysRepository } from '../../core/ports/gateways.js'
 import type { Gateway } from '../../core/domain/system.js'
 import { findParts } from './parts-find.sql.js'
 

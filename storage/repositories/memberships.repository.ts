@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { MembershipsRepository } from '../../core/ports/repositories.js'
+import type { MembershipsRepository } from '../../core/ports/memberships.js'
 import type { Membership } from '../../core/domain/user.js'
 import { toUser, type UserRow } from './users.repository.js'
 

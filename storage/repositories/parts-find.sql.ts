@@ -1,7 +1,7 @@
 // The find of GET /api/v1/gateways and GET /api/v1/subscriptions (core/domain/parts.ts): a company's rows, exact
 // matches on the given columns (any of several values), a whitelisted sort, a page.
 import type { Queryable } from '../../core/ports/store.js'
-import type { Found, Page, Sort } from '../../core/ports/repositories.js'
+import type { Found, Page, Sort } from '../../core/paging.js'
 
 export interface PartsTable {
   /** gateways or subscriptions: both carry company_uid, uid and creation_date. */

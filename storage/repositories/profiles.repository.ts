@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { ProfilesRepository } from '../../core/ports/repositories.js'
+import type { ProfilesRepository } from '../../core/ports/profiles.js'
 import type { Profile } from '../../core/domain/user.js'
 
 interface ProfileRow { uid: string, company_uid: string, name: string, rights: string[] }

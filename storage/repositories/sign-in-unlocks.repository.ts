@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { SignInUnlocksRepository } from '../../core/ports/repositories.js'
+import type { SignInUnlocksRepository } from '../../core/ports/sign-in-unlocks.js'
 
 export function createSignInUnlocksRepository (q: Queryable): SignInUnlocksRepository {
   return {

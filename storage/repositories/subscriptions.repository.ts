@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { SubscriptionsRepository } from '../../core/ports/repositories.js'
+import type { SubscriptionsRepository } from '../../core/ports/subscriptions.js'
 import type { Subscription } from '../../core/domain/system.js'
 import { findParts } from './parts-find.sql.js'
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { AuthorizationCode, TokenRecord, TokensRepository } from '../../core/ports/repositories.js'
+import type { AuthorizationCode, TokenRecord, TokensRepository } from '../../core/ports/tokens.js'
 
 interface TokenRow {
   hash: string

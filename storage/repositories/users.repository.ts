@@ -1,5 +1,5 @@
 import type { Queryable } from '../../core/ports/store.js'
-import type { UsersRepository } from '../../core/ports/repositories.js'
+import type { UsersRepository } from '../../core/ports/users.js'
 import type { UserRecord, UserSort } from '../../core/domain/user.js'
 
 export interface UserRow {

@@ -6,8 +6,8 @@
 import { FleetError } from '../../errors.js'
 import type { FleetEvent } from '../../ports/events.js'
 import type { OperationsRepository } from '../../ports/operations.js'
-import type { SystemsRepository } from '../../ports/repositories.js'
-import { counters } from '../../domain/operation.js'
+import type { SystemsRepository } from '../../ports/systems.js'
+import { counters, type Operation } from '../../domain/operation.js'
 import { criteriaFromQuery } from '../systems/find.js'
 import type { StreamCommand, SystemsTarget } from './commands.js'
 
@@ -40,69 +40,94 @@ export interface SessionDeps {
   operations: Pick<OperationsRepository, 'findInCompany' | 'counts'>
 }
 
+const tooMany = (): FleetError => new FleetError('request.invalid', ['systems', `a stream follows at most ${MAX_RESOLVED} systems by uids, label or criteria: narrow them, or follow every system with criteria {}`])
+
+/**
+ * The systems a target names now; uids must all be the company's (system.unknown otherwise, as GET /systems/{uid}).
+ * `room`: how many more systems the stream may follow by name. null: every system of the company (criteria {}).
+ */
+async function resolveTarget (systems: SessionDeps['systems'], company: string, target: SystemsTarget, room: number): Promise<ReadonlySet<string> | null> {
+  if (target.by === 'uids') {
+    const found = new Set(await systems.findUids(company, { uids: target.uids }, target.uids.length))
+    const missing = target.uids.find((u) => !found.has(u))
+    if (missing !== undefined) throw new FleetError('system.unknown', [missing])
+    if (found.size > room) throw tooMany()
+    return found
+  }
+  const criteria = target.by === 'label' ? { labels: [target.label] } : criteriaFromQuery(target.criteria)
+  if (Object.keys(criteria).length === 0) return null
+  const uids = await systems.findUids(company, criteria, Math.max(0, room) + 1)
+  if (uids.length > room) throw tooMany()
+  return new Set(uids)
+}
+
+/** The operations a subscription names, all the company's: operation.unknown otherwise. */
+async function ownOperations (operations: SessionDeps['operations'], company: string, uids: readonly string[]): Promise<Operation[]> {
+  const ops: Operation[] = []
+  for (const uid of uids) {
+    const op = await operations.findInCompany(company, uid)
+    if (op === undefined) throw new FleetError('operation.unknown', [uid])
+    ops.push(op)
+  }
+  return ops
+}
+
+/** Where each operation is now, as the stream's operation events say it. */
+async function operationStates (operations: SessionDeps['operations'], ops: readonly Operation[]): Promise<ServerMessage[]> {
+  const counts = await operations.counts(ops.map((o) => o.uid))
+  return ops.map((o): ServerMessage => ({ event: 'operation', uid: o.uid, type: o.type, state: o.state, counters: counters(counts.get(o.uid) ?? {}) }))
+}
+
+/** What a committed event of the session's company sends, given the session's subscriptions (nothing: none follows it). */
+function eventMessages (e: FleetEvent, subs: Iterable<Sub>): ServerMessage[] {
+  const all = [...subs]
+  if (e.kind === 'operation') {
+    const followed = all.some((s) => s.kind === 'operations' && (s.uids === null || s.uids.has(e.uid)))
+    return followed ? [{ event: 'operation', uid: e.uid, type: e.type, state: e.state, counters: e.counters }] : []
+  }
+  const following = all.filter((s): s is SystemsSub => s.kind === 'systems' && (s.uids === null || s.uids.has(e.system)))
+  if (following.length === 0) return []
+  if (e.kind === 'commStatus') return [{ event: 'commStatus', system: e.system, status: e.status, lastCommDate: e.lastCommDate }]
+  const out: ServerMessage[] = [{ event: 'message', system: e.system, uid: e.uid, protocol: e.protocol, timestamp: e.timestamp }]
+  for (const p of e.points) {
+    if (following.some((s) => s.dataIds === null || s.dataIds.has(p.dataId))) out.push({ event: 'points', system: e.system, dataId: p.dataId, ts: p.ts, v: p.v })
+  }
+  return out
+}
+
 export function createStreamSession (deps: SessionDeps, initial: StreamAccess, send: (m: ServerMessage) => void) {
   let access = initial
   const subs = new Map<string, Sub>()
   let seq = 0
 
-  const tooMany = (): FleetError => new FleetError('request.invalid', ['systems', `a stream follows at most ${MAX_RESOLVED} systems by uids, label or criteria: narrow them, or follow every system with criteria {}`])
-
   function needView (): void {
     if (!access.rights.has(VIEW_RIGHT)) throw new FleetError('missing.rights', [VIEW_RIGHT])
   }
 
-  /** Systems the other subscriptions follow by name. */
-  function heldBesides (id: string | null): number {
-    let n = 0
-    for (const [other, s] of subs) if (other !== id && s.kind === 'systems' && s.uids !== null) n += s.uids.size
-    return n
-  }
-
-  /**
-   * The systems a target names now; uids must all be the company's (system.unknown otherwise, as GET /systems/{uid}).
-   * `id`: the subscription being read again, whose own systems do not count against the stream's bound.
-   */
+  /** `id`: the subscription being read again, whose own systems do not count against the stream's bound. */
   async function resolve (target: SystemsTarget, id: string | null): Promise<ReadonlySet<string> | null> {
-    const company = access.companyUid
-    const room = MAX_RESOLVED - heldBesides(id)
-    if (target.by === 'uids') {
-      const found = new Set(await deps.systems.findUids(company, { uids: target.uids }, target.uids.length))
-      const missing = target.uids.find((u) => !found.has(u))
-      if (missing !== undefined) throw new FleetError('system.unknown', [missing])
-      if (found.size > room) throw tooMany()
-      return found
-    }
-    const criteria = target.by === 'label' ? { labels: [target.label] } : criteriaFromQuery(target.criteria)
-    if (Object.keys(criteria).length === 0) return null
-    const uids = await deps.systems.findUids(company, criteria, Math.max(0, room) + 1)
-    if (uids.length > room) throw tooMany()
-    return new Set(uids)
+    let held = 0
+    for (const [other, s] of subs) if (other !== id && s.kind === 'systems' && s.uids !== null) held += s.uids.size
+    return await resolveTarget(deps.systems, access.companyUid, target, MAX_RESOLVED - held)
   }
 
-  async function subscribe (cmd: Extract<StreamCommand, { action: 'subscribe' }>): Promise<ServerMessage> {
+  async function subscribe (cmd: Extract<StreamCommand, { action: 'subscribe' }>): Promise<ServerMessage[]> {
     needView()
     if (subs.size >= MAX_SUBSCRIPTIONS) throw new FleetError('request.invalid', ['subscribe', `at most ${MAX_SUBSCRIPTIONS} subscriptions per stream`])
     const id = `s${++seq}`
     if ('systems' in cmd) {
       const uids = await resolve(cmd.systems, null)
       subs.set(id, { kind: 'systems', target: cmd.systems, dataIds: cmd.dataIds === null ? null : new Set(cmd.dataIds), uids })
-      return { event: 'subscribed', ref: cmd.ref, subscription: id, systems: uids === null ? null : uids.size }
+      return [{ event: 'subscribed', ref: cmd.ref, subscription: id, systems: uids === null ? null : uids.size }]
     }
     if (cmd.operations.by === 'all') {
       subs.set(id, { kind: 'operations', uids: null })
-      return { event: 'subscribed', ref: cmd.ref, subscription: id }
+      return [{ event: 'subscribed', ref: cmd.ref, subscription: id }]
     }
-    const ops = []
-    for (const uid of cmd.operations.uids) {
-      const op = await deps.operations.findInCompany(access.companyUid, uid)
-      if (op === undefined) throw new FleetError('operation.unknown', [uid])
-      ops.push(op)
-    }
+    const ops = await ownOperations(deps.operations, access.companyUid, cmd.operations.uids)
     subs.set(id, { kind: 'operations', uids: new Set(cmd.operations.uids) })
     // Where each operation is now, after the answer: what changes from here on follows as it is committed.
-    const counts = await deps.operations.counts(ops.map((o) => o.uid))
-    const now = ops.map((o): ServerMessage => ({ event: 'operation', uid: o.uid, type: o.type, state: o.state, counters: counters(counts.get(o.uid) ?? {}) }))
-    return { event: 'subscribed', ref: cmd.ref, subscription: id, then: now }
+    return [{ event: 'subscribed', ref: cmd.ref, subscription: id }, ...await operationStates(deps.operations, ops)]
   }
 
   /** Runs one client command; answers what to send back (refusals are thrown as FleetError). */
@@ -111,39 +136,13 @@ export function createStreamSession (deps: SessionDeps, initial: StreamAccess, s
       if (!subs.delete(cmd.subscription)) throw new FleetError('request.invalid', ['subscription', `no subscription ${cmd.subscription} in this stream`])
       return [{ event: 'unsubscribed', ref: cmd.ref, subscription: cmd.subscription }]
     }
-    const answer = await subscribe(cmd)
-    const { then, ...subscribed } = answer
-    return [subscribed as ServerMessage, ...((then ?? []) as ServerMessage[])]
-  }
-
-  function systemSubs (system: string): SystemsSub[] {
-    const out: SystemsSub[] = []
-    for (const s of subs.values()) if (s.kind === 'systems' && (s.uids === null || s.uids.has(system))) out.push(s)
-    return out
+    return await subscribe(cmd)
   }
 
   /** A committed event of this session's company: sent when a subscription follows it. */
   function deliver (e: FleetEvent): void {
     if (e.company !== access.companyUid || !access.rights.has(VIEW_RIGHT)) return
-    if (e.kind === 'operation') {
-      for (const s of subs.values()) {
-        if (s.kind === 'operations' && (s.uids === null || s.uids.has(e.uid))) {
-          send({ event: 'operation', uid: e.uid, type: e.type, state: e.state, counters: e.counters })
-          return
-        }
-      }
-      return
-    }
-    const following = systemSubs(e.system)
-    if (following.length === 0) return
-    if (e.kind === 'commStatus') {
-      send({ event: 'commStatus', system: e.system, status: e.status, lastCommDate: e.lastCommDate })
-      return
-    }
-    send({ event: 'message', system: e.system, uid: e.uid, protocol: e.protocol, timestamp: e.timestamp })
-    for (const p of e.points) {
-      if (following.some((s) => s.dataIds === null || s.dataIds.has(p.dataId))) send({ event: 'points', system: e.system, dataId: p.dataId, ts: p.ts, v: p.v })
-    }
+    for (const m of eventMessages(e, subs.values())) send(m)
   }
 
   /** Labels and criteria are read again: systems labelled or changed since join, others leave (STREAM_RECHECK_MS). */

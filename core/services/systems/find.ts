@@ -1,4 +1,5 @@
-import type { Found, SystemsRepository } from '../../ports/repositories.js'
+import type { Found } from '../../paging.js'
+import type { SystemsRepository } from '../../ports/systems.js'
 import { fields as pickFields, list, map, page, pick, sorts, toMillis, type SortQuery } from '../../domain/lists.js'
 import { SYSTEM_FIELDS, SYSTEM_SORTS, type System } from '../../domain/system.js'
 import {
