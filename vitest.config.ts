@@ -1,11 +1,44 @@
-import { defineConfig } from 'vitest/config'
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config'
 
-// One run holds every suite (unit, contracts, integration, e2e). With TEST_DATABASE_URL / TEST_REDIS_URL set,
-// the server-backed suites use PostgreSQL and Redis instead of the embedded parts (see .ci/run).
+// The test tiers, one folder and one vitest project each (docs/decisions/0015-test-tiers.md). `npm test` runs every
+// project in one `vitest run`, so the tiers share one pool of workers; `npm run test:<tier>` runs one.
+//   unit           test/unit   no store, no socket: the rules and the codecs
+//   store          test/store  the store's conformance (repositories, queue, counters, event bus) on PGlite
+//   store-servers  test/store  the same files on PostgreSQL and Redis: present when TEST_DATABASE_URL /
+//                              TEST_REDIS_URL are set, and always under CI=true (its files then fail without them)
+//   int            test/int    features through the API and the device ports, always on the embedded store
+//   slow           test/slow   processes killed or crashed, the CLI, roles, properties, the browser: once, on the
+//                              servers when their URLs are set
+// A worker is reused only by files of its own project (vitest's pool compares projects), so each project's
+// environment below is the one its files' modules read (test/helpers/env.ts reads the URLs once, at import).
+
+const ci = process.env.CI === 'true'
+const set = (v: string | undefined): boolean => v !== undefined && v !== ''
+const servers = set(process.env.TEST_DATABASE_URL) || set(process.env.TEST_REDIS_URL)
+
+// The embedded store: the server URLs cleared ('' reads as unset in test/helpers/env.ts).
+const embedded = { TEST_DATABASE_URL: '', TEST_REDIS_URL: '' }
+// CI cleared as well where a tier's files would otherwise register their server runs: under CI=true a file of the
+// store tier registers its PostgreSQL / Redis runs even without URLs (so that a CI run without servers fails instead
+// of passing by leaving them out); in the embedded project those runs belong to store-servers, not here.
+const embeddedOnly = { ...embedded, CI: '' }
+
+// The migrated PGlite image (and, with TEST_DATABASE_URL, the template database) every store is cloned from.
+const globalSetup = ['test/helpers/global-setup.ts']
+
+function tier (name: string, folder: string, env: Record<string, string> | undefined, setup = globalSetup): TestProjectInlineConfiguration {
+  return { extends: true, test: { name, include: [`test/${folder}/**/*.test.ts`], env, globalSetup: setup } }
+}
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/helpers/global-setup.ts'],
+    projects: [
+      tier('unit', 'unit', embeddedOnly, []),
+      tier('store', 'store', embeddedOnly),
+      ...(servers || ci ? [tier('store-servers', 'store', undefined)] : []),
+      tier('int', 'int', embedded),
+      tier('slow', 'slow', undefined)
+    ],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

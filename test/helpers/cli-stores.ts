@@ -51,14 +51,14 @@ export async function inspect<T> (store: Store, fn: (db: Db) => Promise<T>): Pro
 }
 
 /**
- * The store of this run, as every other suite picks it: PostgreSQL with TEST_DATABASE_URL (the servers run of
- * .ci/run), else the embedded one. Each CI run thus covers one store and the two runs both, without the servers run
- * repeating the embedded one's CLI processes. In CI the PostgreSQL runs must happen (postgresStore() throws without
- * TEST_DATABASE_URL: never a silent skip).
+ * The stores the CLI tests run the service on: the embedded one always, and PostgreSQL with TEST_DATABASE_URL. The
+ * slow tier, their tier, runs once (on the servers when their URLs are set), so it covers both stores itself. In CI
+ * the PostgreSQL runs must happen (postgresStore() throws without TEST_DATABASE_URL: never a silent skip).
  */
 export function storeKinds (): Array<[string, () => Promise<Store>]> {
-  if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') return [['PostgreSQL (DATABASE_URL)', postgresStore]]
-  return [['PGlite in DATA_DIR', pgliteStore]]
+  const kinds: Array<[string, () => Promise<Store>]> = [['PGlite in DATA_DIR', pgliteStore]]
+  if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') kinds.push(['PostgreSQL (DATABASE_URL)', postgresStore])
+  return kinds
 }
 
 /** Options every CLI run of the tests shares: loopback only, MQTT and M3DA on any free port. */

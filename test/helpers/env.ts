@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url'
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL === '' ? undefined : process.env.TEST_DATABASE_URL
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL === '' ? undefined : process.env.TEST_REDIS_URL
 /**
- * The embedded run (no TEST_DATABASE_URL). A suite that runs on both stores registers its embedded variant only here:
- * the servers run of .ci/run follows this one and would repeat it (as storeKinds() in cli-stores.ts does for the CLI).
+ * The embedded run (no TEST_DATABASE_URL). A store-tier file registers its embedded variant only here: the
+ * store-servers project runs the same files with the URLs set and would repeat it (vitest.config.ts).
  */
 export const EMBEDDED_RUN = TEST_DATABASE_URL === undefined
 /**
@@ -30,10 +30,14 @@ function pgliteVersion (): string {
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
 }
 
+/** Of every migration: core's and the protocol modules' (storage/migrate.ts). */
 function migrationsHash (): string {
-  const dir = fileURLToPath(new URL('../../storage/migrations/', import.meta.url))
+  const ingest = fileURLToPath(new URL('../../ingest/', import.meta.url))
+  const dirs = [fileURLToPath(new URL('../../storage/migrations/', import.meta.url)),
+    ...readdirSync(ingest, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(ingest, d.name, 'migrations'))]
+  const files = dirs.flatMap((dir) => existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.sql')).map((f) => ({ f, path: join(dir, f) })) : [])
   const h = createHash('sha256')
-  for (const f of readdirSync(dir).filter((n) => n.endsWith('.sql')).sort()) h.update(f).update(readFileSync(join(dir, f)))
+  for (const { f, path } of files.sort((a, b) => a.f < b.f ? -1 : 1)) h.update(f).update(readFileSync(path))
   return h.digest('hex').slice(0, 12)
 }
 

@@ -21,7 +21,7 @@ import { initialSystemData } from '../../core/domain/system-data.js'
 import { createContext, openInfra } from '../../bin/context.js'
 import type { Child } from '../helpers/child.js'
 import { cliService } from '../helpers/cli-service.js'
-import { EMBEDDED_RUN, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from '../helpers/env.js'
+import { TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from '../helpers/env.js'
 
 const SYSTEMS = 3000
 const COMPANY = 'Crash Company'
@@ -170,7 +170,8 @@ async function expectAllSucceeded (api: Awaited<ReturnType<typeof connect>>, op:
   expect(wrong).toEqual([])
 }
 
-const kinds: Array<[string, () => Promise<Store>]> = EMBEDDED_RUN ? [['PGlite in DATA_DIR', pgliteStore]] : []
+// The slow tier runs once (on the servers when their URLs are set): the embedded store is always one of its runs.
+const kinds: Array<[string, () => Promise<Store>]> = [['PGlite in DATA_DIR', pgliteStore]]
 if (TEST_DATABASE_URL !== undefined || CI) kinds.push(['PostgreSQL (DATABASE_URL)', async () => await postgresStore(false)])
 if ((TEST_DATABASE_URL !== undefined && TEST_REDIS_URL !== undefined) || CI) kinds.push(['PostgreSQL with BullMQ (REDIS_URL)', async () => await postgresStore(true)])
 

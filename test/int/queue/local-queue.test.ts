@@ -1,23 +1,16 @@
 // What the local queue (storage/queue/local-queue.ts) promises beyond the JobQueue contract: low latency
-// without hammering the store, rows gone once jobs finish, errors that cannot reach a caller, a worker
-// killed with SIGKILL, and openQueue's choice of adapter.
-import { spawn } from 'node:child_process'
+// without hammering the store, rows gone once jobs finish, errors that cannot reach a caller, and openQueue's choice
+// of adapter without Redis. A worker killed with SIGKILL and BullMQ on Redis: test/slow/queue-on-servers.test.ts.
 import { randomUUID } from 'node:crypto'
 import { once } from 'node:events'
 import { createServer, type AddressInfo } from 'node:net'
-import { fileURLToPath } from 'node:url'
-import { Queue } from 'bullmq'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { Db } from '../../../core/ports/store.js'
 import type { JobQueue } from '../../../core/ports/queue.js'
 import { createLocalQueue, type LocalQueueOptions } from '../../../storage/queue/local-queue.js'
 import { openQueue } from '../../../storage/queue/open-queue.js'
-import { toBullId } from '../../../storage/queue/bullmq-queue.js'
 import { until } from '../../store/queue.contract.js'
-import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../../helpers/env.js'
 import { createTestDb, type TestDb } from '../../helpers/test-db.js'
-
-const CI = process.env.CI === 'true' // as in test/store/queue.test.ts: CI never skips the servers
 
 let store: TestDb
 beforeAll(async () => { store = await createTestDb() })
@@ -119,32 +112,6 @@ describe('local queue', () => {
   })
 })
 
-// Registered only where PostgreSQL is configured (or in CI, where its absence must fail): never reported as skipped.
-const onPostgres = TEST_DATABASE_URL !== undefined || CI ? describe : undefined
-onPostgres?.('local queue on PostgreSQL, worker killed with SIGKILL', () => {
-  it('runs the job again once the dead worker\'s lease has passed', async () => {
-    if (store.url === undefined) throw new Error('TEST_DATABASE_URL is not set')
-    const lease = 1000
-    const { q, queue } = open({ leaseMs: lease, pollMs: 20 })
-    await q.enqueue('hang', null, { jobId: 'killed-1' })
-    const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./dead-worker.child.ts', import.meta.url)), store.url, queue, String(lease)],
-      { stdio: ['ignore', 'pipe', 'inherit'] })
-    onTestFinished(() => { child.kill('SIGKILL') })
-    let out = ''
-    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
-    await until(() => out.includes('started killed-1 1'), 'the child to start the job', 20_000)
-    child.kill('SIGKILL')
-    await once(child, 'exit')
-    const [orphan] = await rows(queue)
-    expect(orphan).toMatchObject({ id: 'killed-1', attempt: 1, locked_by: expect.any(String) })
-    let rerun: { at: number, attempt: number } | undefined
-    await q.work({ hang: async (_p, job) => { rerun = { at: Date.now(), attempt: job.attempt } } }, { concurrency: 1 })
-    await until(() => rerun !== undefined, 'the job on the surviving worker', 10_000)
-    expect(rerun?.attempt).toBe(2)
-    expect(rerun?.at).toBeGreaterThanOrEqual(orphan?.locked_until as number) // not before the dead lease ended
-  })
-})
-
 describe('openQueue', () => {
   it('opens the local queue on the store when no Redis URL is given', async () => {
     const prefix = `p-${randomUUID()}`
@@ -163,18 +130,5 @@ describe('openQueue', () => {
     await once(server, 'close')
     await expect(openQueue({ redisUrl: `redis://127.0.0.1:${port}`, db: store.db, onError: () => {} }))
       .rejects.toThrow(`Redis at 127.0.0.1:${port} does not answer`)
-  })
-
-  const onRedis = TEST_REDIS_URL !== undefined || CI ? it : undefined
-  onRedis?.('opens BullMQ on Redis when a Redis URL is given', async () => {
-    if (TEST_REDIS_URL === undefined) throw new Error('TEST_REDIS_URL is not set')
-    const prefix = `test-${randomUUID()}`
-    const q = await openQueue({ redisUrl: TEST_REDIS_URL, db: store.db, prefix, onError: () => {} })
-    const raw = new Queue('jobs', { connection: { url: TEST_REDIS_URL }, prefix })
-    onTestFinished(async () => { await q.close(); await raw.obliterate({ force: true }); await raw.close() })
-    await q.enqueue('x', { a: 1 }, { jobId: 'j1' })
-    const job = await raw.getJob(toBullId('j1'))
-    expect(job?.data).toEqual({ a: 1 })
-    expect(await rows(prefix)).toEqual([])
   })
 })

@@ -1,8 +1,8 @@
-// A worker process for local-queue.test.ts: works the local queue on a PostgreSQL database, says
+// A worker process for queue-on-servers.test.ts: works the local queue on a PostgreSQL database, says
 // "started <job id>" when its handler begins, and never finishes, until the test kills it with SIGKILL.
 // argv: <database url> <queue namespace> <lease ms>
-import { openPostgresDb } from '../../../storage/postgres-db.js'
-import { createLocalQueue } from '../../../storage/queue/local-queue.js'
+import { openPostgresDb } from '../../storage/postgres-db.js'
+import { createLocalQueue } from '../../storage/queue/local-queue.js'
 
 const [url, queue, lease] = process.argv.slice(2)
 if (url === undefined || queue === undefined || lease === undefined) throw new Error('usage: <db url> <queue> <lease ms>')

@@ -5,15 +5,15 @@
 // connection, the same failures are injected at the store port, including a COMMIT whose answer is lost.
 import type { MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { startStack, type Stack } from '../../helpers/stack.js'
-import { connectDevice, createDevice, endAll, publish, settle, tryConnect, type Device, type MqttVersion } from '../../helpers/devices.js'
-import { count, createSystems, getOperation, postLabel, started, waitFinished } from '../../helpers/operations.js'
-import { withFaults, type FaultyDb } from '../../helpers/faulty-db.js'
-import { openKiller, type Killer } from '../../helpers/pg-kill.js'
-import { EMBEDDED_RUN, TEST_DATABASE_URL } from '../../helpers/env.js'
-import { freePort, spawnFleet } from '../../helpers/child.js'
-import { inspect, postgresStore, quiet } from '../../helpers/cli-stores.js'
-import { startFleet } from '../../../simulator/fleet.js'
+import { startStack, type Stack } from '../helpers/stack.js'
+import { connectDevice, createDevice, endAll, publish, settle, tryConnect, type Device, type MqttVersion } from '../helpers/devices.js'
+import { count, createSystems, getOperation, postLabel, started, waitFinished } from '../helpers/operations.js'
+import { withFaults, type FaultyDb } from '../helpers/faulty-db.js'
+import { openKiller, type Killer } from '../helpers/pg-kill.js'
+import { TEST_DATABASE_URL } from '../helpers/env.js'
+import { freePort, spawnFleet } from '../helpers/child.js'
+import { inspect, postgresStore, quiet } from '../helpers/cli-stores.js'
+import { startFleet } from '../../simulator/fleet.js'
 
 const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
@@ -78,8 +78,9 @@ const postgres: Kind = {
   }
 }
 
+// The slow tier runs once (on the servers when their URLs are set), so the embedded run is always registered here.
 // The PostgreSQL run is registered as in test/store/db.test.ts: absent without TEST_DATABASE_URL (outside CI).
-const kinds = [...(EMBEDDED_RUN ? [embedded] : []), ...(TEST_DATABASE_URL !== undefined || process.env.CI === 'true' ? [postgres] : [])]
+const kinds = [embedded, ...(TEST_DATABASE_URL !== undefined || process.env.CI === 'true' ? [postgres] : [])]
 
 /**
  * Strikes at random intervals of 100 to 400 ms (a fixed period could fall into step with the retries and hit the

@@ -4,12 +4,12 @@
 // leaves the pool and the next statement runs on a new one.
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Db } from '../../../core/ports/store.js'
-import { StoreUnavailableError } from '../../../core/store-errors.js'
-import { openPostgresDb } from '../../../storage/postgres-db.js'
-import { TEST_DATABASE_URL } from '../../helpers/env.js'
-import { openKiller, type Killer } from '../../helpers/pg-kill.js'
-import { createTestDb, type TestDb } from '../../helpers/test-db.js'
+import type { Db } from '../../core/ports/store.js'
+import { StoreUnavailableError } from '../../core/store-errors.js'
+import { openPostgresDb } from '../../storage/postgres-db.js'
+import { TEST_DATABASE_URL } from '../helpers/env.js'
+import { openKiller, type Killer } from '../helpers/pg-kill.js'
+import { createTestDb, type TestDb } from '../helpers/test-db.js'
 
 const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
