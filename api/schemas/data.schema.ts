@@ -2,6 +2,7 @@
 import { Type } from 'typebox'
 import { CompanyParam, documented, listParam, UidOf } from './common.schema.js'
 import { EpochTime } from './numbers.schema.js'
+import { AGGREGATE_FN_NAMES, DEFAULT_AGGREGATE_FN, INTERVAL_PATTERN } from '../../core/domain/aggregation.js'
 
 /** Epoch ms; seconds and microseconds are tolerated (conventions.md §HTTP basics). */
 const time = (description: string) => Type.Optional(EpochTime({ description: `${description} (epoch ms; seconds and microseconds are converted)` }))
@@ -26,8 +27,6 @@ const rangeQuery = {
 
 export const RawDataQuery = Type.Object(rangeQuery)
 
-/** conventions.md §Data: the folding functions and the interval syntax. */
-const FUNCTIONS = ['mean', 'min', 'max', 'sum', 'stddev', 'ss', 'cnt', 'count', 'standarddeviation']
 const aggregatedQuery = {
   ...rangeQuery,
   targetIds: Type.Optional(listParam('Required: system uids, at most 50')),
@@ -36,11 +35,11 @@ const aggregatedQuery = {
   size: size('Intervals per system and data id, most recent first: default 100, at most 500 (larger is clamped)'),
   interval: Type.Optional(Type.String({
     description: 'Interval length: a multiplier from 1 to 50 and a unit hour, day, month or year (UTC calendar buckets); default 1hour',
-    ...documented({ pattern: '^([1-9]|[1-4][0-9]|50)(hour|day|month|year)$', default: '1hour' })
+    ...documented({ pattern: INTERVAL_PATTERN, default: '1hour' })
   })),
   fn: Type.Optional(Type.String({
     description: 'Folding function inside each interval: mean (default), min, max, sum, stddev, ss (sum of squares), cnt (count); count and standarddeviation are aliases',
-    ...documented({ enum: FUNCTIONS, default: 'mean' })
+    ...documented({ enum: AGGREGATE_FN_NAMES, default: DEFAULT_AGGREGATE_FN })
   }))
 }
 
@@ -52,7 +51,7 @@ export const FleetDataQuery = Type.Object({
   size: size('Intervals per company and data id, most recent first: default 100, at most 500 (larger is clamped)'),
   fleetFn: Type.Optional(Type.String({
     description: 'Function over the systems of a company in each interval, applied to the per-system fn values: mean (default), min, max, sum, stddev, ss, cnt',
-    ...documented({ enum: FUNCTIONS, default: 'mean' })
+    ...documented({ enum: AGGREGATE_FN_NAMES, default: DEFAULT_AGGREGATE_FN })
   }))
 })
 

@@ -11,6 +11,8 @@ export const DEFAULT_INTERVAL: Interval = { n: 1, unit: 'hour' }
 export const MAX_MULTIPLIER = 50
 /** What an interval error tells the caller (the last error parameter says how to fix the request). */
 export const INTERVAL_FORM = `<n><unit>: n from 1 to ${MAX_MULTIPLIER}, unit ${TIMESCALES.join(', ')} (e.g. 1hour, 7day, 1month)`
+/** The interval syntax as a pattern, for the API document (1 to 49 spelled out, then MAX_MULTIPLIER: a unit test checks it against parseInterval). */
+export const INTERVAL_PATTERN = `^([1-9]|[1-4][0-9]|${MAX_MULTIPLIER})(${TIMESCALES.join('|')})$`
 
 /**
  * `<n><unit>` (conventions.md §Data), unit case-insensitive; absent or empty: 1hour. The multiplier is read
@@ -35,6 +37,10 @@ export const AGGREGATE_FNS = ['mean', 'min', 'max', 'sum', 'stddev', 'ss', 'cnt'
 export type AggregateFn = typeof AGGREGATE_FNS[number]
 // A Map, not an object: `fn=__proto__` or `fn=constructor` must find nothing, not Object.prototype's members.
 const FN_ALIASES: ReadonlyMap<string, AggregateFn> = new Map([['count', 'cnt'], ['standarddeviation', 'stddev']])
+/** Every value `fn` and `fleetFn` take: the functions, then their aliases (the API document's list). */
+export const AGGREGATE_FN_NAMES: readonly string[] = [...AGGREGATE_FNS, ...FN_ALIASES.keys()]
+/** The function used when a request names none. */
+export const DEFAULT_AGGREGATE_FN: AggregateFn = 'mean'
 const FN_FORM = `one of ${AGGREGATE_FNS.join(', ')} (or ${[...FN_ALIASES.keys()].join(', ')})`
 
 /**
@@ -43,7 +49,7 @@ const FN_FORM = `one of ${AGGREGATE_FNS.join(', ')} (or ${[...FN_ALIASES.keys()]
  * @throws FleetError request.invalid
  */
 export function parseFn (v: string | undefined, param: 'fn' | 'fleetFn'): AggregateFn {
-  if (v === undefined || v === '') return 'mean'
+  if (v === undefined || v === '') return DEFAULT_AGGREGATE_FN
   const key = v.trim().toLowerCase()
   const fn = AGGREGATE_FNS.find((f) => f === key) ?? FN_ALIASES.get(key)
   if (fn === undefined) throw new FleetError('request.invalid', [param, v, FN_FORM])

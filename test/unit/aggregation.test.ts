@@ -1,8 +1,8 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
-  AGGREGATE_FNS, bucketEnd, bucketsOf, bucketStart, DEFAULT_INTERVAL, minusMonths, parseFn, parseInterval, USAGE_DATA_IDS,
-  type Interval
+  AGGREGATE_FN_NAMES, AGGREGATE_FNS, bucketEnd, bucketsOf, bucketStart, DEFAULT_INTERVAL, minusMonths, parseFn, parseInterval, USAGE_DATA_IDS,
+  INTERVAL_PATTERN, TIMESCALES, type Interval
 } from '../../core/domain/aggregation.js'
 import { FleetError } from '../../core/errors.js'
 
@@ -34,6 +34,24 @@ describe('parseInterval (conventions.md §Data: <n><unit>, n 1..50, hour|day|mon
     const form = '<n><unit>: n from 1 to 50, unit hour, day, month, year (e.g. 1hour, 7day, 1month)'
     expect(() => parseInterval('60hour')).toThrow(expect.objectContaining({ code: 'aggregation.invalid.multiplier', params: ['60hour', form] }))
     expect(() => parseInterval('1week')).toThrow(expect.objectContaining({ code: 'aggregation.invalid.timescale', params: ['1week', form] }))
+  })
+})
+
+describe('the lists the API document shows', () => {
+  it('INTERVAL_PATTERN accepts the lower-case intervals parseInterval reads, and no other', () => {
+    const pattern = new RegExp(INTERVAL_PATTERN)
+    for (let n = -1; n <= 60; n++) {
+      for (const unit of [...TIMESCALES, 'week']) {
+        const v = `${n}${unit}`
+        const reads = codeOf(() => parseInterval(v)) === undefined
+        expect(pattern.test(v), v).toBe(reads)
+      }
+    }
+  })
+
+  it('AGGREGATE_FN_NAMES is every value parseFn reads: the functions, then the aliases', () => {
+    expect(AGGREGATE_FN_NAMES).toEqual(['mean', 'min', 'max', 'sum', 'stddev', 'ss', 'cnt', 'count', 'standarddeviation'])
+    for (const f of AGGREGATE_FN_NAMES) expect(codeOf(() => parseFn(f, 'fn')), f).toBeUndefined()
   })
 })
 

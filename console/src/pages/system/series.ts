@@ -2,14 +2,18 @@
 // (their operations in the OpenAPI document) and the series uPlot draws from their answers, with the
 // live points of the stream appended. No DOM here (tested in test/unit/console/series.test.ts).
 
+import type { AggregateFn, Timescale } from '../../../../core/domain/aggregation.js'
+
 export interface Point { ts: number, v: number | string | null }
 /** The answer of both endpoints: system uid → data id → points, most recent first. */
 export type PointsAnswer = Record<string, Record<string, Point[]> | undefined>
 
 export const RANGES = ['hour', 'day', 'week', 'month', 'custom'] as const
 export type RangeName = typeof RANGES[number]
-export const FUNCTIONS = ['mean', 'min', 'max', 'sum', 'cnt', 'stddev'] as const
-export const UNITS = ['hour', 'day', 'month', 'year'] as const
+// The functions and units the chart offers, checked against the service's lists (types only: the console's bundle
+// takes nothing else of core).
+export const FUNCTIONS = ['mean', 'min', 'max', 'sum', 'cnt', 'stddev'] as const satisfies readonly AggregateFn[]
+export const UNITS = ['hour', 'day', 'month', 'year'] as const satisfies readonly Timescale[]
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
