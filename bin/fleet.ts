@@ -1,7 +1,7 @@
 // `npx fleet <command>`: serve (what `npm start` runs), migrate, seed <file.json>, admin reset-password <email>,
 // admin unlock <email>.
-// Each command imports what it runs when it runs: `fleet migrate` or a usage error loads no HTTP server, broker or
-// device transport (about 3 s of CPU through tsx on this machine's cores).
+// Each command imports what it runs when it runs: `fleet migrate`, a command's --help or a usage error loads no HTTP
+// server, broker or device transport.
 import { readFile } from 'node:fs/promises'
 import { ConfigError, loadConfig, type Config } from '../core/config.js'
 import { SeedError } from '../core/services/seed/seed-error.js'
@@ -9,22 +9,26 @@ import { StoreLockedError } from '../storage/dir-lock.js'
 import { serveConfig } from './serve-args.js'
 import { StartFailure } from './start-failure.js'
 
-const USAGE = `usage: fleet <command>
-  serve              run the service (HTTP API) on the configured ports
+// Each command's lines of the usage, by command: `fleet <command> --help` prints its own.
+const HELP: Record<string, string> = {
+  serve: `  serve              run the service (HTTP API) on the configured ports
     [--roles R,...]  only these parts: api (HTTP API), ingest (device transports), worker (operations,
-                     repeatable jobs); default all three (FLEET_ROLES)
-  migrate            apply the database migrations and exit
-  seed <file.json>   create or update what the file describes (see README, "Seed file")
-  simulate ...       run simulated devices against a running service (fleet simulate --help)
-  admin reset-password <email>
+                     repeatable jobs); default all three (FLEET_ROLES)`,
+  migrate: '  migrate            apply the database migrations and exit',
+  seed: '  seed <file.json>   create or update what the file describes (see README, "Seed file")',
+  simulate: '  simulate ...       run simulated devices against a running service (fleet simulate --help)',
+  admin: `  admin reset-password <email>
                      give that user a new generated password and print it
   admin unlock <email>
-                     forget that user's failed sign-ins (README "Sign-in throttling")
-  broker sync        put every system's device logins into the MQTT_URL broker (Mosquitto dynamic security)
+                     forget that user's failed sign-ins (README "Sign-in throttling")`,
+  broker: `  broker sync        put every system's device logins into the MQTT_URL broker (Mosquitto dynamic security)
                      and remove those of systems no longer there; prints the counts`
+}
+
+const USAGE = `usage: fleet <command>\n${Object.values(HELP).join('\n')}`
 
 async function serve (config: Readonly<Config>): Promise<void> {
-  // Before loading the service (seconds through tsx) and migrating the store (tens of seconds on a first start).
+  // Before loading the service (a second or more) and migrating the store (tens of seconds on a first start).
   await (await import('./port-check.js')).checkPorts(config)
   const [{ createLogger }, { startService, welcome }] = await Promise.all([import('./logger.js'), import('./serve.js')])
   const log = createLogger(config)
@@ -104,6 +108,12 @@ async function main (argv: string[]): Promise<void> {
   // (`npm start` says `fleet serve`).
   if (command === undefined) { process.stderr.write(USAGE + '\n'); process.exitCode = 1; return }
   if (command === 'help' || command === '--help') { process.stdout.write(USAGE + '\n'); return }
+  // Before the configuration is read or anything is loaded: help answers at once, whatever the environment. The
+  // simulator has a usage of its own (fleet simulate --help).
+  if (Object.hasOwn(HELP, command) && command !== 'simulate' && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(`usage: fleet ${command}\n${HELP[command]}\n`)
+    return
+  }
   if (command === 'serve') return await serve(serveConfig(rest, process.env))
   const config = loadConfig(process.env)
   if (command === 'migrate') return await runMigrate(config)

@@ -1,15 +1,28 @@
-// Child processes for end-to-end tests of the real CLI (`node bin/fleet.mjs ...`): spawn with a clean
-// environment, read output line by line, wait for a line with a deadline, stop. Every child is killed when the
-// test that started it finishes (onTestFinished), whatever the outcome.
+// Child processes for end-to-end tests of the real CLI (`fleet ...`): spawn with a clean environment, read output
+// line by line, wait for a line with a deadline, stop. Every child is killed when the test that started it finishes
+// (onTestFinished), whatever the outcome.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { onTestFinished } from 'vitest'
+import { buildState } from '../../bin/launch.mjs'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
-const FLEET = fileURLToPath(new URL('../../bin/fleet.mjs', import.meta.url))
+
+/**
+ * The command line of `fleet`: the build (dist/bin/fleet.js, which the slow tier's global setup makes current),
+ * or the TypeScript through tsx once a source is newer (an edit during the run: what a test runs is what the
+ * checkout holds). Not through bin/fleet.mjs, whose choice is tested on its own (test/unit/bin/launch.test.ts) and
+ * whose note on stderr a test would read.
+ */
+export function fleetCommand (): string[] {
+  return buildState(ROOT).build === 'current'
+    ? [join(ROOT, 'dist/bin/fleet.js')]
+    : ['--import', 'tsx', join(ROOT, 'bin/fleet.ts')]
+}
 
 export interface Exit { code: number | null, signal: NodeJS.Signals | null }
 
@@ -29,11 +42,11 @@ export interface Child {
 interface Waiter { re: RegExp, resolve (line: string): void, reject (err: Error): void }
 
 /**
- * Starts `node bin/fleet.mjs ...args` with only PATH, HOME and env in its environment, so that no variable of the
+ * Starts `fleet ...args` (fleetCommand) with only PATH, HOME and env in its environment, so that no variable of the
  * test runner (DATABASE_URL, CI, ...) leaks in. Killed (SIGKILL) when the current test finishes.
  */
 export function spawnFleet (args: string[], env: Record<string, string>): Child {
-  const proc = spawn(process.execPath, [FLEET, ...args], {
+  const proc = spawn(process.execPath, [...fleetCommand(), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe']
@@ -106,7 +119,7 @@ export function spawnFleet (args: string[], env: Record<string, string>): Child 
   }
 }
 
-/** Runs `node bin/fleet.mjs ...args` to its end and answers its exit code and output. */
+/** Runs `fleet ...args` to its end and answers its exit code and output. */
 export async function runFleet (args: string[], env: Record<string, string>, timeoutMs = 90_000): Promise<Exit & { stdout: string, stderr: string }> {
   const child = spawnFleet(args, env)
   const exit = await child.exited(timeoutMs)

@@ -1,14 +1,20 @@
-// Runs once before every suite. With TEST_DATABASE_URL set, the server must answer (a CI run never falls back
-// to the embedded store) and a migrated template database is made for the per-file databases.
+// Runs once before each tier (vitest project) that has files to run; the slow tier's first builds dist/ unless it is
+// current. With TEST_DATABASE_URL set, the server must answer (a CI run never falls back to the embedded store) and
+// a migrated template database is made for the per-file databases.
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { once } from 'node:events'
 import { existsSync } from 'node:fs'
 import { readdir, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises'
 import { basename, dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { Redis } from 'ioredis'
 import { openPgliteDb } from '../../storage/pglite-db.js'
 import { openPostgresDb } from '../../storage/postgres-db.js'
 import { migrate } from '../../storage/migrate.js'
+import type { TestProject } from 'vitest/node'
+import { buildState } from '../../bin/launch.mjs'
 import { PGLITE_IMAGE, TEMPLATE_DB, TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from './env.js'
 
 /**
@@ -83,7 +89,22 @@ async function checkRedis (url: string): Promise<void> {
   } finally { redis.disconnect() }
 }
 
-export default async function setup (): Promise<void> {
+const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+
+/**
+ * The slow tier runs the built service (test/helpers/child.ts): dist/ is built now unless current. Type errors do
+ * not stop it (vitest runs TypeScript that does not typecheck as well; `npm run build` and CI's typecheck fail on
+ * them). Two runs building at once each rename a whole build into place (scripts/build.mjs).
+ */
+async function ensureBuilt (): Promise<void> {
+  if (buildState(ROOT).build === 'current') return
+  const child = spawn(process.execPath, [join(ROOT, 'scripts/build.mjs'), '--allow-type-errors'], { cwd: ROOT, stdio: 'inherit' })
+  const [code] = await once(child, 'exit') as [number | null]
+  if (code !== 0) throw new Error(`npm run build failed (exit ${code}): the slow tests run its dist/`)
+}
+
+export default async function setup (project: TestProject): Promise<void> {
+  if (project.name === 'slow') await ensureBuilt()
   await preparePgliteImage()
   if (TEST_DATABASE_URL !== undefined) await prepareTemplate(TEST_DATABASE_URL)
   if (TEST_REDIS_URL !== undefined) await checkRedis(TEST_REDIS_URL)
