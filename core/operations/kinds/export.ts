@@ -22,7 +22,7 @@ import { launch, newOperation, type Caller, type OperationDeps } from '../common
 import { Type } from 'typebox'
 import { Nullable, Flag, Time } from '../body.schema.js'
 import { operationKind } from '../kind.js'
-import { csvCell } from '../csv/write.js'
+import { csvLine, type CsvValue } from '../csv/write.js'
 
 // fleet-api.md §Limits: data selected for history export.
 export const MAX_EXPORT_DATA = 200
@@ -115,19 +115,19 @@ export async function historyCsv (tx: Pick<Repositories, 'dataQueries'>, systemU
     async (to) => await tx.dataQueries.raw([systemUid], [id], { from: p.fromDate, to }, size), p.toDate + 1, size))
   for (const c of cursors) await c.fill()
   const lines: string[] = [] // newest first while merging, reversed at the end
-  const cells: string[] = []
+  const cells: CsvValue[] = []
   for (;;) {
     let ts = -Infinity
     for (const c of cursors) ts = Math.max(ts, c.peek()?.ts ?? -Infinity)
     if (ts === -Infinity) break
     for (const [k, c] of cursors.entries()) {
-      if (c.peek()?.ts !== ts) { cells[k] = ''; continue }
-      cells[k] = csvCell(c.take(ts))
+      if (c.peek()?.ts !== ts) { cells[k] = null; continue }
+      cells[k] = c.take(ts)
       if (c.peek() === undefined) await c.fill()
     }
-    lines.push(`${ts},${cells.join(',')}\r\n`)
+    lines.push(`${csvLine([ts, ...cells])}\r\n`)
   }
-  const header = `timestamp,${p.data.map((d) => csvCell(d)).join(',')}\r\n`
+  const header = `${csvLine(['timestamp', ...p.data])}\r\n`
   return { csv: header + lines.reverse().join(''), rows: lines.length }
 }
 
