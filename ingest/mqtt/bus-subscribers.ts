@@ -1,7 +1,6 @@
-// The MQTT 3.1/3.1.1 and 5 sessions of this service's own (v4-session.ts) that subscribed to a topic of another
-// protocol's namespace (Sparkplug B: the host's STATE, an edge node's own commands, ingest/mqtt/namespaces.ts): what
-// the service publishes there reaches them as it reaches the clients aedes serves, and a retained publish (the host
-// STATE) is kept for those that subscribe later (MQTT 3.1.1 §3.3.1.3).
+// The MQTT sessions (session/) that subscribed to a topic of another protocol's namespace (Sparkplug B: the host's
+// STATE, an edge node's own commands, ingest/mqtt/namespaces.ts): what the service publishes there reaches them, and
+// a retained publish (the host STATE) is kept for those that subscribe later (MQTT 3.1.1 §3.3.1.3).
 import { topicMatches } from '../../protocols/mqtt/topic.js'
 
 /** A session's side: the filters it holds in namespaces, and how to send it a publish. */

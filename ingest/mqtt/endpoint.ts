@@ -1,22 +1,20 @@
 // The MQTT endpoint of the service: TCP on MQTT_PORT and WebSocket at /mqtt on the HTTP port. Each connection's
-// CONNECT is peeked to hand it to the session of its version (ingest/mqtt/v4-session.ts for MQTT 3.1 and 3.1.1,
-// v5-session.ts for MQTT 5), or to aedes when it carries a Will (Sparkplug B edge nodes, whose commands and the
-// host's state aedes routes to them).
+// CONNECT is peeked for its protocol level, refused when no version this edge speaks, and handed to one session
+// (ingest/mqtt/session/) that serves MQTT 3.1, 3.1.1 and 5 alike, Wills and the bus of other protocols' namespaces
+// (Sparkplug B) included.
 import { createServer, type Server, type Socket } from 'node:net'
 import type { Duplex } from 'node:stream'
-import type { IncomingMessage } from 'node:http'
 import { peekProtocolLevel } from '../../protocols/mqtt/peek.js'
 import { createFrameLimit } from '../../protocols/mqtt/frame-limit.js'
-import { createAedesBroker, type AedesBrokerDeps } from './aedes-broker.js'
-import { serveV5 } from './v5-session.js'
-import { serveV4 } from './v4-session.js'
+import { serveMqtt } from './session/serve.js'
+import type { MqttSessionDeps } from './session/deps.js'
 import { createBusSubscribers } from './bus-subscribers.js'
 import { LISTEN_BACKLOG } from '../transport.js'
 import type { LoginGate } from '../login-gate.js'
 import { acceptProxied, type ProxyProtocolOptions } from '../proxy-protocol.js'
 
-/** What both MQTT versions are served with (the registry of connections is shared by them). */
-export type MqttEndpointDeps = AedesBrokerDeps & {
+/** What every MQTT version is served with (the registry of connections is shared by them). */
+export type MqttEndpointDeps = Omit<MqttSessionDeps, 'maxPacketBytes' | 'busSubscribers'> & {
   /** The deadline until CONNACK (MQTT_CONNECT_TIMEOUT_MS) and the cap of connections not logged in per address. */
   loginGate: LoginGate
   /** MQTT_PROXY_PROTOCOL on the TCP listener (ingest/proxy-protocol.ts); absent: off. */
@@ -25,7 +23,7 @@ export type MqttEndpointDeps = AedesBrokerDeps & {
 
 export interface MqttEndpoint {
   /** Serves one connection from any transport (TCP socket, WebSocket stream). */
-  handle (stream: Duplex, remoteAddress: string, req?: IncomingMessage): void
+  handle (stream: Duplex, remoteAddress: string): void
   listen (port: number, host: string): Promise<number>
   /** True while the TCP listener accepts connections (GET /ready). */
   listening (): boolean
@@ -43,14 +41,16 @@ const UNACCEPTABLE_PROTOCOL_LEVEL = Buffer.from([0x20, 0x02, 0x00, 0x01])
 const MAX_CONNECT_BYTES = 64 * 1024
 const MAX_PACKET_BYTES = 2 * 1024 * 1024
 
-/** The MQTT endpoint, not listening yet: each connection goes to aedes (3.1, 3.1.1) or to an MQTT 5 session. */
+/** The MQTT endpoint, not listening yet. */
 export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promise<MqttEndpoint> {
-  const deps = { ...endpointDeps, busSubscribers: createBusSubscribers() }
-  const aedes = await createAedesBroker(deps)
+  const deps: MqttEndpointDeps & MqttSessionDeps = { ...endpointDeps, busSubscribers: createBusSubscribers(), maxPacketBytes: MAX_PACKET_BYTES }
+  // What the service publishes in a namespace (the Sparkplug B host's STATE and commands) reaches the sessions
+  // subscribed to it; a retained one is kept for those that subscribe later.
+  deps.bus?.attach(async (topic, payload, opts) => { deps.busSubscribers.deliver(topic, payload, opts) })
   const open = new Set<Duplex>()
   let server: Server | undefined
 
-  function route (stream: Duplex, remoteAddress: string, req?: IncomingMessage): void {
+  function route (stream: Duplex, remoteAddress: string): void {
     const login = deps.loginGate.admit(remoteAddress, stream)
     if (login === undefined) { stream.destroy(); return }
     open.add(stream)
@@ -76,10 +76,7 @@ export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promi
       stream.unshift(seen)
       const limit = createFrameLimit({ first: MAX_CONNECT_BYTES, next: MAX_PACKET_BYTES })
       stream.on('data', (chunk: Buffer) => { if (limit.feed(chunk) !== 'ok') stream.destroy() })
-      if (peek.level === 5) serveV5(stream, remoteAddress, { ...deps, maxPacketBytes: MAX_PACKET_BYTES }, login.loggedIn)
-      // A Will is for the protocols aedes carries between clients (Sparkplug B's NDEATH, ingest/mqtt/namespaces.ts).
-      else if (peek.will) aedes.handle(stream, remoteAddress, req, login.loggedIn)
-      else serveV4(stream, remoteAddress, deps, login.loggedIn)
+      serveMqtt(stream, remoteAddress, peek.level as 3 | 4 | 5, deps, login.loggedIn)
       stream.resume()
     }
     stream.on('data', onData)
@@ -99,13 +96,12 @@ export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promi
     },
     listening: () => server?.listening === true,
     async close () {
-      // Stop accepting, then end the open connections (server.close waits for them), then the broker.
+      // Stop accepting, then end the open connections (server.close waits for them).
       const s = server
       const closed = s === undefined ? Promise.resolve() : new Promise<void>((resolve) => { s.close(() => { resolve() }) })
       for (const c of deps.registry.all()) c.close()
       for (const stream of open) stream.destroy()
       await closed
-      await aedes.close()
     }
   }
 }

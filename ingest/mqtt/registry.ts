@@ -1,5 +1,5 @@
-// The connected MQTT devices of this process, whatever their MQTT version (aedes serves 3.1 and 3.1.1,
-// v5-session.ts serves 5): one registry, by system uid and latest connection first, for `connected`, task delivery
+// The connected MQTT devices of this process, whatever their MQTT version (3.1 and 3.1.1 are counted as 3.1.1):
+// one registry, by system uid and latest connection first, for `connected`, task delivery
 // and the connected-devices metric; and by client id within its system, so that a device never pushes another's
 // connection off.
 import type { DeviceSession } from '../../core/services/ingest/devices.service.js'
@@ -42,8 +42,7 @@ export interface ConnectionRegistry {
  * Where a client id belongs: to its system, whatever the MQTT version. Ids are chosen by devices, so an id another
  * system uses is nobody's concern (a device of one company holding `B-SN-2` must not keep company B's device out);
  * within a system, a newer connection with the id takes the older one over, as a device reconnecting after a lost
- * link or a firmware update to another MQTT version does. Aedes keys its sessions by client id across its broker: it
- * sees the id prefixed with the system (aedes-broker.ts).
+ * link or a firmware update to another MQTT version does.
  */
 const clientKey = (systemUid: string, clientId: string): string => `${systemUid}\u0000${clientId}`
 

@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream'
 /**
  * Writes to stream so that what is written in one turn of the event loop leaves in one write: the PUBACKs of a
  * connection's publishes that one commit stored (a write each cost a system call per packet, bench ingest). Used by
- * the MQTT sessions (v4-session.ts, v5-session.ts).
+ * the MQTT sessions (session/session.ts).
  */
 export function turnWriter (stream: Duplex): (bytes: Buffer) => void {
   let corked = false

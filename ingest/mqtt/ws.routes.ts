@@ -9,6 +9,6 @@ export default async function mqttWebSocketRoutes (app: FastifyInstance, { mqtt 
   if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 2 * 1024 * 1024 } })
   app.get('/mqtt', { websocket: true, config: { public: true }, schema: { hide: true } }, (socket, req) => {
     const stream = createWebSocketStream(socket)
-    mqtt.handle(stream, req.ip, req.raw)
+    mqtt.handle(stream, req.ip)
   })
 }

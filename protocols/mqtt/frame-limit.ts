@@ -1,6 +1,6 @@
 // Packet sizes checked on the raw byte stream, before a parser buffers a packet whole: the remaining length of
 // every packet (MQTT 3.1.1 §2.2.3, MQTT 5.0 §1.5.5: 1 to 4 bytes of 7 bits) is read as it goes by, and a packet
-// announced too large is refused at its header. Neither aedes nor mqtt-packet bounds a packet (up to 256 MB).
+// announced too large is refused at its header. mqtt-packet does not bound a packet (up to 256 MB).
 
 export type FrameCheck = 'ok' | 'too-large' | 'invalid'
 

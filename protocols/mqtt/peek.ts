@@ -1,5 +1,5 @@
 // Reads the protocol level and the connect flags of an MQTT CONNECT packet without consuming it, so that a connection
-// can be handed to the session implementation of its version (MQTT 3.1.1 §3.1.2.1-3, MQTT 5.0 §3.1.2.1-3).
+// can be parsed as its version, or refused when no version served (MQTT 3.1.1 §3.1.2.1-3, MQTT 5.0 §3.1.2.1-3).
 // Layout: 0x10 | remaining length (1-4 bytes, 7 bits each) | protocol name (u16 length + "MQTT" or "MQIsdp") | level |
 // connect flags (bit 2: a Will).
 
