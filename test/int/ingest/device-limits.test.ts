@@ -68,14 +68,14 @@ describe('over the device budget', () => {
     await endAll(c)
   })
 
-  it('MQTT 3.1.1 with a Will (served by aedes): the same, QoS 0 dropped, then QoS 1 closed without PUBACK', async () => {
+  it('MQTT 3.1.1 with a Will: the same, QoS 0 dropped, then QoS 1 closed without PUBACK', async () => {
     const d = await createDevice(stack)
     const topic = `${d.serial}/messages/json`
     const c = await connectDevice(stack.mqttUrl, d.serial, d.mqttPassword ?? '', { version: 4, will: { topic, payload: Buffer.from('{"gone": 1}'), qos: 0, retain: false } })
     for (let i = 0; i < BURST + 2; i++) await publish(c, topic, JSON.stringify({ n: i }), { qos: 0 })
     expect(await publish(c, topic, '{"n": "last"}', { qos: 1 })).toBe('closed')
     await settle(stack)
-    // The budget's messages, and the Will aedes published for the lost connection (over the budget too: dropped).
+    // The budget's messages, and the Will published for the lost connection (over the budget too: dropped).
     const stored = (await messagesOf(stack, d.uid)).length
     expect(stored).toBeGreaterThanOrEqual(BURST)
     expect(stored).toBeLessThanOrEqual(BURST + 1)

@@ -148,7 +148,7 @@ describe('password change through PUT /api/v1/systems/{uid}', () => {
 })
 
 describe('client ids (free, conventions.md §Devices): one device cannot push another off', () => {
-  // A Will sends the connection to aedes (endpoint.ts), which keys its sessions by client id across the broker.
+  // Connections with and without a Will, in every order: a Will changes nothing to whose a client id is.
   const will = (d: Device): { will: { topic: string, payload: Buffer, qos: 0, retain: false } } =>
     ({ will: { topic: `${d.serial}/messages/json`, payload: Buffer.from('{}'), qos: 0, retain: false } })
   const paths = [['plain', 'plain'], ['plain', 'Will'], ['Will', 'plain'], ['Will', 'Will']] as const
