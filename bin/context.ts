@@ -22,8 +22,9 @@ import type { MetricsRegistry } from '../core/metrics.js'
 import { createPromRegistry } from '../metrics/prom-registry.js'
 import { registerInfraGauges } from '../metrics/infra-gauges.js'
 import type { CallbackGuard } from '../core/operations/callback-guard.js'
-import type { DeviceTransport } from '../ingest/transport.js'
-import { createTaskDispatch } from '../ingest/dispatch.js'
+import type { TaskPushers } from '../core/ports/devices.js'
+import { createTaskDispatch } from '../core/services/ingest/task-dispatch.js'
+import { createTaskPushers } from '../core/services/ingest/task-pushers.js'
 import { createSmsGateway } from '../storage/notify/sms-gateway.js'
 import { withLoginChanges } from '../core/services/systems/login-changes.js'
 import { openBrokerSync } from './broker.js'
@@ -75,10 +76,10 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
 }
 
 /**
- * `transports`: the device transports of this process (ingest/dispatch.ts delivers tasks through them). A function,
- * read at each dispatch: the transports are built after the services, which are given the dispatch now.
+ * `pushers`: the registry the device transports of this process register in once built (bin/serve.ts); the task
+ * dispatch (core/services/ingest/task-dispatch.ts) delivers through them. Absent: none, tasks wait for a poll.
  */
-export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { transports?: () => readonly DeviceTransport[], brokerSync?: DynsecSync } = {}): AppContext {
+export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { pushers?: TaskPushers, brokerSync?: DynsecSync } = {}): AppContext {
   const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
   const ownTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx, { rollups: config.DATA_ROLLUPS })))
   // With an external Mosquitto, device logins follow every committed change into its dynamic security (issue 14).
@@ -89,7 +90,7 @@ export function createContext (config: Readonly<Config>, log: Logger, infra: Inf
   const metrics = infra.metrics ?? createPromRegistry({ onCollectError: (metric, err) => { log.warn({ err, metric }, 'metric not collected') } })
   registerInfraGauges(metrics, infra)
   const dispatch = createTaskDispatch({
-    transports: opts.transports ?? (() => []),
+    pushers: opts.pushers ?? createTaskPushers(),
     deviceTasks: repos.deviceTasks,
     systems: repos.telemetry,
     connectionRequester: createSmsGateway({ url: config.SMS_GATEWAY_URL, log }),

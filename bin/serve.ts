@@ -3,17 +3,17 @@ import type { Config } from '../core/config.js'
 import type { Logger } from '../core/logger.js'
 import type { AppContext } from '../core/context.js'
 import type { BootstrapResult } from '../core/services/bootstrap.service.js'
-import { LISTEN_BACKLOG, type DeviceTransport, type TransportFactory } from '../ingest/transport.js'
+import { LISTEN_BACKLOG, type DeviceTransport } from '../ingest/transport.js'
+import { asModule, type ProtocolDeps, type ProtocolEntry } from '../ingest/protocol-module.js'
+import { createCapabilities } from '../ingest/capabilities.js'
 import { buildApi } from '../api/app.js'
 import { readinessChecks, registerDeviceGauges } from './operability.js'
 import { bootstrapStore, createContext, openInfra, type Infrastructure } from './context.js'
 import { portFailure } from './start-failure.js'
 import { transports as defaultTransports } from './transports.js'
 import { brokerResyncJob, openBrokerSync } from './broker.js'
-import { createMqttBus } from '../ingest/mqtt/namespaces.js'
-import { createSparkplugNodes } from '../core/services/ingest/sparkplug-nodes.js'
-import { createSparkplugRepository } from '../storage/repositories/sparkplug.repository.js'
-import { createApplicationsRepository } from '../storage/repositories/applications.repository.js'
+import { createTaskPushers } from '../core/services/ingest/task-pushers.js'
+import { createRepositories } from '../storage/repositories/index.js'
 
 /** The bound ports: HTTP, and each transport that has a listener of its own by its name ("mqtt"...). */
 export interface BoundPorts { httpPort: number, ports: Record<string, number> }
@@ -21,7 +21,7 @@ export interface BoundPorts { httpPort: number, ports: Record<string, number> }
 export interface Service {
   ctx: AppContext
   api: FastifyInstance
-  /** The device transports, in the order of their list (bin/transports.ts). */
+  /** The device transports, in the order of the protocols' list (bin/transports.ts). */
   transports: readonly DeviceTransport[]
   /**
    * Starts listening: HTTP (API and the transports' routes), then each transport's own port, on the configured
@@ -33,8 +33,8 @@ export interface Service {
 
 export interface AssembleOptions {
   bootstrap?: boolean
-  /** The device transports to run (default: bin/transports.ts). */
-  transports?: readonly TransportFactory[]
+  /** The device protocols to run (default: bin/transports.ts). */
+  transports?: readonly ProtocolEntry[]
 }
 
 // README, "Devices and telemetry": commStatus follows the expected period; checking every 30 s is precise enough for periods
@@ -52,22 +52,29 @@ const PARTITIONS_MS = 3_600_000
  * startService instead creates them once every port is bound (see there).
  */
 export async function assembleService (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: AssembleOptions = {}): Promise<Service> {
-  // The task dispatch (bin/context.ts) reads this list at each dispatch: the transports are built below, after the
-  // services that are given the dispatch.
-  const transports: DeviceTransport[] = []
+  // The task dispatch (core/services/ingest/task-dispatch.ts) is given the registry now; the transports, built below
+  // after the services, register in it as pushers.
+  const pushers = createTaskPushers()
   const brokerSync = openBrokerSync(config, infra.db, log)
-  const ctx = createContext(config, log, infra, { transports: () => transports, ...(brokerSync === undefined ? {} : { brokerSync }) })
+  const ctx = createContext(config, log, infra, { pushers, ...(brokerSync === undefined ? {} : { brokerSync }) })
   if (opts.bootstrap !== false) await bootstrapStore(ctx, infra.db)
   // Before any device traffic: the points partitions of the months around now (the points.partitions job below
   // keeps them ahead afterwards).
   await ctx.services.pointPartitions.ensureAhead()
   const { ingest, devices } = ctx.services
-  const sparkplug = createSparkplugNodes({ sparkplug: createSparkplugRepository(infra.db), applications: createApplicationsRepository(infra.db) })
   // Roles (issue 14): every process builds the transports, so that any of them can deliver tasks (through the
   // external broker) and run the transports' jobs; only an ingest process accepts device traffic.
   const roles = new Set(config.FLEET_ROLES)
-  const transportDeps = { config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now, mqtt: createMqttBus(), sparkplug, accept: roles.has('ingest') }
-  for (const create of opts.transports ?? defaultTransports) transports.push(await create(transportDeps))
+  const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
+  const protocolDeps: ProtocolDeps = {
+    config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now, accept: roles.has('ingest'), db: infra.db, repos, capabilities: createCapabilities()
+  }
+  const transports: DeviceTransport[] = []
+  for (const entry of opts.transports ?? defaultTransports) {
+    const t = await asModule(entry).transport(protocolDeps)
+    transports.push(t)
+    if (t.push !== undefined) pushers.register({ name: t.name, protocols: t.protocols, connected: (uid) => t.connected(uid), push: async (uid, tasks) => await t.push?.(uid, tasks) ?? false })
+  }
   registerDeviceGauges(ctx.metrics, transports)
   const api = await buildApi(ctx, {
     api: roles.has('api'),

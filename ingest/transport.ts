@@ -1,5 +1,5 @@
-// The shape every device transport has (issue 9: a device protocol is a folder under ingest/ plus one line in the
-// list of bin/transports.ts). A transport serves devices on a port of its own, on the HTTP port, or both; it
+// The shape every device transport has (a device protocol is a folder under ingest/ plus one line in the list of
+// bin/transports.ts: protocol-module.ts). A transport serves devices on a port of its own, on the HTTP port, or both; it
 // delivers tasks to the devices it has connected (push transports) or lets them fetch theirs (polling transports).
 import type { FastifyPluginAsync } from 'fastify'
 import type { Logger } from '../core/logger.js'
@@ -10,8 +10,6 @@ import type { DevicesService } from '../core/services/ingest/devices.service.js'
 import type { IngestService } from '../core/services/ingest/ingest.service.js'
 import type { MetricsRegistry } from '../core/metrics.js'
 import type { ExtraPeriodicJobs } from '../core/operations/jobs.js'
-import type { MqttBus } from './mqtt/namespaces.js'
-import type { SparkplugNodes } from '../core/services/ingest/sparkplug-nodes.js'
 
 /** What a transport is given when it is built (bin/serve.ts). */
 /**
@@ -29,10 +27,6 @@ export interface TransportDeps {
   log: Logger
   metrics: MetricsRegistry
   now: () => number
-  /** The embedded MQTT broker's topic namespaces, shared by the transports of one service (Sparkplug B rides on it). */
-  mqtt: MqttBus
-  /** What the Sparkplug B host keeps in the store (node deaths) and reads of the systems' applications (actions). */
-  sparkplug: SparkplugNodes
   /**
    * Whether this process takes device traffic (the `ingest` role, issue 14; default true). Without it a transport
    * still delivers tasks where it can from here (an external broker) and runs its jobs, but reads nothing from devices.

@@ -12,7 +12,32 @@ export interface DispatchRequest {
   requestConnection: boolean
 }
 
-/** Outgoing tasks (implemented by ingest/dispatch). */
+/**
+ * A device transport as the dispatch sees it: one that can send tasks to the devices it has connected in this process
+ * (MQTT, M3DA over TCP, Sparkplug B). Polling transports (REST, MSCI) are no pushers: their devices fetch.
+ */
+export interface TaskPusher {
+  /** Its name in logs ("mqtt", "m3da"...). */
+  readonly name: string
+  /** The device protocols whose tasks it carries. */
+  readonly protocols: readonly DeviceProtocol[]
+  /** Whether the system has a connection to this process over it. */
+  connected (systemUid: string): boolean
+  /** Sends tasks to a connected device; false when it is not connected here (they wait for its next connection). */
+  push (systemUid: string, tasks: readonly DeviceTask[]): Promise<boolean>
+}
+
+/**
+ * The pushers of this process (core/services/ingest/task-pushers.ts). Built before the services that are given the
+ * dispatch; each transport that pushes registers itself once built (bin/serve.ts).
+ */
+export interface TaskPushers {
+  register (pusher: TaskPusher): void
+  /** The pusher of the protocol that has the system connected here, if any (the first registered wins). */
+  find (systemUid: string, protocol: DeviceProtocol): TaskPusher | undefined
+}
+
+/** Outgoing tasks (core/services/ingest/task-dispatch.ts). */
 export interface TaskDispatch {
   /**
    * Delivers the PENDING tasks of these systems now to those connected over a push transport of the protocol, and

@@ -17,8 +17,6 @@ import type { TelemetryRepository } from './telemetry.js'
 import type { OperationsRepository } from './operations.js'
 import type { DataQueriesRepository } from './data-queries.js'
 import type { DeviceTasksRepository } from './devices.js'
-import type { M3daRepository } from './m3da.js'
-import type { MsciPollsRepository } from './msci.js'
 import type { UsageRepository } from './usage.js'
 import type { PointPartitionsRepository } from './point-partitions.js'
 
@@ -54,8 +52,6 @@ export interface Repositories {
   operations: OperationsRepository
   savepoint: Savepoints
   dataQueries: DataQueriesRepository
-  m3da: M3daRepository
-  msciPolls: MsciPollsRepository
   usage: UsageRepository
   pointPartitions: PointPartitionsRepository
   signInUnlocks: SignInUnlocksRepository

@@ -4,7 +4,7 @@
 // whose tickets they carry, and the reply payload carries a Response for each ticketed Message and the system's
 // queued tasks, each with its ticket. The reply is built only after the commit.
 import type { DeviceSession } from '../../core/services/ingest/devices.service.js'
-import type { M3daDevice, M3daDevices } from '../../core/services/ingest/m3da-devices.js'
+import type { M3daDevice, M3daDevices } from './m3da-devices.js'
 import type { DeviceTask } from '../../core/domain/device-task.js'
 import { decodePayload, encodePayload, type M3daMessage, type M3daResponse } from '../../protocols/m3da/index.js'
 import type { DecodedAck, Pipeline } from '../pipeline.js'

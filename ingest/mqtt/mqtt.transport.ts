@@ -3,7 +3,8 @@
 // subscription to the tasks topic, what waits for it.
 import type { DeviceTask } from '../../core/domain/device-task.js'
 import { encodeTasks } from '../../protocols/airvantage/index.js'
-import type { DeviceTransport, TransportFactory } from '../transport.js'
+import type { DeviceTransport, TransportDeps } from '../transport.js'
+import type { MqttBus } from './namespaces.js'
 import { createPipeline } from '../pipeline.js'
 import { createMqttEndpoint } from './endpoint.js'
 import { mqttPublishHandler } from './publish.js'
@@ -15,7 +16,8 @@ import { createLoginGate } from '../login-gate.js'
 import { proxyProtocolOptions } from '../proxy-protocol.js'
 import { createDeviceLimits } from '../device-limits.js'
 
-export const mqttTransport: TransportFactory = async (deps): Promise<DeviceTransport> => {
+/** `mqtt`: the embedded broker's topic namespaces, which the MQTT module offers to others (bin/transports.ts). */
+export const mqttTransport = async (deps: TransportDeps & { mqtt: MqttBus }): Promise<DeviceTransport> => {
   // With an external broker (MQTT_URL) the devices connect there and this process reads their topics from it.
   if (deps.config.MQTT_URL !== undefined) return await brokerTransport(deps, new URL(deps.config.MQTT_URL))
   const registry = createConnectionRegistry()

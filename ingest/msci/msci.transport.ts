@@ -2,12 +2,13 @@
 // one device transport (ingest/transport.ts). It listens on nothing: the service goes to the gateways. Its poller is
 // the repeatable job `msci.poll`, and its device tasks go out at the gateway's next poll (a gateway with waiting
 // tasks is polled at once), so it has no push and no gateway is ever "connected" between polls.
-import type { DeviceTransport, TransportDeps, TransportFactory } from '../transport.js'
+import type { DeviceTransport, TransportDeps } from '../transport.js'
 import { acemanagerAccess } from './acemanager-access.js'
 import { snmpAccess } from './snmp-access.js'
 import { createPoller, TICK_MS, type PollerStats } from './poller.js'
 import type { OpenAccess } from './poll.js'
 import { createHostGuard } from './host-guard.js'
+import type { MsciPolls } from './msci-polls.js'
 
 export const openAccess: OpenAccess = (p, timeoutMs) => p.access === 'snmp' ? snmpAccess(p, timeoutMs) : acemanagerAccess(p, timeoutMs)
 
@@ -16,9 +17,10 @@ export interface MsciTransport extends DeviceTransport {
   stats (): PollerStats
 }
 
-export function createMsciTransport (deps: TransportDeps, open: OpenAccess = openAccess): MsciTransport {
+/** `polls`: the module's service (index.ts builds it over the module's store). */
+export function createMsciTransport (deps: TransportDeps, polls: MsciPolls, open: OpenAccess = openAccess): MsciTransport {
   const poller = createPoller({
-    polls: deps.devices.msci,
+    polls,
     ingest: deps.ingest,
     open,
     hosts: createHostGuard({ allowed: deps.config.MSCI_ALLOWED_NETWORKS, timeoutMs: deps.config.MSCI_TIMEOUT_MS }),
@@ -38,5 +40,3 @@ export function createMsciTransport (deps: TransportDeps, open: OpenAccess = ope
     close: poller.close
   }
 }
-
-export const msciTransport: TransportFactory = async (deps) => createMsciTransport(deps)

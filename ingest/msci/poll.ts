@@ -4,7 +4,7 @@
 // garbage (counted); its configuration failing is a failed poll too. Nothing here throws.
 import type { DataPoint, DeviceMessage } from '../../core/domain/device-message.js'
 import type { IngestService } from '../../core/services/ingest/ingest.service.js'
-import type { PollTarget } from '../../core/services/ingest/msci-polls.js'
+import type { PollTarget } from './msci-polls.js'
 import type { Logger } from '../../core/logger.js'
 import { newTimeOrderedUid } from '../../core/security/secrets.js'
 import { POLLED_IDS, entryOf } from '../../protocols/msci/ids.js'

@@ -7,7 +7,7 @@
 // fleet added at once); a failed poll backs off: period × 2^failures (at most an hour past the period) × [0.8, 1.2].
 import { randomUUID } from 'node:crypto'
 import type { MetricsRegistry } from '../../core/metrics.js'
-import type { MsciPolls, PollTarget } from '../../core/services/ingest/msci-polls.js'
+import type { MsciPolls, PollTarget } from './msci-polls.js'
 import { pollGateway, type PollDeps } from './poll.js'
 
 /** How often the repeatable job runs. */

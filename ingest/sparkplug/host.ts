@@ -6,7 +6,7 @@ import type { Logger } from '../../core/logger.js'
 import type { DataPoint, DataValue } from '../../core/domain/device-message.js'
 import type { DeviceTask } from '../../core/domain/device-task.js'
 import type { IngestService } from '../../core/services/ingest/ingest.service.js'
-import type { SparkplugNodes } from '../../core/services/ingest/sparkplug-nodes.js'
+import type { SparkplugNodes } from './sparkplug-nodes.js'
 import type { MetricsRegistry } from '../../core/metrics.js'
 import {
   decodePayload, deviceTopic, encodePayload, isStateTopic, nodeTopic, parseTopic,

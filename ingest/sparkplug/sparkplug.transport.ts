@@ -1,20 +1,23 @@
 // Sparkplug B edge nodes (issue 13; protocols.md §4; conventions.md §Devices, Sparkplug B) as one device transport
-// (ingest/transport.ts). They ride on the embedded MQTT broker of the MQTT transport (TransportDeps.mqtt: the
+// (ingest/transport.ts). They ride on the embedded MQTT broker the MQTT module offers (capabilities.ts MQTT_BUS: the
 // `spBv1.0/` namespace), so the transport has no port of its own; it pushes tasks as NCMD / DCMD to an edge node
 // that is online (its NBIRTH seen on an open connection), others wait for its next NBIRTH. The service publishes its
 // host STATE (retained, `{"online": true, "timestamp": ...}`) on `spBv1.0/STATE/<SPARKPLUG_HOST_ID>` at start.
-import type { DeviceTransport, TransportFactory } from '../transport.js'
+import type { DeviceTransport, TransportDeps } from '../transport.js'
+import type { MqttBus } from '../mqtt/namespaces.js'
+import type { SparkplugNodes } from './sparkplug-nodes.js'
 import { createPipeline } from '../pipeline.js'
 import { stateTopic } from '../../protocols/sparkplug/index.js'
 import { createSparkplugHost } from './host.js'
 import { sparkplugNamespace } from './namespace.js'
 
-export const sparkplugTransport: TransportFactory = async (deps): Promise<DeviceTransport> => {
+/** `bus`: the embedded broker's namespaces; `nodes`: the module's service (index.ts). */
+export async function sparkplugTransport (deps: TransportDeps, bus: MqttBus, nodes: SparkplugNodes): Promise<DeviceTransport> {
   const pipeline = createPipeline({ ingest: deps.ingest, now: deps.now, protocol: 'SPARKPLUG' })
-  const host = createSparkplugHost({ ingest: deps.ingest, pipeline, publish: deps.mqtt.publish, nodes: deps.sparkplug, log: deps.log, metrics: deps.metrics, now: deps.now })
-  deps.mqtt.register(sparkplugNamespace(host))
+  const host = createSparkplugHost({ ingest: deps.ingest, pipeline, publish: bus.publish, nodes, log: deps.log, metrics: deps.metrics, now: deps.now })
+  bus.register(sparkplugNamespace(host))
   const state = JSON.stringify({ online: true, timestamp: deps.now() })
-  await deps.mqtt.publish(stateTopic(deps.config.SPARKPLUG_HOST_ID), Buffer.from(state), { qos: 1, retain: true })
+  await bus.publish(stateTopic(deps.config.SPARKPLUG_HOST_ID), Buffer.from(state), { qos: 1, retain: true })
     .catch((err: unknown) => { deps.log.warn({ err }, 'sparkplug host STATE not published (no MQTT broker in this service)') })
   return {
     name: 'sparkplug',

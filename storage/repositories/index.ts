@@ -15,8 +15,6 @@ import { createTelemetryRepository } from './telemetry.repository.js'
 import { createOperationsRepository } from './operations.repository.js'
 import { createDataQueriesRepository, type DataQueriesOptions } from './data-queries.repository.js'
 import { createDeviceTasksRepository } from './device-tasks.repository.js'
-import { createM3daRepository } from './m3da.repository.js'
-import { createMsciPollsRepository } from './msci-polls.repository.js'
 import { createUsageRepository } from './usage.repository.js'
 import { createPointPartitionsRepository } from './point-partitions.repository.js'
 import { createSignInUnlocksRepository } from './sign-in-unlocks.repository.js'
@@ -52,8 +50,6 @@ export function createRepositories (q: Queryable, opts: DataQueriesOptions = {})
       }
     },
     dataQueries: createDataQueriesRepository(q, opts),
-    m3da: createM3daRepository(q),
-    msciPolls: createMsciPollsRepository(q),
     usage: createUsageRepository(q),
     pointPartitions: createPointPartitionsRepository(q),
     signInUnlocks: createSignInUnlocksRepository(q)

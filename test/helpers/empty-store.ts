@@ -1,14 +1,12 @@
 // Stores for migration tests: an empty one of the kind the run uses, brought to the state before a given migration.
 import { randomBytes } from 'node:crypto'
-import { readdir, readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
+import { readFile } from 'node:fs/promises'
 import pg from 'pg'
 import type { Db } from '../../core/ports/store.js'
 import { openPgliteDb } from '../../storage/pglite-db.js'
 import { openPostgresDb } from '../../storage/postgres-db.js'
+import { migrations } from '../../storage/migrate.js'
 import { TEST_DATABASE_URL, databaseUrl } from './env.js'
-
-const MIGRATIONS = fileURLToPath(new URL('../../storage/migrations/', import.meta.url))
 
 /** An empty store of the kind the run uses (a fresh PostgreSQL database, not the migrated template). */
 export async function emptyStore (): Promise<{ db: Db, drop: () => Promise<void> }> {
@@ -35,8 +33,8 @@ export async function emptyStore (): Promise<{ db: Db, drop: () => Promise<void>
 /** Applies and records every migration whose file name sorts before `before` ("0013"...): the store as it was then. */
 export async function migrateBefore (db: Db, before: string): Promise<void> {
   await db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at bigint NOT NULL)')
-  for (const file of (await readdir(MIGRATIONS)).filter((f) => f.endsWith('.sql') && f < before).sort()) {
-    await db.exec(await readFile(MIGRATIONS + file, 'utf8'))
-    await db.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [file, Date.now()])
+  for (const file of (await migrations()).filter((f) => f.name < before)) {
+    await db.exec(await readFile(file.path, 'utf8'))
+    await db.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [file.name, Date.now()])
   }
 }

@@ -9,7 +9,7 @@ import type { Clock, Db } from '../../core/ports/store.js'
 import type { Logger } from '../../core/logger.js'
 import { openOperationParts, systemClock } from '../../bin/context.js'
 import { assembleService, type Service } from '../../bin/serve.js'
-import type { TransportFactory } from '../../ingest/transport.js'
+import type { ProtocolEntry } from '../../ingest/protocol-module.js'
 import { createMemoryCounter } from '../../storage/rate/memory-counter.js'
 import { createRedisCounter } from '../../storage/rate/redis-counter.js'
 import { createTestDb, type TestDb } from './test-db.js'
@@ -56,8 +56,8 @@ export interface StackOptions {
   clock?: Clock
   /** The service's logger (default: silent); tests of what is logged pass one writing to a captured stream. */
   log?: Logger
-  /** The device transports (default: the list of bin/transports.ts). */
-  transports?: readonly TransportFactory[]
+  /** The device protocols (default: the list of bin/transports.ts). */
+  transports?: readonly ProtocolEntry[]
   /** Run on the store of this other stack: two services on one database (it is dropped with that stack, not this one). */
   storeOf?: Stack
   /** With REDIS_URL in `env`: the live stream's pub/sub channel (stacks that give the same one share events). */

@@ -2,13 +2,14 @@
 // a store on disk (PGlite in DATA_DIR) or a fresh PostgreSQL database (DATABASE_URL) when TEST_DATABASE_URL is set.
 import { existsSync } from 'node:fs'
 import { once } from 'node:events'
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { request, type ClientRequest } from 'node:http'
 import { connect, createServer, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { Db } from '../../core/ports/store.js'
+import { migrations } from '../../storage/migrate.js'
 import { verifyPassword } from '../../core/security/secrets.js'
 import { ROOT, freePort, runFleet, spawnFleet, type Child } from '../helpers/child.js'
 import { inspect, quiet, storeKinds, type Store } from '../helpers/cli-stores.js'
@@ -263,7 +264,7 @@ describe.each(kinds)('fleet CLI on %s', { timeout: 300_000 }, (_kind, makeStore)
 
     it('applies the migrations, then answers "up to date"', async () => {
       if (store === undefined) throw new Error('no store')
-      const files = (await readdir(join(ROOT, 'storage/migrations'))).filter((f) => f.endsWith('.sql')).sort()
+      const files = (await migrations()).map((m) => m.name)
       const first = await runFleet(['migrate'], { ...store.env, ...quiet })
       expect(first).toMatchObject({ code: 0, stderr: '' })
       expect(first.stdout).toBe(`migrations applied: ${files.join(', ')}\n`)

@@ -1,15 +1,11 @@
 // The Db port's contract (shared/style.md §2.9, contract suites): every adapter (PGlite, PostgreSQL) must
 // answer the same SQL the same way, so that repositories written once run on both (shared/design.md §Storage).
-import { readdir } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { Db } from '../../core/ports/store.js'
-import { migrate } from '../../storage/migrate.js'
+import { migrate, migrations } from '../../storage/migrate.js'
 
 /** A fresh store with nothing in it (not migrated) and how to dispose of it. */
 export interface FreshDb { db: Db, drop (): Promise<void> }
-
-const MIGRATIONS = fileURLToPath(new URL('../../storage/migrations/', import.meta.url))
 
 export function describeDbContract (name: string, makeDb: () => Promise<FreshDb>): void {
   describe(`Db contract: ${name}`, () => {
@@ -217,7 +213,7 @@ export function describeDbContract (name: string, makeDb: () => Promise<FreshDb>
 
     it('applies every migration once, in name order, and nothing on a second run', async () => {
       const db = empty()
-      const files = (await readdir(MIGRATIONS)).filter((f) => f.endsWith('.sql')).sort()
+      const files = (await migrations()).map((m) => m.name)
       expect(files.length).toBeGreaterThan(0)
       expect(await migrate(db)).toEqual(files)
       expect(await migrate(db)).toEqual([])

@@ -7,9 +7,6 @@ import { ipAllowed } from '../../domain/ip-filters.js'
 import type { Communication } from '../../domain/system.js'
 import type { DeviceProtocol } from '../../domain/device-message.js'
 import type { DeviceTask } from '../../domain/device-task.js'
-import { createM3daDevices } from './m3da-devices.js'
-import { createMsciPolls } from './msci-polls.js'
-
 import type { DeviceSession } from './device-session.js'
 import { isFleetError } from '../../errors.js'
 import type { LoginThrottle } from '../login-throttle.js'
@@ -43,7 +40,7 @@ const CACHE_MAX = 50_000
 interface LoginItem { identifier: string, login: DeviceLogin | undefined }
 
 export interface DevicesServiceDeps {
-  repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da' | 'msciPolls' | 'deviceTasks'>
+  repos: Pick<Repositories, 'systems' | 'deviceTasks'>
   clock: Clock
   /** Wrong device passwords throttled per device and address (absent: none); `throttled` counts the refusals. */
   throttle?: { check: LoginThrottle['check'], throttled: Counter<'protocol'> }
@@ -170,10 +167,9 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
     return await repos.deviceTasks.takeStale(protocol, now - olderThanMs, now, systems)
   }
 
-  // M3DA devices sign their envelopes instead of logging in (m3da-devices.ts); AirLink gateways are polled by the
-  // service (msci-polls.ts).
-  // `guarded`: for M3DA, whose devices prove their password by signing envelopes (ingest/m3da/session.ts).
-  return { authenticate, guarded, identify, loginsOf, staleTasks, m3da: createM3daDevices({ repos, clock }), msci: createMsciPolls({ repos, clock }) }
+  // `guarded`: for a protocol whose devices prove their password otherwise than by a login (M3DA signs its envelopes:
+  // ingest/m3da). What a protocol keeps of its own is its module's (ingest/protocol-module.ts), not this service's.
+  return { authenticate, guarded, identify, loginsOf, staleTasks }
 }
 
 export type DevicesService = ReturnType<typeof createDevicesService>

@@ -5,14 +5,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLogger } from '../../../bin/logger.js'
 import { createRepositories } from '../../../storage/repositories/index.js'
-import { createMsciPolls } from '../../../core/services/ingest/msci-polls.js'
+import { createMsciPolls } from '../../../ingest/msci/msci-polls.js'
+import { createMsciPollsRepository } from '../../../ingest/msci/msci-polls.repository.js'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createSystem, putSystem } from '../../helpers/systems.js'
 import { uniq } from '../../helpers/factories.js'
 import { until } from '../../helpers/operations.js'
 import { createAirlinkGateway } from '../../../simulator/airlink/gateway.js'
 import { transports } from '../../../bin/transports.js'
-import { msciTransport } from '../../../ingest/msci/msci.transport.js'
+import { msciModule } from '../../../ingest/msci/index.js'
 import { startAceManager, type SimulatedAceManager } from '../../../simulator/airlink/acemanager-server.js'
 
 const lines: string[] = []
@@ -34,13 +35,13 @@ async function gateways (n: number): Promise<string[]> {
 
 describe('claims', () => {
   // Without the service's own poller, whose claims would race the ones these tests make by hand.
-  beforeAll(async () => { stack = await startStack({ transports: transports.filter((t) => t !== msciTransport) }) })
+  beforeAll(async () => { stack = await startStack({ transports: transports.filter((t) => t !== msciModule) }) })
   afterAll(async () => { await stack?.close() })
 
   it('two pollers never claim the same gateway; a claim holds until finished or its lease passes', async () => {
     const clock = { now: () => Date.now() }
-    const a = createMsciPolls({ repos: createRepositories(stack.db), clock })
-    const b = createMsciPolls({ repos: createRepositories(stack.db), clock })
+    const a = createMsciPolls({ repos: createRepositories(stack.db), store: createMsciPollsRepository(stack.db), clock })
+    const b = createMsciPolls({ repos: createRepositories(stack.db), store: createMsciPollsRepository(stack.db), clock })
     const mine = new Set(await gateways(6))
     await a.sync()
     const [fromA, fromB] = await Promise.all([a.claim(100, 60_000, 'token-a'), b.claim(100, 60_000, 'token-b')])
@@ -66,7 +67,7 @@ describe('claims', () => {
   })
 
   it('a failure counts and marks the system (WARNING, ERROR from the third), a success resets; a cleared host leaves', async () => {
-    const polls = createMsciPolls({ repos: createRepositories(stack.db), clock: { now: () => Date.now() } })
+    const polls = createMsciPolls({ repos: createRepositories(stack.db), store: createMsciPollsRepository(stack.db), clock: { now: () => Date.now() } })
     const [uid] = await gateways(1)
     if (uid === undefined) throw new Error('no system')
     await polls.sync()

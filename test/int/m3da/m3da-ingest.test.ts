@@ -8,7 +8,8 @@ import { ClassId, decodePayload, encodeEnvelope, encodePayload, EnvelopeReader, 
 import { encodeDeviceChallenge, openServerEnvelope } from '../../../protocols/m3da/security/index.js'
 import { bysantObject, Ctx, encode, unsizedMap } from '../../../protocols/bysant/index.js'
 import type { Stack } from '../../helpers/stack.js'
-import { eventually, messagesOf, pointsOf, refusedCount, settle, telemetryCounts } from '../../helpers/devices.js'
+import { eventually, messagesOf, pointsOf, refusedCount, settle, telemetryCounts, transportOf } from '../../helpers/devices.js'
+import type { M3daTransport } from '../../../ingest/m3da/m3da.transport.js'
 import { getSystem } from '../../helpers/systems.js'
 import { autoregister, httpLink, SecureDevice, sendUnsecured, tcpLink, type Link } from './m3da-device.js'
 import { m3daApplication, m3daSystem, startM3daStack, storedPassword } from './m3da-fixtures.js'
@@ -94,7 +95,7 @@ describe('signed agents', () => {
         expect((await pointsOf(stack, s.uid)).map((p) => p.num)).toEqual([20, 21])
         await link.close()
         // The nonce the device must sign with next is in the store (it survives a restart).
-        await stack.ctx.services.devices.m3da.flush()
+        await (transportOf(stack, 'm3da') as M3daTransport).flush()
         const { rows } = await stack.db.query<{ nonce: Uint8Array }>('SELECT nonce FROM m3da_devices WHERE system_uid = $1', [s.uid])
         expect(Buffer.from(rows[0]?.nonce ?? []).equals(device.nonce ?? Buffer.alloc(0))).toBe(true)
         // A new connection (a new session) starts with the stored nonce: no challenge.

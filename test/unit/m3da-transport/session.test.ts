@@ -8,7 +8,7 @@ import type { Encodable } from '../../../protocols/bysant/index.js'
 import { createPipeline } from '../../../ingest/pipeline.js'
 import { createSessionHandler, type Peer } from '../../../ingest/m3da/session.js'
 import type { DevicesService } from '../../../core/services/ingest/devices.service.js'
-import type { M3daDevice } from '../../../core/services/ingest/m3da-devices.js'
+import type { M3daDevice } from '../../../ingest/m3da/m3da-devices.js'
 import { createTurnGate } from '../../../ingest/m3da/turn-gate.js'
 import { noDeviceLimits } from '../../../ingest/device-limits.js'
 
@@ -25,10 +25,10 @@ function handlerFor (device: M3daDevice) {
     flush: async () => {}
   }
   const guarded = async <T>(_p: string, _u: string, _ip: string, check: () => Promise<{ value: T }>) => ({ value: (await check()).value })
-  const devices = { authenticate: async () => ({ ok: false, reason: 'device.unknown' }), guarded, m3da } as unknown as DevicesService
+  const devices = { authenticate: async () => ({ ok: false, reason: 'device.unknown' }), guarded } as unknown as DevicesService
   const ingest = { accept: async () => {}, acceptAcks: async () => [], refuse: (_p: string, r: string) => { refused.push(r) }, takeTasks: async () => [] }
   const pipeline = createPipeline({ ingest, now: () => 1_700_000_000_000, protocol: 'M3DA' })
-  return { handler: createSessionHandler({ devices, ingest, pipeline, serverId: 'AIRVANTAGE', log: pino({ level: 'silent' }), limits: noDeviceLimits }), refused }
+  return { handler: createSessionHandler({ devices, m3da, ingest, pipeline, serverId: 'AIRVANTAGE', log: pino({ level: 'silent' }), limits: noDeviceLimits }), refused }
 }
 
 const device = (password: string | null): M3daDevice => ({

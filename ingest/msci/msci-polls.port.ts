@@ -1,6 +1,5 @@
-// The poll state of AirLink gateways (issue 13, MSCI polling; storage/repositories/msci-polls.repository.ts
-// implements it over storage/migrations/0022_msci_polls.sql).
-import type { Communication } from '../domain/system.js'
+// The poll state of AirLink gateways (msci-polls.repository.ts implements it over migrations/0022_msci_polls.sql).
+import type { Communication } from '../../core/domain/system.js'
 
 /** A claimed poll: the system, its company, and its communication.msci (host, user, password). */
 export interface ClaimedPoll {

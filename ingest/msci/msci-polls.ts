@@ -2,14 +2,14 @@
 // claimed so that each is polled once at a time across every process, and what each poll ended with. What a claimed
 // poll needs besides the system's communication.msci comes from its applications: the MSCI application's
 // communication parameters (access path, port, SNMP version, period) and the kind of each action (a reboot).
-import type { Clock } from '../../ports/store.js'
-import type { Repositories } from '../../ports/repositories.js'
-import type { ClaimedPoll, PollOutcome } from '../../ports/msci.js'
-import { communicationParameters, flattenData, type ActionType, type CommunicationEntry } from '../../domain/application-model.js'
-import { isStoreUnavailable } from '../../store-errors.js'
-import { createGroupCommit } from './group-commit.js'
+import type { Clock } from '../../core/ports/store.js'
+import type { Repositories } from '../../core/ports/repositories.js'
+import type { ClaimedPoll, MsciPollsRepository, PollOutcome } from './msci-polls.port.js'
+import { communicationParameters, flattenData, type ActionType, type CommunicationEntry } from '../../core/domain/application-model.js'
+import { isStoreUnavailable } from '../../core/store-errors.js'
+import { createGroupCommit } from '../../core/services/ingest/group-commit.js'
 
-export type { ClaimedPoll, PollOutcome } from '../../ports/msci.js'
+export type { ClaimedPoll, PollOutcome } from './msci-polls.port.js'
 
 /** A claimed poll with what its system's applications say. */
 export interface PollTarget extends ClaimedPoll {
@@ -29,16 +29,21 @@ export function msciParameters (applications: ReadonlyArray<{ communication: rea
   return { ...communicationParameters(applications, 'SNMP'), access: 'snmp' }
 }
 
-export interface MsciPollsDeps { repos: Pick<Repositories, 'msciPolls' | 'applications'>, clock: Clock }
+export interface MsciPollsDeps {
+  repos: Pick<Repositories, 'applications'>
+  /** The module's own store (msci-polls.repository.ts). */
+  store: MsciPollsRepository
+  clock: Clock
+}
 
 /** Polls failed in a row from which a system's commStatus is ERROR (before: WARNING). */
 export const ERROR_AFTER_FAILURES = 3
 
-export function createMsciPolls ({ repos, clock }: MsciPollsDeps) {
+export function createMsciPolls ({ repos, store, clock }: MsciPollsDeps) {
   // Outcomes of polls ending together are written together: thousands of gateways end their polls every second.
   const outcomes = createGroupCommit<PollOutcome>({
     write: async (items) => {
-      await repos.msciPolls.finish(items, ERROR_AFTER_FAILURES)
+      await store.finish(items, ERROR_AFTER_FAILURES)
       return items.map(() => undefined)
     },
     maxBatch: 500,
@@ -50,7 +55,7 @@ export function createMsciPolls ({ repos, clock }: MsciPollsDeps) {
   /** Claims due polls and reads what their systems' applications say. */
   async function claim (limit: number, leaseMs: number, token: string): Promise<PollTarget[]> {
     const now = clock.now()
-    const claimed = await repos.msciPolls.claim(now, limit, now + leaseMs, token)
+    const claimed = await store.claim(now, limit, now + leaseMs, token)
     if (claimed.length === 0) return []
     const apps = await repos.applications.forSystems(claimed.map((c) => c.systemUid))
     return claimed.map((c) => {
@@ -65,13 +70,13 @@ export function createMsciPolls ({ repos, clock }: MsciPollsDeps) {
 
   return {
     /** Keeps the poll rows in step with the systems' communication.msci.host. */
-    sync: async () => await repos.msciPolls.sync(clock.now()),
+    sync: async () => await store.sync(clock.now()),
     /** Gateways with device tasks waiting become due now. */
-    hurry: async () => await repos.msciPolls.hurry(clock.now()),
+    hurry: async () => await store.hurry(clock.now()),
     claim,
     /** Records a poll's end; resolves once written. */
     finish: async (outcome: PollOutcome) => { await outcomes.submit(outcome) },
-    release: async (tokens: readonly string[]) => { await repos.msciPolls.release(tokens) },
+    release: async (tokens: readonly string[]) => { await store.release(tokens) },
     drain: async () => { await outcomes.drain() }
   }
 }

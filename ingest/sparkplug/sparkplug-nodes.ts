@@ -1,9 +1,9 @@
 // What the Sparkplug B transport asks of the store (issue 13, Sparkplug B): the death of an edge node, and the
 // actions of a system's applications (a command task names an action by its data id; its actionType says whether
 // it is the reboot, sent as `Node Control/Reboot`, protocols.md §4.4).
-import type { ApplicationsRepository } from '../../ports/repositories.js'
-import type { SparkplugRepository } from '../../ports/sparkplug.js'
-import { flattenData, type ActionType } from '../../domain/application-model.js'
+import type { ApplicationsRepository } from '../../core/ports/applications.js'
+import type { SparkplugRepository } from './sparkplug.port.js'
+import { flattenData, type ActionType } from '../../core/domain/application-model.js'
 
 export interface SparkplugNodesDeps {
   sparkplug: SparkplugRepository

@@ -3,13 +3,14 @@
 // the system expects of it: its M3DA password or registration password, and what its M3DA application declares
 // (`parameters.authentication`, `parameters.encryption`). The company's deviceIpFiltering applies as for every
 // device. The state the security extension keeps (nonces, tickets, the password agreed by auto-registration) is
-// stored through the M3daRepository port.
-import type { Clock } from '../../ports/store.js'
-import type { Repositories } from '../../ports/repositories.js'
-import { ipAllowed } from '../../domain/ip-filters.js'
-import { communicationParameters, flattenData, type ActionType } from '../../domain/application-model.js'
-import type { Application } from '../../domain/system.js'
-import type { DeviceSession } from './device-session.js'
+// stored through the M3daRepository port (m3da.port.ts).
+import type { Clock } from '../../core/ports/store.js'
+import type { Repositories } from '../../core/ports/repositories.js'
+import { ipAllowed } from '../../core/domain/ip-filters.js'
+import { communicationParameters, flattenData, type ActionType } from '../../core/domain/application-model.js'
+import type { Application } from '../../core/domain/system.js'
+import type { DeviceSession } from '../../core/services/ingest/device-session.js'
+import type { M3daRepository } from './m3da.port.js'
 
 /** What the system's M3DA application and communication say about one device. */
 export interface M3daDevice {
@@ -30,7 +31,12 @@ export type M3daLookup =
   | { ok: true, device: M3daDevice }
   | { ok: false, reason: 'device.unknown' | 'device.ip.forbidden' }
 
-export interface M3daDevicesDeps { repos: Pick<Repositories, 'systems' | 'companies' | 'applications' | 'm3da'>, clock: Clock }
+export interface M3daDevicesDeps {
+  repos: Pick<Repositories, 'systems' | 'companies' | 'applications'>
+  /** The module's own store (m3da.repository.ts). */
+  store: M3daRepository
+  clock: Clock
+}
 
 const text = (v: unknown): string | null => typeof v === 'string' && v !== '' ? v : null
 
@@ -48,7 +54,7 @@ function actionsOf (applications: readonly Application[]): Map<string, ActionTyp
 // goes on (§2.8.4): nothing it sent is lost.
 const NONCE_FLUSH_MS = 50
 
-function createNonceWriter (repos: Pick<Repositories, 'm3da'>, clock: Clock) {
+function createNonceWriter (store: M3daRepository, clock: Clock) {
   let pending = new Map<string, Buffer>()
   let writing = new Map<string, Buffer>()
   let timer: NodeJS.Timeout | undefined
@@ -60,7 +66,7 @@ function createNonceWriter (repos: Pick<Repositories, 'm3da'>, clock: Clock) {
     if (pending.size === 0) return
     writing = pending
     pending = new Map()
-    flushing = repos.m3da.setNonces([...writing].map(([systemUid, nonce]) => ({ systemUid, nonce })), clock.now())
+    flushing = store.setNonces([...writing].map(([systemUid, nonce]) => ({ systemUid, nonce })), clock.now())
       .catch(() => { for (const [u, n] of writing) if (!pending.has(u)) pending.set(u, n) }) // written again later
       .finally(() => { writing = new Map(); flushing = undefined; if (pending.size > 0) schedule() })
     await flushing
@@ -75,7 +81,7 @@ function createNonceWriter (repos: Pick<Repositories, 'm3da'>, clock: Clock) {
   return {
     note (systemUid: string, nonce: Buffer): void { pending.set(systemUid, nonce); schedule() },
     async read (systemUid: string): Promise<Buffer | null> {
-      return pending.get(systemUid) ?? writing.get(systemUid) ?? await repos.m3da.nonce(systemUid)
+      return pending.get(systemUid) ?? writing.get(systemUid) ?? await store.nonce(systemUid)
     },
     /** Writes what is pending now (the transport's close). */
     async flushAll (): Promise<void> {
@@ -85,8 +91,8 @@ function createNonceWriter (repos: Pick<Repositories, 'm3da'>, clock: Clock) {
   }
 }
 
-export function createM3daDevices ({ repos, clock }: M3daDevicesDeps) {
-  const nonces = createNonceWriter(repos, clock)
+export function createM3daDevices ({ repos, store, clock }: M3daDevicesDeps) {
+  const nonces = createNonceWriter(store, clock)
 
   /** The device named by an envelope's `id`; never throws on an unknown or filtered device, answers why. */
   async function lookup (identifier: string, ip: string): Promise<M3daLookup> {
@@ -120,11 +126,11 @@ export function createM3daDevices ({ repos, clock }: M3daDevicesDeps) {
     setNonce: (systemUid: string, nonce: Buffer): void => { nonces.note(systemUid, nonce) },
     /** Writes the nonces not written yet. */
     flush: nonces.flushAll,
-    tickets: async (systemUid: string, taskUids: readonly string[]) => await repos.m3da.tickets(systemUid, taskUids, clock.now()),
-    tasksOf: async (systemUid: string, tickets: readonly number[]) => await repos.m3da.tasksOf(systemUid, tickets),
-    release: async (systemUid: string, tickets: readonly number[]) => { await repos.m3da.release(systemUid, tickets) },
+    tickets: async (systemUid: string, taskUids: readonly string[]) => await store.tickets(systemUid, taskUids, clock.now()),
+    tasksOf: async (systemUid: string, tickets: readonly number[]) => await store.tasksOf(systemUid, tickets),
+    release: async (systemUid: string, tickets: readonly number[]) => { await store.release(systemUid, tickets) },
     /** The password auto-registration agreed becomes communication.m3da.password (protocols.md §2.8.6). */
-    setPassword: async (systemUid: string, password: string) => { await repos.m3da.setPassword(systemUid, password) }
+    setPassword: async (systemUid: string, password: string) => { await store.setPassword(systemUid, password) }
   }
 }
 

@@ -1,6 +1,6 @@
-// M3DA device state (core/ports/m3da.ts; migration 0016_m3da_sessions.sql).
+// M3DA device state (m3da.port.ts; migrations/0016_m3da_sessions.sql).
 import type { Queryable } from '../../core/ports/store.js'
-import type { M3daRepository } from '../../core/ports/m3da.js'
+import type { M3daRepository } from './m3da.port.js'
 
 const MAX_TICKET = 2_147_483_647
 

@@ -1,7 +1,7 @@
-// The Sparkplug B host's store (core/ports/sparkplug.ts): no table of its own, the node state lives with the
+// The Sparkplug B host's store (sparkplug.port.ts): no table of its own, the node state lives with the
 // connection (ingest/sparkplug/edge-nodes.ts).
 import type { Queryable } from '../../core/ports/store.js'
-import type { SparkplugRepository } from '../../core/ports/sparkplug.js'
+import type { SparkplugRepository } from './sparkplug.port.js'
 
 export function createSparkplugRepository (q: Queryable): SparkplugRepository {
   return {

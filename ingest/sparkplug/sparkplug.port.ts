@@ -1,4 +1,4 @@
-// What the Sparkplug B host needs from the store (issue 13, Sparkplug B; storage/repositories/sparkplug.repository.ts).
+// What the Sparkplug B host needs from the store (sparkplug.repository.ts implements it).
 
 export interface SparkplugRepository {
   /**
