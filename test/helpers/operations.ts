@@ -5,6 +5,7 @@ import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { LightMyRequestResponse } from 'fastify'
 import type { Stack } from './stack.js'
+import { eventually } from './eventually.js'
 
 export type Json = Record<string, any>
 
@@ -39,8 +40,6 @@ export interface TaskJson {
 
 export interface TaskPage { items: TaskJson[], count: number, size: number, offset: number }
 
-const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
-
 /** The count of one task state in the operation's counters (0 when absent, which the tests also check). */
 export function count (op: Pick<OperationJson, 'counters'>, state: string): number {
   return op.counters.find((c) => c.state === state)?.count ?? 0
@@ -73,13 +72,11 @@ export async function allTasks (stack: Stack, uid: string, states?: string): Pro
 
 /** Polls the operation until `ok` holds; answers it. Rejects at the deadline with the last state seen. */
 export async function waitOperation (stack: Stack, uid: string, ok: (op: OperationJson) => boolean, timeoutMs = 10_000, what = 'the condition'): Promise<OperationJson> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const op = await getOperation(stack, uid)
-    if (ok(op)) return op
-    if (Date.now() > deadline) throw new Error(`operation ${uid}: ${what} not reached within ${timeoutMs} ms; last seen ${JSON.stringify(op)}`)
-    await pause(25)
-  }
+  let last: OperationJson | undefined
+  return await eventually(async () => {
+    last = await getOperation(stack, uid)
+    return ok(last) ? last : undefined
+  }, { timeoutMs, intervalMs: 25, what: `operation ${uid}: ${what}`, seen: () => `last seen ${JSON.stringify(last)}` })
 }
 
 /** Polls until the operation is FINISHED; answers it. */
@@ -87,13 +84,9 @@ export async function waitFinished (stack: Stack, uid: string, timeoutMs = 10_00
   return await waitOperation(stack, uid, (op) => op.state === 'FINISHED', timeoutMs, 'FINISHED')
 }
 
-/** Polls `check` (any async probe) until it answers true. */
+/** Polls `check` (any async probe) until it answers true: eventually() with the arguments these tests pass. */
 export async function until (what: string, check: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)
-    await pause(25)
-  }
+  await eventually(check, { timeoutMs, intervalMs: 25, what })
 }
 
 /** Creates `n` systems named `${prefix}-1` … through HTTP, carrying `labels`; answers their uids in order. */

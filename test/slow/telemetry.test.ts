@@ -9,6 +9,7 @@ import { createSimulatedDevice, type SimulatedDevice } from '../../simulator/dev
 import { addDevice, openTransport, type LinkOptions } from '../../simulator/fleet.js'
 import { connectApi, registerDevice, type ApiClient } from '../../simulator/provision.js'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CLIENT_ID, CLIENT_SECRET, startStack, type Stack } from '../helpers/stack.js'
+import { eventually } from '../helpers/eventually.js'
 
 type Json = Record<string, any>
 
@@ -35,14 +36,9 @@ const get = async (url: string): Promise<Json> => {
 }
 
 /** Polls fn until it stops throwing, or fails with its last error at the deadline (no fixed sleeps). */
-async function eventually<T> (fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    try { return await fn() } catch (err) {
-      if (Date.now() > deadline) throw err
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-  }
+async function settled<T> (fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const { v } = await eventually(async () => ({ v: await fn() }), { timeoutMs, intervalMs: 50, retryErrors: true })
+  return v
 }
 
 // conventions.md §Data: rssi dBm >= -65 EXCELLENT, >= -75 VERY_GOOD, >= -85 GOOD, >= -95 LOW, >= -105 VERY_LOW.
@@ -82,7 +78,7 @@ describe.each(links)('a device on %s', { timeout: 60_000 }, (_name, l) => {
     // values follow in coalesced batches (shared/design.md §How data flows), so they are polled for.
     const rssi = value(last, '_RSSI') as number
     const bars = value(last, '_SIGNAL_BARS') as number
-    const system = await eventually(async () => {
+    const system = await settled(async () => {
       const s = await get(`/api/v1/systems/${device.systemUid}`)
       expect(s.data.rssi).toBe(rssi)
       return s
@@ -102,7 +98,7 @@ describe.each(links)('a device on %s', { timeout: 60_000 }, (_name, l) => {
     expect(system.lastCommDate).toBeGreaterThanOrEqual(before)
     expect(system.commStatus).toBe('OK')
 
-    await eventually(async () => {
+    await settled(async () => {
       expect(await get(`/api/v1/systems/${device.systemUid}/data?ids=machine.temperature,machine.humidity,sim.seq`)).toEqual({
         'machine.temperature': [{ value: value(last, 'machine.temperature'), timestamp: before + 2 }],
         'machine.humidity': [{ value: value(last, 'machine.humidity'), timestamp: before + 2 }],
@@ -161,10 +157,10 @@ describe.each(links)('tasks to a device on %s', { timeout: 60_000 }, (_name, l) 
 
     const states = async (): Promise<Record<string, string>> => Object.fromEntries((await stack.db.query<{ uid: string, state: string }>(
       'SELECT uid, state FROM device_tasks WHERE system_uid = $1', [systemUid])).rows.map((r) => [r.uid, r.state]))
-    await eventually(async () => { expect(await states()).toEqual({ [write]: 'OK', [read]: 'OK' }) })
+    await settled(async () => { expect(await states()).toEqual({ [write]: 'OK', [read]: 'OK' }) })
     await device.idle()
 
-    await eventually(async () => {
+    await settled(async () => {
       const reported = await get(`/api/v1/systems/${systemUid}/data?ids=machine.threshold,machine.temperature`)
       expect(reported['machine.threshold']).toEqual([{ value: 85, timestamp: expect.any(Number) }])
       expect(typeof reported['machine.temperature']?.[0]?.value).toBe('number')

@@ -13,7 +13,7 @@ import { uniq } from '../../helpers/factories.js'
 import { expectError } from '../../helpers/systems.js'
 import { allTasks, count, createSystems, getOperation, waitOperation, type OperationJson, type TaskJson } from '../../helpers/operations.js'
 import { manualClock, ownEngine } from '../../helpers/own-engine.js'
-import { endAll } from '../../helpers/devices.js'
+import { endAll, eventually } from '../../helpers/devices.js'
 import { cancelOperation, mqttDevices, online, postReboot, type MqttDevice } from '../../helpers/rollout-devices.js'
 
 const MINUTE = ROLLOUT_WINDOW_MS
@@ -162,7 +162,7 @@ describe('a reboot with rollout, through HTTP', () => {
     for (const [i, d] of devices.entries()) {
       const inbox = inboxes[i]?.got ?? []
       if (released.includes(d.uid)) {
-        const got = await waitFor(() => inbox.flat().length > 0 ? inbox.flat() : undefined)
+        const got = await eventually(() => inbox.flat().length > 0 ? inbox.flat() : undefined, 5000, 'a task on a device')
         expect(got).toEqual([expect.objectContaining({ command: { id: 'system.reboot', params: {} } })])
       } else {
         const { rows } = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM device_tasks WHERE system_uid = $1', [d.uid])
@@ -186,13 +186,3 @@ describe('a reboot with rollout, through HTTP', () => {
     expect((await cancelOperation(stack, op.uid)).statusCode).toBe(200)
   })
 })
-
-async function waitFor<T> (probe: () => T | undefined, ms = 5000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const v = probe()
-    if (v !== undefined) return v
-    if (Date.now() > deadline) throw new Error('timed out')
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
-}

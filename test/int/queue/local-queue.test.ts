@@ -11,6 +11,7 @@ import { createLocalQueue, type LocalQueueOptions } from '../../../storage/queue
 import { openQueue } from '../../../storage/queue/open-queue.js'
 import { until } from '../../store/queue.contract.js'
 import { createTestDb, type TestDb } from '../../helpers/test-db.js'
+import { eventually } from '../../helpers/eventually.js'
 
 let store: TestDb
 beforeAll(async () => { store = await createTestDb() })
@@ -29,13 +30,11 @@ async function rows (queue: string): Promise<Array<Record<string, unknown>>> {
 
 /** Polls the rows of `queue` until check holds; answers them. */
 async function rowsWhen (queue: string, check: (rows: Array<Record<string, unknown>>) => boolean, what: string) {
-  const deadline = Date.now() + 10_000
-  for (;;) {
-    const found = await rows(queue)
-    if (check(found)) return found
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(found)}`)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
+  let found: Array<Record<string, unknown>> = []
+  return await eventually(async () => {
+    found = await rows(queue)
+    return check(found) ? found : undefined
+  }, { timeoutMs: 10_000, intervalMs: 5, what, seen: () => JSON.stringify(found) })
 }
 
 describe('local queue', () => {

@@ -2,6 +2,7 @@
 // together next, in order; a bad item fails alone; a full buffer makes submitters wait.
 import { describe, expect, it } from 'vitest'
 import { createGroupCommit, type GroupCommitOptions } from '../../../core/services/ingest/group-commit.js'
+import { eventually } from '../../helpers/eventually.js'
 
 /** A write whose batches wait until the test releases them. */
 function gatedWriter<T> (decide: (item: T) => Error | undefined = () => undefined, throwIf?: (batch: T[]) => boolean) {
@@ -30,12 +31,9 @@ function gatedWriter<T> (decide: (item: T) => Error | undefined = () => undefine
   return { write, batches, release, releaseUntil, waiting: () => gates.length }
 }
 
+/** Waits for a condition the writer reaches within a few turns of the event loop (its batches are in memory). */
 async function until (cond: () => boolean, ms = 2000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error('timed out')
-    await new Promise((resolve) => setImmediate(resolve))
-  }
+  await eventually(cond, { timeoutMs: ms, intervalMs: 0, what: 'the writer' })
 }
 
 /** Settles a promise into a value to assert on. */
