@@ -41,7 +41,7 @@ export function detectDelimiter (head: Buffer): CsvDelimiter {
   return semicolons > commas ? ';' : ','
 }
 
-const blankRow = (cells: string[]): boolean => cells.every((c) => c.trim() === '')
+const blankRow = (cells: readonly string[]): boolean => cells.every((c) => c.trim() === '')
 
 /**
  * Reads the file from its chunks. Never throws on the content: a file that is not UTF-8 text or not CSV answers
@@ -50,7 +50,7 @@ const blankRow = (cells: string[]): boolean => cells.every((c) => c.trim() === '
  * more cells than the header is unreadable; fewer cells are read as blank ones (spreadsheets drop trailing blanks).
  */
 export async function readCsv (source: AsyncIterable<Buffer | Uint8Array | string> | Iterable<Buffer | Uint8Array | string>, maxBytes = MAX_CSV_BYTES): Promise<CsvRead> {
-  const records: Array<{ line: number, cells: string[] }> = []
+  const records: CsvRow[] = []
   let failure: string | undefined
   let parser: Parser | undefined
   let head: Buffer[] = []
@@ -116,12 +116,16 @@ export async function readCsv (source: AsyncIterable<Buffer | Uint8Array | strin
     })
   } else parser?.destroy()
   if (failure !== undefined) return { refused: 'file.unreadable', params: [decoded ? `not CSV: ${failure}` : failure] }
+  return fileOf(records, delimiter)
+}
 
-  const headerRecord = records.shift()
+/** The parsed records as a file: the first is the header (a blank one is none), blank rows under it are skipped. */
+function fileOf (records: readonly CsvRow[], delimiter: CsvDelimiter): CsvRead {
+  const [headerRecord, ...data] = records
   if (headerRecord === undefined || blankRow(headerRecord.cells)) return { refused: 'file.header.missing', params: ['the first line names the columns'] }
   const header = headerRecord.cells.map((c) => c.trim())
   const rows: CsvRow[] = []
-  for (const r of records) {
+  for (const r of data) {
     if (blankRow(r.cells)) continue
     if (r.cells.length > header.length) {
       return { refused: 'file.unreadable', params: [`line ${r.line}`, `${r.cells.length} cells for ${header.length} columns`] }

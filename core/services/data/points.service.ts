@@ -97,6 +97,22 @@ function splitUsage (dataIds: string[]): { stored: string[], usage: Record<strin
   return { stored, usage }
 }
 
+/**
+ * The Points answer as JSON pieces, one per (system, data id) in request order, from the stored series' JSON keyed
+ * `system\ndataId` (a pair without points is an empty array).
+ */
+function rawPieces (targets: readonly string[], dataIds: readonly string[], series: ReadonlyMap<string, string>): string[] {
+  const pieces: string[] = []
+  targets.forEach((t, i) => {
+    dataIds.forEach((id, j) => {
+      const open = j > 0 ? ',' : `${i > 0 ? '},' : '{'}${JSON.stringify(t)}:{`
+      pieces.push(`${open}${JSON.stringify(id)}:${series.get(`${t}\n${id}`) ?? '[]'}`)
+    })
+  })
+  pieces.push('}}')
+  return pieces
+}
+
 export function createPointsService ({ repos, clock }: { repos: Pick<Repositories, 'dataQueries' | 'companies'>, clock: Clock }) {
   const ownSystems = async (access: CompanyAccess, uids: string[]): Promise<void> => { await checkOwnSystems(repos.dataQueries, access, uids) }
 
@@ -128,15 +144,7 @@ export function createPointsService ({ repos, clock }: { repos: Pick<Repositorie
       if (n > 0 && r.from !== r.to) {
         for (const s of await repos.dataQueries.rawJson(targets, dataIds, r, n)) series.set(`${s.systemUid}\n${s.dataId}`, s.json)
       }
-      const pieces: string[] = []
-      targets.forEach((t, i) => {
-        dataIds.forEach((id, j) => {
-          const open = j > 0 ? ',' : `${i > 0 ? '},' : '{'}${JSON.stringify(t)}:{`
-          pieces.push(`${open}${JSON.stringify(id)}:${series.get(`${t}\n${id}`) ?? '[]'}`)
-        })
-      })
-      pieces.push('}}')
-      return pieces
+      return rawPieces(targets, dataIds, series)
     },
 
     /** `fn` per system over calendar buckets of `interval` (conventions.md §Data); usage data ids allowed. */

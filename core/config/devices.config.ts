@@ -1,0 +1,96 @@
+// The configuration of the device edge: the transports' ports and deadlines, proxies, device logins and limits, the
+// MSCI polls, the Sparkplug host and the external MQTT broker with its authentication endpoints.
+import { ConfigError, optional, type Env } from './values.js'
+
+export interface DevicesConfig {
+  /** Embedded MQTT broker port (conventions.md §Devices). */
+  MQTT_PORT: number
+  /** M3DA TCP port (conventions.md §Devices). */
+  M3DA_PORT: number
+  /** The server id of M3DA security (protocols.md §2.8.1: KS = MD5(serverId ‖ K)); the agents' default. */
+  M3DA_SERVER_ID: string
+  /** An MQTT connection (TCP or WebSocket) that has not been sent its CONNACK this long after it opened is closed (ms). */
+  MQTT_CONNECT_TIMEOUT_MS: number
+  /** An M3DA TCP connection without an authentic envelope this long after it opened is closed (ms). */
+  M3DA_LOGIN_TIMEOUT_MS: number
+  /**
+   * Device connections not logged in yet that one remote address may hold at once, per listener kind (MQTT over TCP
+   * and WebSocket together, M3DA over TCP); a connection beyond it is closed at once.
+   */
+  UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: number
+  /**
+   * Addresses or CIDR ranges of the reverse proxies in front of the service (README "Behind a proxy"): only from them
+   * is a forwarded client address believed (X-Forwarded-For, PROXY protocol). Empty: none.
+   */
+  TRUST_PROXY: string[]
+  /** MQTT over TCP: every connection starts with a PROXY protocol header (v1 or v2) from a TRUST_PROXY address. */
+  MQTT_PROXY_PROTOCOL: boolean
+  /** M3DA over TCP: every connection starts with a PROXY protocol header (v1 or v2) from a TRUST_PROXY address. */
+  M3DA_PROXY_PROTOCOL: boolean
+  /** A connection whose PROXY protocol header is not complete this long after it opened is closed (ms). */
+  PROXY_PROTOCOL_TIMEOUT_MS: number
+  /** Device logins: wrong passwords for one login from one address before it waits (from all addresses: ten times). */
+  DEVICE_LOGIN_THROTTLE_FAILURES: number
+  /** Device logins: wrong passwords from one address (any device) before its logins wait. */
+  DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES: number
+  /** Device logins: the first wait (ms); each further failure doubles it, up to 15 minutes. */
+  DEVICE_LOGIN_THROTTLE_BASE_MS: number
+  /** The Sparkplug B host application id: the service's STATE topic is spBv1.0/STATE/<it> (protocols.md §4.1). */
+  SPARKPLUG_HOST_ID: string
+  /** AirLink gateways (MSCI) polled at once by one process (issue 13). */
+  MSCI_POLL_CONCURRENCY: number
+  /** How long one SNMP or AceManager request to a gateway may take before the poll counts as failed (ms). */
+  MSCI_TIMEOUT_MS: number
+  /**
+   * The networks of the AirLink gateways (addresses or CIDR ranges): when set, a gateway is polled only at an address
+   * inside them. Link-local, cloud metadata, unspecified, multicast and broadcast addresses are never polled, and
+   * loopback only when a loopback network is listed here itself (ingest/msci/host-guard.ts).
+   */
+  MSCI_ALLOWED_NETWORKS: string[] | undefined
+  /**
+   * An external MQTT broker (issue 14): `mqtt://user:password@host:port`, the account the service uses there (the
+   * same account administers Mosquitto's dynamic security). Absent: the embedded broker. Never logged whole.
+   */
+  MQTT_URL: string | undefined
+  /**
+   * With MQTT_URL: keep the devices' logins in Mosquitto's dynamic security (true, the default); false for a broker
+   * that asks the HTTP authentication endpoints instead (EMQX, VerneMQ).
+   */
+  MQTT_DYNSEC: boolean
+  /** With dynamic security: how often (s) one process of the cluster runs a full `fleet broker sync`; 0: never. */
+  MQTT_DYNSEC_RESYNC_S: number
+  /** The shared secret brokers send to the HTTP authentication endpoints (header X-Fleet-Broker-Secret or ?secret=). */
+  BROKER_AUTH_SECRET: string | undefined
+  /** Addresses (IPs, or CIDR ranges) allowed to call the HTTP authentication endpoints; undefined: any address. */
+  BROKER_AUTH_ALLOW: string[] | undefined
+  /**
+   * Device limits (README "Device limits"): messages per second one device may send on one transport; a message over
+   * the budget is refused (MQTT 5 PUBACK 0x97, REST 429, M3DA 503) and not stored. 0: no limit.
+   */
+  DEVICE_RATE_MESSAGES_PER_S: number
+  /** Device limits: payload bytes per second one device may send on one transport. 0: no limit. */
+  DEVICE_RATE_BYTES_PER_S: number
+  /** Device limits: the burst, in seconds of each rate, a device that was quiet may send at once. */
+  DEVICE_RATE_BURST_S: number
+  /** Device limits: refusals of one device within 10 s after which its connection is closed (MQTT, M3DA); 0: never. */
+  DEVICE_RATE_DISCONNECT_AFTER: number
+  /** Device limits: messages of one connection waiting for their commit above which its socket is no longer read. */
+  DEVICE_PENDING_MESSAGES: number
+  /**
+   * The ingest buffer's bound: approximate bytes of the device messages waiting for their commit, all devices
+   * together; beyond it a message is refused as when the store is unavailable (the device sends it again).
+   */
+  INGEST_BUFFER_BYTES: number
+}
+
+// The URL is never echoed in an error: it holds the broker account's password.
+export function mqttUrl (env: Env): string | undefined {
+  const raw = optional(env, 'MQTT_URL')
+  if (raw === undefined) return undefined
+  let parsed: URL | undefined
+  try { parsed = new URL(raw) } catch {}
+  if (parsed === undefined || !['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(parsed.protocol) || parsed.hostname === '') {
+    throw new ConfigError('MQTT_URL', 'must be a URL such as mqtt://user:password@host:1883 (mqtt, mqtts, ws or wss)')
+  }
+  return raw
+}
