@@ -1,19 +1,14 @@
 import { mkdir } from 'node:fs/promises'
 import { dirname } from 'node:path'
-import { Worker } from 'node:worker_threads'
 import type { Db, Queryable, QueryResult } from '../core/ports/store.js'
 import { lockDir, type DirLock } from './dir-lock.js'
-import { errorOf, type Answer, type Ready, type Request, type WorkerInput } from './pglite-protocol.js'
+import type { WorkerInput } from './pglite-protocol.js'
+import { startPgliteThread, type PgliteThread } from './pglite-thread.js'
 
 // PGlite runs in a thread of its own (storage/pglite-worker.ts): its statements execute in WebAssembly, synchronously,
 // and in the service's thread they held the event loop for as long as they ran. There the MQTT sessions, the HTTP
 // requests and the store took turns on one core; in a worker the store has the other one (bench ingest on PGlite:
 // see README §Benchmarks). The answers are the same: rows by structured clone, errors with their fields.
-
-const ENTRY = new URL('./pglite-worker.mjs', import.meta.url)
-
-type Pending = (a: Answer) => void
-type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never
 
 /** The embedded store, and the image of its files that another in-memory store can start from. */
 export interface PgliteDb extends Db {
@@ -26,71 +21,9 @@ export interface PgliteOptions {
   image?: Uint8Array
 }
 
-/** PGlite in dataDir, or in memory when dataDir is undefined. */
-export async function openPgliteDb (dataDir: string | undefined, opts: PgliteOptions = {}): Promise<PgliteDb> {
-  if (dataDir !== undefined && opts.image !== undefined) throw new Error('an image starts an in-memory store only')
-  let lock: DirLock | undefined
-  if (dataDir !== undefined) {
-    await mkdir(dataDir, { recursive: true })
-    // Before PGlite touches a file: a second process on the same files corrupts them (storage/dir-lock.ts).
-    lock = lockDir(`${dataDir}.lock`, dirname(dataDir))
-  }
-  const workerData: WorkerInput = { dataDir, ...(opts.image === undefined ? {} : { image: opts.image }) }
-  const worker = new Worker(ENTRY, { workerData })
-  const pending = new Map<number, Pending>()
-  let gone: Error | undefined
-  const lost = (err: Error): void => {
-    gone ??= err
-    for (const settle of pending.values()) settle({ id: 0, ok: false, error: { message: gone.message, name: 'Error' } })
-    pending.clear()
-  }
-  // Until the thread answers its first message, `opened` hears how the opening went; then the answers.
-  let opened: ((err?: Error) => void) | undefined
-  worker.on('message', (m: Answer | Ready) => {
-    if ('ready' in m) { opened?.(m.ready ? undefined : errorOf(m.error)); return }
-    const settle = pending.get(m.id)
-    pending.delete(m.id)
-    settle?.(m)
-  })
-  worker.on('error', (err) => { opened?.(err); lost(err) })
-  worker.on('exit', (code) => {
-    const err = new Error(`the PGlite thread exited (${code})`)
-    opened?.(err)
-    lost(err)
-  })
-  try {
-    await new Promise<void>((resolve, reject) => { opened = (err) => { if (err === undefined) resolve(); else reject(err) } })
-  } catch (err) {
-    await worker.terminate()
-    lock?.release()
-    throw err
-  } finally {
-    opened = undefined
-  }
-  // The thread keeps the process alive only while a statement is waiting for it, as an in-thread store would.
-  worker.unref()
-
-  let nextId = 1
-  let nextTx = 1
-  // Statements and transactions sent and not answered yet (the store pool metric; PGlite runs one at a time).
-  let inFlight = 0
-  const call = async (r: WithoutId<Request>): Promise<Extract<Answer, { ok: true }>> => {
-    if (gone !== undefined) throw gone
-    const id = nextId++
-    if (pending.size === 0) worker.ref()
-    const answer = await new Promise<Answer>((resolve) => {
-      pending.set(id, resolve)
-      worker.postMessage({ ...r, id })
-    })
-    if (pending.size === 0) worker.unref()
-    if (!answer.ok) throw errorOf(answer.error)
-    return answer
-  }
-  const track = async <T>(run: () => Promise<T>): Promise<T> => {
-    inFlight++
-    try { return await run() } finally { inFlight-- }
-  }
-  const queryable = (tx?: number): Queryable => ({
+/** Statements sent to the thread, inside transaction `tx` when given. */
+function queryableOf (call: PgliteThread['call'], tx?: number): Queryable {
+  return {
     async query<R>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<R>> {
       const a = await call({ op: 'query', sql, params, ...(tx === undefined ? {} : { tx }) })
       const rows = (a.rows ?? []) as Array<Record<string, unknown>>
@@ -103,8 +36,36 @@ export async function openPgliteDb (dataDir: string | undefined, opts: PgliteOpt
       }
       return { rows: rows as R[], rowCount: a.rowCount ?? 0 }
     }
-  })
-  const base = queryable()
+  }
+}
+
+/** PGlite in dataDir, or in memory when dataDir is undefined. */
+export async function openPgliteDb (dataDir: string | undefined, opts: PgliteOptions = {}): Promise<PgliteDb> {
+  if (dataDir !== undefined && opts.image !== undefined) throw new Error('an image starts an in-memory store only')
+  let lock: DirLock | undefined
+  if (dataDir !== undefined) {
+    await mkdir(dataDir, { recursive: true })
+    // Before PGlite touches a file: a second process on the same files corrupts them (storage/dir-lock.ts).
+    lock = lockDir(`${dataDir}.lock`, dirname(dataDir))
+  }
+  const workerData: WorkerInput = { dataDir, ...(opts.image === undefined ? {} : { image: opts.image }) }
+  let thread: PgliteThread
+  try {
+    thread = await startPgliteThread(workerData)
+  } catch (err) {
+    lock?.release()
+    throw err
+  }
+  const call = thread.call
+
+  let nextTx = 1
+  // Statements and transactions sent and not answered yet (the store pool metric; PGlite runs one at a time).
+  let inFlight = 0
+  const track = async <T>(run: () => Promise<T>): Promise<T> => {
+    inFlight++
+    try { return await run() } finally { inFlight-- }
+  }
+  const base = queryableOf(call)
   let closing: Promise<void> | undefined
   return {
     kind: 'pglite',
@@ -119,7 +80,7 @@ export async function openPgliteDb (dataDir: string | undefined, opts: PgliteOpt
         begun.catch(() => {})
         let result
         try {
-          result = await fn(queryable(tx))
+          result = await fn(queryableOf(call, tx))
           await begun
         } catch (err) {
           if (await begun.then(() => true, () => false)) await call({ op: 'end', tx, commit: false }).catch(() => {})
@@ -138,9 +99,9 @@ export async function openPgliteDb (dataDir: string | undefined, opts: PgliteOpt
     async close () {
       closing ??= (async () => {
         try {
-          if (gone === undefined) await call({ op: 'close' })
+          if (thread.gone() === undefined) await call({ op: 'close' })
         } finally {
-          await worker.terminate()
+          await thread.terminate()
           lock?.release()
         }
       })()

@@ -55,6 +55,42 @@ async function checkRedis (url: string): Promise<void> {
   } finally { probe.disconnect() }
 }
 
+/**
+ * The worker's function: runs a job's handler, throws for BullMQ to retry with its backoff, or reports the job as
+ * failed (onFailed) and ends it as unrecoverable; a repeatable job's run only reports its error.
+ */
+function processor<P extends JobPayloadMap> (handlers: Record<string, JobHandler | undefined>, opts: WorkOptions<P>, onError: (err: unknown) => void) {
+  async function fail (job: JobInfo, payload: unknown, error: unknown, permanent: boolean): Promise<never> {
+    if (opts.onFailed !== undefined) {
+      await opts.onFailed({ name: job.name, job, payload, error, permanent } as JobFailure<P>).catch(onError)
+    }
+    throw new UnrecoverableError(message(error))
+  }
+  return async (j: Job): Promise<void> => {
+    if (j.repeatJobKey !== undefined) {
+      const handler = handlers[j.name]
+      try {
+        if (handler === undefined) throw new Error(`no handler for job ${j.name}`)
+        await handler(j.data, { id: repeatJobId(j.name), name: j.name, attempt: 1, attempts: 1 })
+      } catch (err) { onError(err) }
+      return
+    }
+    const job: JobInfo = { id: fromBullId(j.id ?? ''), name: j.name, attempt: j.attemptsStarted, attempts: j.opts.attempts ?? 1 }
+    if (job.attempt > job.attempts) {
+      return await fail(job, j.data, new Error(`job ${job.id}: the worker of its last attempt died`), false)
+    }
+    const handler = handlers[j.name]
+    try {
+      if (handler === undefined) throw new Error(`no handler for job ${j.name}`)
+      await handler(j.data, job)
+    } catch (err) {
+      const permanent = handler === undefined || isPermanentJobError(err)
+      if (!permanent && job.attempt < job.attempts) throw err // BullMQ retries with its backoff
+      await fail(job, j.data, err, permanent)
+    }
+  }
+}
+
 /** A job queue on Redis; resolves once Redis answers, rejects when it does not. */
 export async function createBullmqQueue<P extends JobPayloadMap = Record<string, unknown>> (
   options: BullmqQueueOptions
@@ -70,38 +106,6 @@ export async function createBullmqQueue<P extends JobPayloadMap = Record<string,
   await queue.waitUntilReady()
   let worker: Worker | undefined
   let closed: Promise<void> | undefined
-
-  function processor (handlers: Record<string, JobHandler | undefined>, opts: WorkOptions<P>) {
-    async function fail (job: JobInfo, payload: unknown, error: unknown, permanent: boolean): Promise<never> {
-      if (opts.onFailed !== undefined) {
-        await opts.onFailed({ name: job.name, job, payload, error, permanent } as JobFailure<P>).catch(onError)
-      }
-      throw new UnrecoverableError(message(error))
-    }
-    return async (j: Job): Promise<void> => {
-      if (j.repeatJobKey !== undefined) {
-        const handler = handlers[j.name]
-        try {
-          if (handler === undefined) throw new Error(`no handler for job ${j.name}`)
-          await handler(j.data, { id: repeatJobId(j.name), name: j.name, attempt: 1, attempts: 1 })
-        } catch (err) { onError(err) }
-        return
-      }
-      const job: JobInfo = { id: fromBullId(j.id ?? ''), name: j.name, attempt: j.attemptsStarted, attempts: j.opts.attempts ?? 1 }
-      if (job.attempt > job.attempts) {
-        return await fail(job, j.data, new Error(`job ${job.id}: the worker of its last attempt died`), false)
-      }
-      const handler = handlers[j.name]
-      try {
-        if (handler === undefined) throw new Error(`no handler for job ${j.name}`)
-        await handler(j.data, job)
-      } catch (err) {
-        const permanent = handler === undefined || isPermanentJobError(err)
-        if (!permanent && job.attempt < job.attempts) throw err // BullMQ retries with its backoff
-        await fail(job, j.data, err, permanent)
-      }
-    }
-  }
 
   return {
     async enqueue (jobName, payload, opts = {}) {
@@ -145,7 +149,7 @@ export async function createBullmqQueue<P extends JobPayloadMap = Record<string,
       if (!Number.isInteger(opts.concurrency) || opts.concurrency < 1) {
         throw new RangeError(`concurrency must be an integer ≥ 1, got ${opts.concurrency}`)
       }
-      worker = new Worker(name, processor(handlers as Record<string, JobHandler | undefined>, opts), {
+      worker = new Worker(name, processor(handlers as Record<string, JobHandler | undefined>, opts, onError), {
         connection: { url: options.url, maxRetriesPerRequest: null },
         prefix,
         concurrency: opts.concurrency,
