@@ -31,7 +31,50 @@ export interface DynsecSync extends DeviceCredentialsSync {
   fullSync (): Promise<SyncCounts>
 }
 
+/** What one pass of a sync reads and writes. */
+type SyncSides = Pick<DynsecSyncDeps, 'dynsec' | 'logins' | 'reserved'>
+
+/** fn again, on a fresh read of the broker, while another writer creates what fn meant to create (the counts are the last plan's). */
+async function again (fn: () => Promise<SyncCounts>): Promise<SyncCounts> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn()
+    } catch (err) {
+      if (!(err instanceof DynsecConflictError) || attempt >= CONFLICT_ATTEMPTS) throw err
+    }
+  }
+}
+
+async function reconcileOnce ({ dynsec, logins, reserved }: SyncSides, systemUids: readonly string[]): Promise<SyncCounts> {
+  const uids = [...new Set(systemUids)]
+  const wanted = await logins.ofSystems(uids)
+  const first = await readSome(dynsec, uids.map(roleName), wanted.map((l) => l.identifier))
+  const former = [...first.roles.values()].flatMap(roleLogins).filter((id) => !first.clients.has(id))
+  const more = former.length === 0 ? undefined : await readSome(dynsec, [], former)
+  const clients = new Map([...first.clients, ...more?.clients ?? []])
+  const plan = planSync({ systemUids: uids, logins: wanted, clients, roles: first.roles, strays: false, reserved })
+  await apply(dynsec, plan.commands)
+  return plan.counts
+}
+
+async function fullSyncOnce ({ dynsec, logins, reserved }: SyncSides): Promise<SyncCounts> {
+  const state = await readAll(dynsec)
+  const all: BrokerLogin[] = []
+  for (let after = ''; ;) {
+    const page = await logins.page(after, STORE_PAGE)
+    all.push(...page.logins)
+    if (page.last === undefined) break
+    after = page.last
+  }
+  const systemUids = new Set(all.map((l) => l.systemUid))
+  for (const r of state.roles.keys()) if (r.startsWith(ROLE_PREFIX)) systemUids.add(r.slice(ROLE_PREFIX.length))
+  const plan = planSync({ systemUids: [...systemUids], logins: all, clients: state.clients, roles: state.roles, strays: true, reserved })
+  await apply(dynsec, plan.commands)
+  return plan.counts
+}
+
 export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs = RETRY_FIRST_MS }: DynsecSyncDeps): DynsecSync {
+  const sides: SyncSides = { dynsec, logins, reserved }
   // One change at a time in this process: two edits of one system must reach the broker in their order.
   let chain: Promise<unknown> = Promise.resolve()
   const serial = async <T>(fn: () => Promise<T>): Promise<T> => {
@@ -45,47 +88,8 @@ export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs 
   let healthy = true
   let closed = false
 
-  /** fn again, on a fresh read of the broker, while another writer creates what fn meant to create (the counts are the last plan's). */
-  async function again (fn: () => Promise<SyncCounts>): Promise<SyncCounts> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await fn()
-      } catch (err) {
-        if (!(err instanceof DynsecConflictError) || attempt >= CONFLICT_ATTEMPTS) throw err
-      }
-    }
-  }
-
-  async function reconcileOnce (systemUids: readonly string[]): Promise<SyncCounts> {
-    const uids = [...new Set(systemUids)]
-    const wanted = await logins.ofSystems(uids)
-    const first = await readSome(dynsec, uids.map(roleName), wanted.map((l) => l.identifier))
-    const former = [...first.roles.values()].flatMap(roleLogins).filter((id) => !first.clients.has(id))
-    const more = former.length === 0 ? undefined : await readSome(dynsec, [], former)
-    const clients = new Map([...first.clients, ...more?.clients ?? []])
-    const plan = planSync({ systemUids: uids, logins: wanted, clients, roles: first.roles, strays: false, reserved })
-    await apply(dynsec, plan.commands)
-    return plan.counts
-  }
-
-  const reconcile = async (systemUids: readonly string[]): Promise<SyncCounts> => await again(async () => await reconcileOnce(systemUids))
-  const fullSync = async (): Promise<SyncCounts> => await again(fullSyncOnce)
-
-  async function fullSyncOnce (): Promise<SyncCounts> {
-    const state = await readAll(dynsec)
-    const all: BrokerLogin[] = []
-    for (let after = ''; ;) {
-      const page = await logins.page(after, STORE_PAGE)
-      all.push(...page.logins)
-      if (page.last === undefined) break
-      after = page.last
-    }
-    const systemUids = new Set(all.map((l) => l.systemUid))
-    for (const r of state.roles.keys()) if (r.startsWith(ROLE_PREFIX)) systemUids.add(r.slice(ROLE_PREFIX.length))
-    const plan = planSync({ systemUids: [...systemUids], logins: all, clients: state.clients, roles: state.roles, strays: true, reserved })
-    await apply(dynsec, plan.commands)
-    return plan.counts
-  }
+  const reconcile = async (systemUids: readonly string[]): Promise<SyncCounts> => await again(async () => await reconcileOnce(sides, systemUids))
+  const fullSync = async (): Promise<SyncCounts> => await again(async () => await fullSyncOnce(sides))
 
   function scheduleRetry (): void {
     if (timer !== undefined || closed) return
