@@ -10,22 +10,29 @@ import type { M3daDevice } from './m3da-devices.js'
 import type { Packages } from './session-packages.js'
 import { plain, type Answer, type Peer, type SessionDeps } from './session-types.js'
 
-// The last reply of each system, kept to re-seal it when the device challenges it (§2.8.4); bounded.
+// The last replies kept (createLastReplies).
 const LAST_REPLIES_MAX = 50_000
 
 interface LastReply { inner: InnerContent, algorithm: MacAlgorithm, cipher: SecurityCipher, password: string, deviceId: string }
 
 type Opened = ReturnType<typeof openDeviceEnvelope>
 
+/** The last reply of each system, kept to re-seal it when the device challenges it (§2.8.4); bounded. */
+function createLastReplies () {
+  const lastReplies = new Map<string, LastReply>()
+  return {
+    get: (systemUid: string): LastReply | undefined => lastReplies.get(systemUid),
+    remember (systemUid: string, last: LastReply): void {
+      if (lastReplies.size >= LAST_REPLIES_MAX) lastReplies.clear()
+      lastReplies.set(systemUid, last)
+    }
+  }
+}
+
 /** `authentic`: the peers whose password is proven (session.ts: their next envelopes skip the throttle). */
 export function createSecured (deps: SessionDeps, packages: Packages, authentic: WeakSet<Peer>) {
   const { m3da } = deps
-  const lastReplies = new Map<string, LastReply>()
-
-  function remember (systemUid: string, last: LastReply): void {
-    if (lastReplies.size >= LAST_REPLIES_MAX) lastReplies.clear()
-    lastReplies.set(systemUid, last)
-  }
+  const lastReplies = createLastReplies()
 
   /** The stored nonce of the system: read once per connection, then kept as this connection stores it. */
   async function nonceOf (peer: Peer, systemUid: string, fresh = false): Promise<Buffer | null> {
@@ -45,7 +52,7 @@ export function createSecured (deps: SessionDeps, packages: Packages, authentic:
     const password = device.password ?? ''
     const { bytes, nextNonce } = sealServerEnvelope(inner, { deviceId: id, password, serverId: deps.serverId, nonce, algorithm, cipher })
     storeNonce(peer, device.session.systemUid, nextNonce)
-    remember(device.session.systemUid, { inner, algorithm, cipher, password, deviceId: id })
+    lastReplies.remember(device.session.systemUid, { inner, algorithm, cipher, password, deviceId: id })
     return bytes
   }
 

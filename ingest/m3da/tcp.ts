@@ -26,6 +26,76 @@ export interface M3daTcpServer {
   close (): Promise<void>
 }
 
+/** What the connections of one server share. */
+interface Connections {
+  handler: SessionHandler
+  log: Logger
+  gate: LoginGate
+  /** Every open socket (closed with the server). */
+  open: Set<Socket>
+  /** The connections of each system that carried an authentic package. */
+  systems: Map<string, Set<Peer>>
+  turn: () => Promise<void>
+}
+
+/** One connection: its envelopes read and answered one at a time, its system counted once one is authentic. */
+function serveConnection (c: Connections, socket: Socket, ip: string): void {
+  const { handler, log, gate, open, systems, turn } = c
+  open.add(socket)
+  const reader = new EnvelopeReader({ maxBytes: MAX_ENVELOPE_BYTES })
+  const peer: Peer = { ip, challenged: false, packages: 0 }
+  const admitted = gate.admit(peer.ip, socket)
+  if (admitted === undefined) { socket.destroy(); return }
+  const login = admitted
+  let running = false
+  let counted: string | undefined
+
+  const write = (reply: Buffer | null, close: boolean): void => {
+    if (socket.destroyed) return
+    if (reply !== null) socket.write(reply)
+    if (close) socket.end()
+  }
+
+  async function pump (): Promise<void> {
+    if (running) return
+    running = true
+    socket.pause()
+    try {
+      while (!socket.destroyed && !socket.writableEnded) {
+        if (reader.buffered > MAX_ENVELOPE_BYTES) { const a = handler.malformed('payload.too.large'); write(a.reply, a.close); break }
+        const r = reader.next()
+        if (r === 'more') break
+        await turn() // with the other connections' envelopes of this turn (turn-gate.ts)
+        const answer = r.ok ? await handler.handle(peer, r.envelope) : handler.malformed(r.reason)
+        if (counted === undefined && peer.systemUid !== undefined) {
+          login.loggedIn()
+          counted = peer.systemUid
+          systems.set(counted, (systems.get(counted) ?? new Set()).add(peer))
+        }
+        write(answer.reply, answer.close)
+        if (answer.close) break
+      }
+    } catch (err) {
+      log.error({ err }, 'M3DA connection failed')
+      socket.destroy()
+    } finally {
+      running = false
+      if (!socket.destroyed) socket.resume()
+    }
+  }
+
+  socket.setTimeout(IDLE_MS, () => { socket.destroy() })
+  socket.on('data', (chunk: Buffer) => { reader.push(chunk); pump().catch(() => {}) })
+  socket.on('error', () => { socket.destroy() })
+  socket.once('close', () => {
+    open.delete(socket)
+    if (counted === undefined) return
+    const peers = systems.get(counted)
+    peers?.delete(peer)
+    if (peers?.size === 0) systems.delete(counted)
+  })
+}
+
 /**
  * `gate`: a connection gets M3DA_LOGIN_TIMEOUT_MS to send an authentic envelope (then IDLE_MS of silence closes it),
  * and one address holds at most UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS connections without one.
@@ -43,61 +113,8 @@ export function createM3daTcpServer (handler: SessionHandler, log: Logger, gate:
     return latest !== undefined && Date.now() - (latest.lastAt ?? 0) < SESSION_MS ? latest : undefined
   }
 
-  function serve (socket: Socket, ip: string): void {
-    open.add(socket)
-    const reader = new EnvelopeReader({ maxBytes: MAX_ENVELOPE_BYTES })
-    const peer: Peer = { ip, challenged: false, packages: 0 }
-    const admitted = gate.admit(peer.ip, socket)
-    if (admitted === undefined) { socket.destroy(); return }
-    const login = admitted
-    let running = false
-    let counted: string | undefined
-
-    const write = (reply: Buffer | null, close: boolean): void => {
-      if (socket.destroyed) return
-      if (reply !== null) socket.write(reply)
-      if (close) socket.end()
-    }
-
-    async function pump (): Promise<void> {
-      if (running) return
-      running = true
-      socket.pause()
-      try {
-        while (!socket.destroyed && !socket.writableEnded) {
-          if (reader.buffered > MAX_ENVELOPE_BYTES) { const a = handler.malformed('payload.too.large'); write(a.reply, a.close); break }
-          const r = reader.next()
-          if (r === 'more') break
-          await turn() // with the other connections' envelopes of this turn (turn-gate.ts)
-          const answer = r.ok ? await handler.handle(peer, r.envelope) : handler.malformed(r.reason)
-          if (counted === undefined && peer.systemUid !== undefined) {
-            login.loggedIn()
-            counted = peer.systemUid
-            systems.set(counted, (systems.get(counted) ?? new Set()).add(peer))
-          }
-          write(answer.reply, answer.close)
-          if (answer.close) break
-        }
-      } catch (err) {
-        log.error({ err }, 'M3DA connection failed')
-        socket.destroy()
-      } finally {
-        running = false
-        if (!socket.destroyed) socket.resume()
-      }
-    }
-
-    socket.setTimeout(IDLE_MS, () => { socket.destroy() })
-    socket.on('data', (chunk: Buffer) => { reader.push(chunk); pump().catch(() => {}) })
-    socket.on('error', () => { socket.destroy() })
-    socket.once('close', () => {
-      open.delete(socket)
-      if (counted === undefined) return
-      const peers = systems.get(counted)
-      peers?.delete(peer)
-      if (peers?.size === 0) systems.delete(counted)
-    })
-  }
+  const conns: Connections = { handler, log, gate, open, systems, turn }
+  const serve = (socket: Socket, ip: string): void => { serveConnection(conns, socket, ip) }
 
   return {
     async listen (port, host) {

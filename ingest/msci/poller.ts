@@ -41,6 +41,21 @@ export function nextPollAt (dueAt: number, at: number, ok: boolean, periodMs: nu
   return at + Math.round(backoff * (0.8 + 0.4 * random()))
 }
 
+function pollMetrics (metrics: MetricsRegistry) {
+  return {
+    polls: metrics.counter<'outcome'>({ name: 'fleet_msci_polls_total', help: 'Polls of AirLink gateways (MSCI), by outcome', labels: ['outcome'] }),
+    lateness: metrics.histogram({ name: 'fleet_msci_poll_lateness_seconds', help: 'How late polls of AirLink gateways started after they were due', buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300] })
+  }
+}
+
+/** Counts one poll's end in this process's stats (the bench reads them). */
+function count (stats: PollerStats, lateness: number, ok: boolean): void {
+  stats.polls++
+  if (ok) stats.ok++; else stats.failed++
+  if (lateness <= ON_TIME_MS) stats.onTime++
+  if (stats.latenessMs.length < 100_000) stats.latenessMs.push(lateness)
+}
+
 export function createPoller (deps: PollerDeps) {
   const { polls, log } = deps
   const random = deps.random ?? Math.random
@@ -52,20 +67,14 @@ export function createPoller (deps: PollerDeps) {
   let lastSync = -Infinity
   let closing = false
   const stats: PollerStats = { polls: 0, ok: 0, failed: 0, onTime: 0, latenessMs: [] }
-  const m = {
-    polls: deps.metrics.counter<'outcome'>({ name: 'fleet_msci_polls_total', help: 'Polls of AirLink gateways (MSCI), by outcome', labels: ['outcome'] }),
-    lateness: deps.metrics.histogram({ name: 'fleet_msci_poll_lateness_seconds', help: 'How late polls of AirLink gateways started after they were due', buckets: [0.1, 0.5, 1, 2, 5, 10, 30, 60, 300] })
-  }
+  const m = pollMetrics(deps.metrics)
 
   async function pollOne (target: PollTarget): Promise<void> {
     const started = deps.now()
     const lateness = Math.max(0, started - target.dueAt)
     m.lateness.observe({}, lateness / 1000)
     const result = await pollGateway(target, deps)
-    stats.polls++
-    if (result.ok) stats.ok++; else stats.failed++
-    if (lateness <= ON_TIME_MS) stats.onTime++
-    if (stats.latenessMs.length < 100_000) stats.latenessMs.push(lateness)
+    count(stats, lateness, result.ok)
     m.polls.inc({ outcome: result.ok ? 'ok' : result.reason ?? 'failed' })
     const at = deps.now()
     await polls.finish({

@@ -1,16 +1,13 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../../ports/store.js'
-import type { DeviceLogin, Repositories } from '../../ports/repositories.js'
-import { createGroupCommit } from './group-commit.js'
-import { isStoreUnavailable } from '../../store-errors.js'
+import type { Repositories } from '../../ports/repositories.js'
 import { ipAllowed } from '../../domain/ip-filters.js'
 import type { Communication } from '../../domain/system.js'
 import type { DeviceProtocol } from '../../domain/device-message.js'
 import type { DeviceTask } from '../../domain/device-task.js'
 import type { DeviceSession } from './device-session.js'
-import { isFleetError } from '../../errors.js'
-import type { LoginThrottle } from '../login-throttle.js'
-import type { Counter } from '../../metrics.js'
+import { createLoginLookup } from './device-login-lookup.js'
+import { createLoginGuard, type DeviceLoginGuardThrottle } from './device-login-guard.js'
 export type { DeviceSession } from './device-session.js'
 
 export type DeviceAuthResult =
@@ -36,14 +33,11 @@ function sameSecret (a: string, b: string): boolean {
 const CACHE_MS = 5000
 const CACHE_MAX = 50_000
 
-/** One login on its way to the store, and what it found. */
-interface LoginItem { identifier: string, login: DeviceLogin | undefined }
-
 export interface DevicesServiceDeps {
   repos: Pick<Repositories, 'systems' | 'deviceTasks'>
   clock: Clock
   /** Wrong device passwords throttled per device and address (absent: none); `throttled` counts the refusals. */
-  throttle?: { check: LoginThrottle['check'], throttled: Counter<'protocol'> }
+  throttle?: DeviceLoginGuardThrottle
 }
 
 /**
@@ -53,27 +47,13 @@ export interface DevicesServiceDeps {
 export function createDevicesService ({ repos, clock, throttle }: DevicesServiceDeps) {
   const cache = new Map<string, { at: number, result: DeviceAuthResult }>()
 
-  // The logins of devices connecting together are looked up together (one statement for all that arrive while one
-  // is on its way): after a reboot of the fleet, thousands reconnect within a second (bench/reboot.ts).
-  const logins = createGroupCommit<LoginItem>({
-    write: async (items) => {
-      const found = new Map((await repos.systems.deviceLogins(items.map((i) => i.identifier))).map((l) => [l.identifier, l]))
-      for (const i of items) i.login = found.get(i.identifier)
-      return items.map(() => undefined)
-    },
-    maxBatch: 1000,
-    maxPending: 50_000,
-    parallel: 1,
-    failsWhole: isStoreUnavailable
-  })
+  const logins = createLoginLookup(repos)
 
   async function lookup (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
     // No identifier holds a NUL byte (PostgreSQL text cannot): such a login is unknown, never a failed statement
     // (which MQTT would answer "server unavailable", and the device would retry forever).
     if (username.includes('\u0000')) return { ok: false, reason: 'device.unknown' }
-    const item: LoginItem = { identifier: username, login: undefined }
-    await logins.submit(item)
-    const login = item.login
+    const login = await logins.find(username)
     if (login === undefined) return { ok: false, reason: 'device.unknown' }
     const expected = login.communication[protocol]?.password
     if (expected == null || expected === '' || !sameSecret(password, expected)) return { ok: false, reason: 'device.bad.password' }
@@ -81,36 +61,7 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
     return { ok: true, session: { systemUid: login.systemUid, companyUid: login.companyUid, username } }
   }
 
-  /**
-   * Runs a password check unless the login or the address must wait after wrong passwords (login-throttle.ts: the
-   * login from one address, the login from everywhere, the address for every login). Only a check answering
-   * `right: false` counts; `right: undefined` (a step that proves nothing, such as an M3DA challenge) and a check that
-   * throws (a store that cannot answer) count nothing, so a fleet reconnecting through an outage is never throttled
-   * for it. Answers the check's value, or the wait during one.
-   */
-  async function guarded<T> (protocol: string, username: string, ip: string, check: () => Promise<{ right: boolean | undefined, value: T }>): Promise<{ value: T } | { retryAfterS: number }> {
-    if (throttle === undefined) return { value: (await check()).value }
-    let outcome: { value: T } | undefined
-    let failure: { err: unknown } | undefined
-    try {
-      // An address not known (an external broker that does not send it) is not one address of every device: its
-      // login stands for it, so that wrong passwords of some devices never make the whole fleet wait.
-      await throttle.check({ address: ip === '' ? `unknown:${username}` : ip, account: username }, async () => {
-        try {
-          const r = await check()
-          outcome = { value: r.value }
-          return r.right
-        } catch (err) { failure = { err }; return undefined }
-      })
-    } catch (err) {
-      if (!isFleetError(err) || err.code !== 'rate.limit.exceeded') throw err
-      throttle.throttled.inc({ protocol })
-      return { retryAfterS: (err as { retryAfterS?: number }).retryAfterS ?? 1 }
-    }
-    if (failure !== undefined) throw failure.err
-    if (outcome === undefined) throw new Error('device login checked without an outcome')
-    return outcome
-  }
+  const guarded = createLoginGuard(throttle)
 
   /** The lookup under the throttle: a right password from an address the company filters out is no wrong one. */
   async function throttled (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
@@ -145,10 +96,9 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
     const hit = cache.get(key)
     if (hit !== undefined && now - hit.at < CACHE_MS && hit.result.ok) return hit.result.session
     if (username.includes('\u0000')) return undefined
-    const item: LoginItem = { identifier: username, login: undefined }
-    await logins.submit(item)
-    if (item.login === undefined) return undefined
-    const session = { systemUid: item.login.systemUid, companyUid: item.login.companyUid, username }
+    const login = await logins.find(username)
+    if (login === undefined) return undefined
+    const session = { systemUid: login.systemUid, companyUid: login.companyUid, username }
     if (cache.size >= CACHE_MAX) cache.clear()
     cache.set(key, { at: now, result: { ok: true, session } })
     return session
