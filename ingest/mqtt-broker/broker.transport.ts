@@ -31,14 +31,13 @@ const RESEND_SYSTEMS = 1000
 /** The device's login: the first level of a device topic. */
 const loginOf = (topic: string): string => topic.slice(0, Math.max(0, topic.indexOf('/')))
 
-export async function brokerTransport (deps: TransportDeps, url: URL): Promise<DeviceTransport> {
-  const { log } = deps
+type DeviceHandler = (topic: string, payload: Buffer) => Promise<void>
+
+/** What a message read from the broker goes through: its login identified, then the MQTT device topics' handler. */
+function deviceHandler (deps: TransportDeps, lastLogin: Map<string, string>): DeviceHandler {
   const pipeline = createPipeline({ ingest: deps.ingest, now: deps.now, protocol: 'MQTT' })
   const publishOf = mqttPublishHandler(pipeline)
-  // The login each system last published with (its tasks go there); a system not seen yet gets them on each login.
-  const lastLogin = new Map<string, string>()
-
-  async function handle (topic: string, payload: Buffer): Promise<void> {
+  return async (topic, payload) => {
     const login = loginOf(topic)
     const session = login === '' ? undefined : await deps.devices.identify(login)
     if (session === undefined) {
@@ -51,11 +50,11 @@ export async function brokerTransport (deps: TransportDeps, url: URL): Promise<D
     // Refusals are counted by the pipeline; a refused message is acknowledged too (sent again, it would be refused again).
     await publishOf(session, topic, payload)
   }
+}
 
-  // Mosquitto with dynamic security: the service's account is given what it needs before its first subscription.
-  if (deps.config.MQTT_DYNSEC) {
-    await ensureServiceRole((timeoutMs) => createDynsecClient(url.toString(), { timeoutMs }), url.toString(), INGEST_TOPICS)
-  }
+/** The consumers of the device topics and the publisher of tasks, connected (or closed again when one fails). */
+async function connectClients (deps: TransportDeps, url: URL, handle: DeviceHandler): Promise<{ consumers: Consumer[], publisher: MqttClient }> {
+  const { log } = deps
   // A process without the ingest role only publishes tasks.
   const consumers: Consumer[] = Array.from({ length: deps.accept === false ? 0 : CONSUMERS }, (_, i) => startConsumer({
     url,
@@ -84,6 +83,19 @@ export async function brokerTransport (deps: TransportDeps, url: URL): Promise<D
     await publisher.endAsync(true)
     throw err
   }
+  return { consumers, publisher }
+}
+
+export async function brokerTransport (deps: TransportDeps, url: URL): Promise<DeviceTransport> {
+  const { log } = deps
+  // The login each system last published with (its tasks go there); a system not seen yet gets them on each login.
+  const lastLogin = new Map<string, string>()
+
+  // Mosquitto with dynamic security: the service's account is given what it needs before its first subscription.
+  if (deps.config.MQTT_DYNSEC) {
+    await ensureServiceRole((timeoutMs) => createDynsecClient(url.toString(), { timeoutMs }), url.toString(), INGEST_TOPICS)
+  }
+  const { consumers, publisher } = await connectClients(deps, url, deviceHandler(deps, lastLogin))
 
   async function publishTasks (systemUid: string, tasks: readonly DeviceTask[]): Promise<boolean> {
     const known = lastLogin.get(systemUid)

@@ -61,41 +61,57 @@ const CLOSE_WAIT_MS = 5000
 
 interface Pending { messageId: number, done: boolean }
 
-export function startConsumer (o: ConsumerOptions): Consumer {
-  const keepalive = o.keepaliveSeconds ?? 30
-  const baseDelay = o.reconnectMs ?? 500
-  const maxDelay = o.maxReconnectMs ?? 10_000
-  let socket: Socket | undefined
-  let closing = false
-  let isConnected = false
-  let delay = baseDelay
-  let reconnectTimer: NodeJS.Timeout | undefined
-  let pingTimer: NodeJS.Timeout | undefined
+const send = (s: Socket, p: Packet): void => { if (!s.destroyed && s.writable) s.write(mqtt.generate(p, OPTS)) }
+
+/** Sends the acknowledgements of the messages committed at the head of the list: in arrival order, none skipped. */
+function flushAcks (s: Socket, list: Pending[]): void {
+  while (list.length > 0 && list[0]?.done === true) {
+    const p = list.shift() as Pending
+    send(s, { cmd: 'puback', messageId: p.messageId, reasonCode: 0 })
+  }
+}
+
+/** The consumer's state across its connections (the socket, the acknowledgements and the handling of the current one). */
+class BrokerConsumer implements Consumer {
+  readonly ready: Promise<void>
+  private readonly keepalive: number
+  private readonly baseDelay: number
+  private readonly receiveMaximum: number
+  private socket: Socket | undefined
+  private closing = false
+  private isConnected = false
+  private delay: number
+  private reconnectTimer: NodeJS.Timeout | undefined
+  private pingTimer: NodeJS.Timeout | undefined
   // Acknowledgements of the current connection, in arrival order; a new connection starts a new list (the broker
   // sends again what the old one did not acknowledge).
-  let pending: Pending[] = []
-  const receiveMaximum = o.receiveMaximum ?? RECEIVE_MAXIMUM
+  private pending: Pending[] = []
   // Messages being handled, and those received beyond receiveMaximum that wait for a turn (this connection's).
-  let active = 0
-  let waiting: Array<() => void> = []
-  let settleReady: { resolve: () => void, reject: (err: Error) => void } | undefined
-  const ready = new Promise<void>((resolve, reject) => { settleReady = { resolve, reject } })
-  ready.catch(() => {}) // a caller that does not wait is told nothing; the log says it
+  private active = 0
+  private waiting: Array<() => void> = []
+  private settleReady: { resolve: () => void, reject: (err: Error) => void } | undefined
+  /** Whether the current connection's subscriptions were granted. */
+  private subscribed = false
 
-  const send = (s: Socket, p: Packet): void => { if (!s.destroyed && s.writable) s.write(mqtt.generate(p, OPTS)) }
-
-  function fail (err: Error): void {
-    if (settleReady !== undefined) { settleReady.reject(err); settleReady = undefined }
+  constructor (private readonly o: ConsumerOptions) {
+    this.keepalive = o.keepaliveSeconds ?? 30
+    this.baseDelay = o.reconnectMs ?? 500
+    this.delay = this.baseDelay
+    this.receiveMaximum = o.receiveMaximum ?? RECEIVE_MAXIMUM
+    this.ready = new Promise<void>((resolve, reject) => { this.settleReady = { resolve, reject } })
+    this.ready.catch(() => {}) // a caller that does not wait is told nothing; the log says it
   }
 
-  function flushAcks (s: Socket, list: Pending[]): void {
-    while (list.length > 0 && list[0]?.done === true) {
-      const p = list.shift() as Pending
-      send(s, { cmd: 'puback', messageId: p.messageId, reasonCode: 0 })
-    }
+  connected (): boolean { return this.isConnected }
+  inFlight (): number { return this.pending.filter((p) => !p.done).length }
+  handling (): number { return this.active }
+
+  private fail (err: Error): void {
+    if (this.settleReady !== undefined) { this.settleReady.reject(err); this.settleReady = undefined }
   }
 
-  function onPublish (s: Socket, packet: IPublishPacket): void {
+  private onPublish (s: Socket, packet: IPublishPacket): void {
+    const { o } = this
     const payload = typeof packet.payload === 'string' ? Buffer.from(packet.payload) : packet.payload
     if (packet.qos === 0) {
       o.handle(packet.topic, payload).catch((err: unknown) => { o.log.warn({ err, topic: packet.topic }, 'QoS 0 message from the broker not stored') })
@@ -103,126 +119,134 @@ export function startConsumer (o: ConsumerOptions): Consumer {
     }
     // Subscriptions are QoS 1: the broker sends at most QoS 1 (MQTT 5.0 §3.8.3.1).
     const entry: Pending = { messageId: packet.messageId ?? 0, done: false }
-    const list = pending
+    const list = this.pending
     list.push(entry)
     const run = (): void => {
-      active++
+      this.active++
       o.handle(packet.topic, payload).then(() => {
         entry.done = true
-        if (list !== pending) return
+        if (list !== this.pending) return
         flushAcks(s, list)
-        active--
-        waiting.shift()?.()
-        if (waiting.length === 0 && s.isPaused() && active <= receiveMaximum / 2) s.resume()
+        this.active--
+        this.waiting.shift()?.()
+        if (this.waiting.length === 0 && s.isPaused() && this.active <= this.receiveMaximum / 2) s.resume()
       }, (err: unknown) => {
         // Not acknowledged: the session keeps it; a new connection receives it again.
         o.log.warn({ err, topic: packet.topic }, 'message from the broker not stored; reconnecting so that the broker sends it again')
-        if (list === pending) s.destroy()
+        if (list === this.pending) s.destroy()
       })
     }
-    if (active < receiveMaximum) { run(); return }
-    waiting.push(run)
+    if (this.active < this.receiveMaximum) { run(); return }
+    this.waiting.push(run)
     s.pause()
   }
 
-  function open (): void {
-    if (closing) return
-    const port = Number(o.url.port === '' ? (o.url.protocol === 'mqtts:' ? 8883 : 1883) : o.url.port)
-    const host = o.url.hostname
-    const s = o.url.protocol === 'mqtts:' ? tlsConnect({ host, port, servername: host }) : tcpConnect({ host, port })
-    socket = s
-    pending = []
-    active = 0
-    waiting = []
-    const parser = mqtt.parser(OPTS)
-    let subscribed = false
-    s.on('connect', () => {
-      send(s, {
-        cmd: 'connect',
-        protocolId: 'MQTT',
-        protocolVersion: 5,
-        clientId: o.clientId,
-        clean: false,
-        keepalive,
-        username: decodeURIComponent(o.url.username),
-        password: o.url.password === '' ? undefined : Buffer.from(decodeURIComponent(o.url.password)),
-        properties: { sessionExpiryInterval: o.sessionExpirySeconds ?? SESSION_EXPIRY_S, receiveMaximum }
-      })
-    })
-    s.on('secureConnect', () => { s.emit('connect') })
-    parser.on('packet', (packet: Packet) => {
-      switch (packet.cmd) {
-        case 'connack': {
-          const code = packet.reasonCode ?? packet.returnCode ?? 0
-          if (code !== 0) {
-            const err = new Error(`the broker refused the connection (reason code ${code})`)
-            o.log.error({ clientId: o.clientId, code }, 'external MQTT broker refused the connection')
-            fail(err)
-            s.destroy()
-            return
-          }
-          isConnected = true
-          delay = baseDelay
-          send(s, { cmd: 'subscribe', messageId: 1, subscriptions: o.topics.map((topic) => ({ topic, qos: 1 as const, nl: false, rap: false, rh: 0 })) })
-          clearInterval(pingTimer)
-          pingTimer = setInterval(() => { send(s, { cmd: 'pingreq' }) }, keepalive * 500)
-          pingTimer.unref()
-          return
-        }
-        case 'suback': {
-          const refused = (packet.granted as number[]).filter((g) => g >= 0x80)
-          if (refused.length > 0) {
-            const err = new Error(`the broker refused ${refused.length} of the ingest subscriptions (reason ${refused[0] ?? ''}): the service's MQTT_URL account needs them`)
-            o.log.error({ clientId: o.clientId, topics: o.topics }, err.message)
-            fail(err)
-            return
-          }
-          if (!subscribed) {
-            subscribed = true
-            o.log.info({ clientId: o.clientId }, 'consuming device topics from the external MQTT broker')
-            if (settleReady !== undefined) { settleReady.resolve(); settleReady = undefined }
-          }
-          return
-        }
-        case 'publish': onPublish(s, packet); return
-        case 'disconnect': s.destroy(); break
-        default: // pingresp, and the acknowledgements of nothing this client sends
-      }
-    })
-    parser.on('error', (err) => { o.log.warn({ err }, 'unreadable packet from the external MQTT broker'); s.destroy() })
-    s.on('data', (chunk: Buffer) => { parser.parse(chunk) })
-    s.on('error', (err) => { if (!closing) o.log.warn({ err: { message: err.message } }, 'external MQTT broker connection error') })
-    s.on('close', () => {
-      isConnected = false
-      clearInterval(pingTimer)
-      if (socket === s) socket = undefined
-      if (closing) return
-      // A first connection that never subscribed tells the caller; later ones keep trying.
-      if (settleReady !== undefined && !subscribed) fail(new Error('the external MQTT broker closed the connection before the subscriptions were granted'))
-      reconnectTimer = setTimeout(open, delay)
-      delay = Math.min(delay * 2, maxDelay)
+  private onConnack (s: Socket, code: number): void {
+    if (code !== 0) {
+      const err = new Error(`the broker refused the connection (reason code ${code})`)
+      this.o.log.error({ clientId: this.o.clientId, code }, 'external MQTT broker refused the connection')
+      this.fail(err)
+      s.destroy()
+      return
+    }
+    this.isConnected = true
+    this.delay = this.baseDelay
+    send(s, { cmd: 'subscribe', messageId: 1, subscriptions: this.o.topics.map((topic) => ({ topic, qos: 1 as const, nl: false, rap: false, rh: 0 })) })
+    clearInterval(this.pingTimer)
+    this.pingTimer = setInterval(() => { send(s, { cmd: 'pingreq' }) }, this.keepalive * 500)
+    this.pingTimer.unref()
+  }
+
+  private onSuback (granted: number[]): void {
+    const { o } = this
+    const refused = granted.filter((g) => g >= 0x80)
+    if (refused.length > 0) {
+      const err = new Error(`the broker refused ${refused.length} of the ingest subscriptions (reason ${refused[0] ?? ''}): the service's MQTT_URL account needs them`)
+      o.log.error({ clientId: o.clientId, topics: o.topics }, err.message)
+      this.fail(err)
+      return
+    }
+    if (this.subscribed) return
+    this.subscribed = true
+    o.log.info({ clientId: o.clientId }, 'consuming device topics from the external MQTT broker')
+    if (this.settleReady !== undefined) { this.settleReady.resolve(); this.settleReady = undefined }
+  }
+
+  private onPacket (s: Socket, packet: Packet): void {
+    switch (packet.cmd) {
+      case 'connack': this.onConnack(s, packet.reasonCode ?? packet.returnCode ?? 0); return
+      case 'suback': this.onSuback(packet.granted as number[]); return
+      case 'publish': this.onPublish(s, packet); return
+      case 'disconnect': s.destroy(); break
+      default: // pingresp, and the acknowledgements of nothing this client sends
+    }
+  }
+
+  private sendConnect (s: Socket): void {
+    const { o } = this
+    send(s, {
+      cmd: 'connect',
+      protocolId: 'MQTT',
+      protocolVersion: 5,
+      clientId: o.clientId,
+      clean: false,
+      keepalive: this.keepalive,
+      username: decodeURIComponent(o.url.username),
+      password: o.url.password === '' ? undefined : Buffer.from(decodeURIComponent(o.url.password)),
+      properties: { sessionExpiryInterval: o.sessionExpirySeconds ?? SESSION_EXPIRY_S, receiveMaximum: this.receiveMaximum }
     })
   }
 
-  open()
-  return {
-    ready,
-    connected: () => isConnected,
-    inFlight: () => pending.filter((p) => !p.done).length,
-    handling: () => active,
-    async close () {
-      closing = true
-      clearTimeout(reconnectTimer)
-      clearInterval(pingTimer)
-      const s = socket
-      if (s === undefined || s.destroyed) return
-      // Let the messages being written finish (bounded), acknowledge what is committed, then leave: the session
-      // keeps the rest for the next process of this id.
-      const deadline = Date.now() + CLOSE_WAIT_MS
-      while (pending.some((p) => !p.done) && Date.now() < deadline && !s.destroyed) await new Promise((resolve) => setTimeout(resolve, 20))
-      flushAcks(s, pending)
-      send(s, { cmd: 'disconnect', reasonCode: 0 })
-      await new Promise<void>((resolve) => { s.once('close', () => { resolve() }); s.end(); setTimeout(() => { s.destroy() }, 2000).unref() })
-    }
+  private onClose (s: Socket): void {
+    this.isConnected = false
+    clearInterval(this.pingTimer)
+    if (this.socket === s) this.socket = undefined
+    if (this.closing) return
+    // A first connection that never subscribed tells the caller; later ones keep trying.
+    if (this.settleReady !== undefined && !this.subscribed) this.fail(new Error('the external MQTT broker closed the connection before the subscriptions were granted'))
+    this.reconnectTimer = setTimeout(() => { this.open() }, this.delay)
+    this.delay = Math.min(this.delay * 2, this.o.maxReconnectMs ?? 10_000)
   }
+
+  open (): void {
+    if (this.closing) return
+    const { o } = this
+    const port = Number(o.url.port === '' ? (o.url.protocol === 'mqtts:' ? 8883 : 1883) : o.url.port)
+    const host = o.url.hostname
+    const s = o.url.protocol === 'mqtts:' ? tlsConnect({ host, port, servername: host }) : tcpConnect({ host, port })
+    this.socket = s
+    this.pending = []
+    this.active = 0
+    this.waiting = []
+    this.subscribed = false
+    const parser = mqtt.parser(OPTS)
+    s.on('connect', () => { this.sendConnect(s) })
+    s.on('secureConnect', () => { s.emit('connect') })
+    parser.on('packet', (packet: Packet) => { this.onPacket(s, packet) })
+    parser.on('error', (err) => { o.log.warn({ err }, 'unreadable packet from the external MQTT broker'); s.destroy() })
+    s.on('data', (chunk: Buffer) => { parser.parse(chunk) })
+    s.on('error', (err) => { if (!this.closing) o.log.warn({ err: { message: err.message } }, 'external MQTT broker connection error') })
+    s.on('close', () => { this.onClose(s) })
+  }
+
+  async close (): Promise<void> {
+    this.closing = true
+    clearTimeout(this.reconnectTimer)
+    clearInterval(this.pingTimer)
+    const s = this.socket
+    if (s === undefined || s.destroyed) return
+    // Let the messages being written finish (bounded), acknowledge what is committed, then leave: the session
+    // keeps the rest for the next process of this id.
+    const deadline = Date.now() + CLOSE_WAIT_MS
+    while (this.pending.some((p) => !p.done) && Date.now() < deadline && !s.destroyed) await new Promise((resolve) => setTimeout(resolve, 20))
+    flushAcks(s, this.pending)
+    send(s, { cmd: 'disconnect', reasonCode: 0 })
+    await new Promise<void>((resolve) => { s.once('close', () => { resolve() }); s.end(); setTimeout(() => { s.destroy() }, 2000).unref() })
+  }
+}
+
+export function startConsumer (o: ConsumerOptions): Consumer {
+  const consumer = new BrokerConsumer(o)
+  consumer.open()
+  return consumer
 }
