@@ -15,6 +15,7 @@ import { createLocalQueue } from '../../storage/queue/local-queue.js'
 import { createRepositories } from '../../storage/repositories/index.js'
 import { uniq } from './factories.js'
 import type { Stack } from './stack.js'
+import { eventually } from './eventually.js'
 
 const DAY = 86_400_000
 
@@ -84,11 +85,7 @@ export async function ownEngine (stack: Stack, handler: OperationHandler, opts: 
     engine,
     clock,
     async idle () {
-      const deadline = Date.now() + 20_000
-      while (await busy() > 0) {
-        if (Date.now() > deadline) throw new Error('the engine did not go idle within 20 s')
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
+      await eventually(async () => await busy() === 0, 20_000, 'the engine to go idle')
     },
     async nextRunAt () {
       const { rows } = await stack.db.query<{ t: string | number | null }>('SELECT min(run_at) AS t FROM jobs WHERE queue = $1', [queueName])

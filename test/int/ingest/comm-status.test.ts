@@ -5,6 +5,7 @@ import { startStack, COMPANY_NAME, type Stack } from '../../helpers/stack.js'
 import { seed, uniq } from '../../helpers/factories.js'
 import { getSystem } from '../../helpers/systems.js'
 import { connectDevice, createDevice, deviceFetch, endAll, publish, settle, type Device } from '../../helpers/devices.js'
+import { eventually } from '../../helpers/eventually.js'
 
 let stack: Stack
 beforeAll(async () => { stack = await startStack({ listen: true, env: { COMM_PERIOD_S: '60' } }) })
@@ -146,11 +147,7 @@ describe('the periodic sweep', () => {
     await stack.db.query('UPDATE system_state SET last_comm_date = $2 WHERE system_uid = $1', [d.uid, Date.now() - 150 * S])
     // Its period is due now: a worker of the service runs it, nobody calls sweepCommStatus.
     await stack.db.query("UPDATE jobs SET run_at = 0 WHERE id = 'repeat:sweep.comm-status'")
-    const deadline = Date.now() + 10_000
-    while ((await getSystem(stack, d.uid)).commStatus !== 'ERROR') {
-      if (Date.now() > deadline) throw new Error('the periodic sweep did not run')
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
+    await eventually(async () => (await getSystem(stack, d.uid)).commStatus === 'ERROR', { timeoutMs: 10_000, intervalMs: 50, what: 'the periodic sweep' })
     // The run moved the job's due time one period on (at least now, the due time having been long past).
     const [next] = await dueJob('repeat:sweep.comm-status')
     expect(Number(next?.run_at)).toBeGreaterThanOrEqual(Date.now() - 10_000)

@@ -4,7 +4,7 @@
 // connected is asked to connect through the SMS gateway (a real receiver on port 0). Acks over MQTT and REST end the
 // device task once; an ack of an unknown task or of another system's task ends nothing.
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { MqttClient } from 'mqtt'
+import type { MqttClient, Packet } from 'mqtt'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import type { DispatchRequest } from '../../../core/ports/devices.js'
@@ -81,13 +81,15 @@ function inbox (client: MqttClient): DeviceTask[][] {
  * Connected and subscribed to its tasks topic, with the delivery of the subscription done: it marks the system
  * communicating (conventions.md §Data), so once lastCommDate is set nothing else is on its way.
  */
-async function online (d: Device, version: MqttVersion, qos: 0 | 1 = 1): Promise<{ client: MqttClient, got: DeviceTask[][] }> {
+async function online (d: Device, version: MqttVersion, qos: 0 | 1 = 1): Promise<{ client: MqttClient, got: DeviceTask[][], sent: Packet[] }> {
   const client = await connectDevice(stack.mqttUrl, d.serial, d.password, { version })
   const got = inbox(client)
+  const sent: Packet[] = []
+  client.on('packetsend', (packet) => { sent.push(packet) })
   const before = await lastComm(d.uid)
   expect(await subscribe(client, `${d.serial}/tasks/json`, qos)).toEqual([qos])
   await eventually(async () => (await lastComm(d.uid) ?? 0) > (before ?? -1), 5000, 'the subscription delivery')
-  return { client, got }
+  return { client, got, sent }
 }
 
 async function lastComm (systemUid: string): Promise<number | null> {
@@ -203,7 +205,7 @@ describe('tasks the device confirmed receiving', () => {
       await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: false })
       await eventually(async () => first.got.length > 0, 5000, 'the pushed task')
       // mqtt.js acknowledges a QoS 1 publish once it has handed it to the application: wait for it to leave.
-      await new Promise((resolve) => setTimeout(resolve, 200))
+      await eventually(async () => first.sent.some((p) => p.cmd === 'puback'), 5000, 'the PUBACK of the task')
       await endAll(first.client) // gone for a reboot, as the device does with such a task
 
       const second = await online(d, version)

@@ -10,6 +10,7 @@ import { putSystem } from '../../helpers/systems.js'
 import { started, waitFinished } from '../../helpers/operations.js'
 import { sha256 } from '../../../core/security/secrets.js'
 import { openStream, refusedUpgrade, streamUrl, type Json, type StreamClient } from '../../helpers/stream.js'
+import { eventually } from '../../helpers/eventually.js'
 
 const VIEW = 'entities.systems.view'
 const OTHER = 'Stream Partner Co'
@@ -97,12 +98,11 @@ describe('rights', () => {
     await c.take(pointOf(d.uid, 1))
     await seed(stack, { profiles: [{ company: COMPANY_NAME, name: 'fading', rights: [] }] })
     // The stream checks again every STREAM_RECHECK_MS: once a new subscription is refused, the old one is silent.
-    for (let i = 0; ; i++) {
+    const refusal = await eventually(async () => {
       const answer = await subscribe(c, { systems: { uids: [d.uid] } })
-      if (answer.event === 'error') { expect(answer.error).toBe('missing.rights'); break }
-      if (i > 100) throw new Error('the right taken away was never seen by the stream')
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+      return answer.event === 'error' ? answer : undefined
+    }, { timeoutMs: 10_000, intervalMs: 100, what: 'the right taken away to be seen by the stream' })
+    expect(refusal.error).toBe('missing.rights')
     const w = await witness()
     await restData(d, { v: 2 })
     await w.take(pointOf(d.uid, 2))

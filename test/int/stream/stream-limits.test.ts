@@ -7,6 +7,7 @@ import type { Socket } from 'node:net'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createDevice, deviceFetch } from '../../helpers/devices.js'
 import { openStream, type Json } from '../../helpers/stream.js'
+import { eventually } from '../../helpers/eventually.js'
 
 const BOUND = 256 * 1024
 
@@ -65,10 +66,7 @@ describe('bad client messages', () => {
     // All at once: each is answered once; those beyond the commands a stream may have waiting are refused at once.
     for (const t of samples) c.ws.send(t)
     const answered = (): Json[] => c.received.filter((m) => m.event === 'error' || m.event === 'subscribed' || m.event === 'unsubscribed')
-    for (let i = 0; answered().length < samples.length; i++) {
-      if (i > 600) throw new Error(`${answered().length} of ${samples.length} messages answered`)
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
+    await eventually(() => answered().length >= samples.length, { timeoutMs: 60_000, what: 'every message answered', seen: () => `${answered().length} of ${samples.length}` })
     const answers = answered()
     expect(answers).toHaveLength(samples.length)
     expect(answers.filter((m) => m.event === 'error' && !/^[a-z_.]+$/.test(m.error as string))).toEqual([])
