@@ -1,14 +1,24 @@
-# The fleet service: TypeScript run through tsx (no build step), `node bin/fleet.mjs serve`.
-FROM node:20-bookworm-slim
+# The fleet service in two stages (docs/decisions/0014-a-build.md): the build compiles the TypeScript to dist/ and
+# bundles the console with the development dependencies; the image runs dist/ with the production ones only.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
-ENV NODE_ENV=production
-
 COPY package.json package-lock.json ./
 # package.json overrides an optional native module with this local package (see its index.js).
 COPY packages ./packages
-RUN npm ci --omit=dev && npm cache clean --force
-
+# No scripts yet: prepare (the build) needs the sources, copied next.
+RUN npm ci --ignore-scripts
 COPY . .
+RUN npm run build && npm prune --omit=dev
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY --from=build /app/package.json /app/package-lock.json ./
+COPY --from=build /app/packages ./packages
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# The launcher alone of bin/: with no sources beside dist/, it runs dist/bin/fleet.js.
+COPY --from=build /app/bin/fleet.mjs /app/bin/launch.mjs ./bin/
 
 # DATA_DIR holds the embedded store (when DATABASE_URL is unset) and the e-mail outbox.
 RUN mkdir -p /data && chown node:node /data

@@ -3,16 +3,20 @@
 // it) or that has none, the TypeScript through tsx when tsx is installed. Plain JavaScript: it runs before either.
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
+
+// The launcher is no source of the build (copied into an image on its own, its time is the copy's).
+const LAUNCHER = new Set(['fleet.mjs', 'launch.mjs', 'launch.d.mts'].map((name) => join('bin', name)))
 
 /** The newest modification time (ms) of a file under path, stopping early at one newer than limit. */
-function newestUnder (path, limit) {
+function newestUnder (path, limit, root) {
+  if (LAUNCHER.has(relative(root, path))) return 0
   let stat
   try { stat = statSync(path) } catch { return 0 }
   if (!stat.isDirectory()) return stat.mtimeMs
   let newest = 0
   for (const name of readdirSync(path)) {
-    newest = Math.max(newest, newestUnder(join(path, name), limit))
+    newest = Math.max(newest, newestUnder(join(path, name), limit, root))
     if (newest > limit) break
   }
   return newest
@@ -33,7 +37,7 @@ export function buildState (root) {
     return { build: 'none', why: 'dist/ holds no build' }
   }
   for (const path of [...stamp.sources, ...stamp.files]) {
-    if (newestUnder(join(root, path), built) > built) return { build: 'stale', why: `${path} is newer than dist/` }
+    if (newestUnder(join(root, path), built, root) > built) return { build: 'stale', why: `${path} is newer than dist/` }
   }
   return { build: 'current' }
 }

@@ -46,12 +46,19 @@ describe('bin/fleet.mjs: the build or the TypeScript', () => {
     expect(buildState(root)).toMatchObject({ build: 'stale', why: 'tsconfig.json is newer than dist/' })
   })
 
-  it('runs the build where the sources are absent (an image holding dist/ only)', async () => {
+  it('runs the build where the sources are absent (an image holding dist/ and the launcher only)', async () => {
     const root = await checkout(3, 2)
     await rm(join(root, 'core'), { recursive: true })
     await rm(join(root, 'console'), { recursive: true })
     await rm(join(root, 'tsconfig.json'))
+    await mkdir(join(root, 'bin'))
+    for (const file of ['bin/fleet.mjs', 'bin/launch.mjs']) {
+      await writeFile(join(root, file), '')
+      await utimes(join(root, file), at(3), at(3))
+    }
     expect(buildState(root)).toEqual({ build: 'current' })
+    await writeFile(join(root, 'bin/fleet.ts'), '')
+    expect(buildState(root)).toMatchObject({ build: 'stale', why: 'bin is newer than dist/' })
   })
 
   it('knows whether tsx is installed', async () => {
