@@ -29,12 +29,13 @@ export function createM3daRepository (q: Queryable): M3daRepository {
       for (const r of rows) out.set(r.task_uid, r.ticket)
       const missing = [...new Set(taskUids)].filter((u) => !out.has(u))
       if (missing.length === 0) return out
-      // The counter wraps back to 1 before int32 ends; a ticket given again replaces its old task.
+      // The counter wraps back to 1 before int32 ends (compared as int8: the sum itself may pass int32); a ticket given
+      // again replaces its old task.
       const n = missing.length
       const { rows: [range] } = await q.query<{ first: number }>(
         `INSERT INTO m3da_devices (system_uid, next_ticket, updated_at) VALUES ($1, 1 + $2::int, $3)
          ON CONFLICT (system_uid) DO UPDATE SET updated_at = EXCLUDED.updated_at,
-           next_ticket = CASE WHEN m3da_devices.next_ticket + $2::int > $4::int THEN 1 + $2::int ELSE m3da_devices.next_ticket + $2::int END
+           next_ticket = CASE WHEN m3da_devices.next_ticket::int8 + $2::int > $4::int THEN 1 + $2::int ELSE m3da_devices.next_ticket + $2::int END
          RETURNING next_ticket - $2::int AS first`, [systemUid, n, now, MAX_TICKET])
       const first = range?.first ?? 1
       const given = missing.map((taskUid, i) => ({ taskUid, ticket: first + i }))
