@@ -15,6 +15,7 @@ import { join } from 'node:path'
 import { promisify } from 'node:util'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { freePort } from './child.js'
+import { eventually } from './eventually.js'
 
 const PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so'
 export const DYNSEC_ADMIN = 'fleet-admin'
@@ -40,19 +41,14 @@ export interface Mosquitto {
 class PortTaken extends Error {}
 
 async function waitListening (port: number, password: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 15_000
-  for (;;) {
+  const outcome = await eventually(async () => {
     // Exited before it answered: most often, the port was bound by someone else meanwhile.
-    if (child.exitCode !== null) throw new PortTaken(`mosquitto exited with ${child.exitCode}`)
-    try {
-      const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: DYNSEC_ADMIN, password, reconnectPeriod: 0, connectTimeout: 2000 })
-      await c.endAsync()
-      return
-    } catch (err) {
-      if (Date.now() > deadline) throw err
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  }
+    if (child.exitCode !== null) return 'exited'
+    const c = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { username: DYNSEC_ADMIN, password, reconnectPeriod: 0, connectTimeout: 2000 })
+    await c.endAsync()
+    return 'answers'
+  }, { timeoutMs: 15_000, intervalMs: 100, retryErrors: true })
+  if (outcome === 'exited') throw new PortTaken(`mosquitto exited with ${child.exitCode}`)
 }
 
 /** Mosquitto started and answering on `port` (answers how to stop it), or PortTaken. */

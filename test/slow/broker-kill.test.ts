@@ -10,6 +10,7 @@ import { expectAllStored, recordAckedSeqs } from '../helpers/acked-seqs.js'
 import { cliService, until } from '../helpers/cli-service.js'
 import { storeKinds } from '../helpers/cli-stores.js'
 import { startMosquitto } from '../helpers/mosquitto.js'
+import { eventually } from '../helpers/eventually.js'
 
 const DEVICES = 10
 const ACKED_BEFORE_KILL = 150
@@ -49,16 +50,7 @@ describe.each(storeKinds())('SIGKILL of an ingest process behind Mosquitto on %s
     const second = await service.serve()
     const api = await connectApi(credentials)
     // The restarted process resumes the sessions and writes what they kept.
-    const deadline = Date.now() + 60_000
-    for (;;) {
-      try {
-        await expectAllStored(api, acked)
-        break
-      } catch (err) {
-        if (Date.now() > deadline) throw err
-        await new Promise((resolve) => setTimeout(resolve, 500))
-      }
-    }
+    await eventually(async () => { await expectAllStored(api, acked); return true }, { timeoutMs: 60_000, intervalMs: 500, retryErrors: true })
     const messages = await api.request('GET', `/api/v1/systems/${[...acked.bySystem.keys()][0] ?? ''}/messages?size=1`)
     expect((messages.json as { messages: Array<{ protocol: string }> }).messages[0]?.protocol).toBe('MQTT')
 
