@@ -110,6 +110,95 @@ async function checkThroughApi (origin: string, token: string, db: Db): Promise<
   if (msgs.status !== 200 || m.messages[0]?.nbDataPoints !== 3 || m.messages[0].protocol !== 'MQTT') throw new Error(`messages not readable: ${JSON.stringify(m)}`)
 }
 
+/** The service under test, listening, its store seeded. */
+interface Running {
+  store: 'pglite' | 'postgres'
+  db: Db
+  service: Awaited<ReturnType<typeof assembleService>>
+  ports: { mqtt?: number, m3da?: number }
+  /** The local PostgreSQL server's CPU seconds so far (NaN when there is none to read). */
+  storeCpu: () => number
+}
+
+/** Runs one group of devices after the MQTT run; counts what the store committed and the CPU it took meanwhile. */
+async function measureGroup (r: Running, name: string, protocol: 'MQTT' | 'M3DA', run: () => Promise<TargetResult>): Promise<GroupFigures> {
+  const publishing = SECONDS + WARMUP
+  const before = await storedOf(r.db, protocol)
+  const statsBefore = r.service.ctx.services.ingest.stats()
+  const cpuBefore = process.cpuUsage()
+  const storeBefore = r.storeCpu()
+  const result = await run()
+  const after = await storedOf(r.db, protocol)
+  const statsAfter = r.service.ctx.services.ingest.stats()
+  const cpuUsed = process.cpuUsage(cpuBefore)
+  const storeUsed = r.storeCpu() - storeBefore
+  const n = Math.max(1, after.m - before.m)
+  if (after.m - before.m < result.ackedTotal) throw new Error(`${name}: ${result.ackedTotal} messages answered but only ${after.m - before.m} stored`)
+  console.log(`   ${name}: ${(result.acked / result.seconds).toFixed(0)} msg/s answered (${result.ackedTotal} in all, ${result.errors} errors); ` +
+    `mean batch ${((statsAfter.committedMessages - statsBefore.committedMessages) / Math.max(1, statsAfter.batches - statsBefore.batches)).toFixed(0)} messages`)
+  return {
+    result,
+    committedPerS: (after.m - before.m) / publishing,
+    pointsPerS: (after.p - before.p) / publishing,
+    cpu: { service: (cpuUsed.user + cpuUsed.system) / n, devices: result.cpuUs / n, store: storeUsed * 1e6 / n }
+  }
+}
+
+/** --protocol m3da: the groups run after the MQTT devices. */
+async function otherGroups (r: Running): Promise<GroupFigures[]> {
+  if (!M3DA) return []
+  const groups: GroupFigures[] = []
+  // The same MQTT devices with one message in flight each, as M3DA allows one package in flight (protocols.md
+  // §2.5): the same number of messages outstanding, so the same batches, as the M3DA groups.
+  const name = 'MQTT, one in flight'
+  console.log(`   ${name}: ${DEVICES} connections, 1 in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
+  groups.push(await measureGroup(r, name, 'MQTT', async () => {
+    const [res] = await runDevices(devicesInput([{ name, url: `mqtt://127.0.0.1:${r.ports.mqtt ?? 0}` }], { devices: DEVICES, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP, inflight: 1 }))
+    if (res === undefined) throw new Error('the device process answered no result')
+    return res
+  }))
+  for (const group of m3daGroups(DEVICES)) {
+    console.log(`   ${group.name}: ${DEVICES} agents over TCP, one envelope in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
+    groups.push(await measureGroup(r, group.name, 'M3DA', async () => await runM3daGroup(group, { url: `tcp://127.0.0.1:${r.ports.m3da ?? 0}`, devices: DEVICES, seconds: SECONDS, warmupSeconds: WARMUP })))
+  }
+  return groups
+}
+
+/** The MQTT devices against the service, then (BENCH_BARE) against the bare broker: the figures but the groups'. */
+async function measureMqtt (r: Running, bareUrl: string): Promise<Omit<Figures, 'groups'>> {
+  console.log(`   ${DEVICES} connections, ${INFLIGHT} in flight each, ${WARMUP} s warm-up + ${SECONDS} s per target`)
+  const storeCpu0 = r.storeCpu()
+  let storeCpuS = Number.NaN
+  const cpu0 = process.cpuUsage()
+  const batches0 = r.service.ctx.services.ingest.stats().batches
+  let cpu = { user: 0, system: 0 }
+  const onResult = (res: TargetResult): void => {
+    console.log(`   ${res.name}: ${(res.acked / res.seconds).toFixed(0)} msg/s acknowledged (${res.ackedTotal} in all, ${res.errors} unacknowledged)`)
+    if (res.name === 'service') { cpu = process.cpuUsage(cpu0); storeCpuS = r.storeCpu() - storeCpu0 } // the bare broker runs in this process too, after
+  }
+  const targets = [{ name: 'service', url: `mqtt://127.0.0.1:${r.ports.mqtt ?? 0}` }, ...(BARE ? [{ name: 'bare aedes', url: bareUrl }] : [])]
+  const [svc, bareResult] = await runDevices(devicesInput(targets, { devices: DEVICES, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP, inflight: INFLIGHT }), onResult)
+  if (svc === undefined || (BARE && bareResult === undefined)) throw new Error('the device process answered no result')
+  const stats = r.service.ctx.services.ingest.stats()
+  const counts = (await r.db.query<{ m: number, p: number }>(
+    'SELECT (SELECT count(*) FROM device_messages)::int8 AS m, (SELECT count(*) FROM data_points)::int8 AS p')).rows[0] ?? { m: 0, p: 0 }
+  if (counts.m < svc.ackedTotal) throw new Error(`${svc.ackedTotal} messages acknowledged but only ${counts.m} stored`)
+  const publishing = SECONDS + WARMUP
+  const acked = Math.max(1, svc.ackedTotal)
+  return {
+    store: r.store,
+    service: svc,
+    bare: bareResult,
+    messages: counts.m,
+    points: counts.p,
+    committedPerS: counts.m / publishing,
+    pointsPerS: counts.p / publishing,
+    batch: stats.committedMessages / Math.max(1, stats.batches - batches0),
+    serviceCpuS: (cpu.user + cpu.system) / 1e6,
+    cpu: { service: (cpu.user + cpu.system) / acked, devices: svc.cpuUs / acked, store: storeCpuS * 1e6 / acked }
+  }
+}
+
 async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
   let scratch: ScratchDatabase | undefined
   if (store === 'postgres' && SERVER_URL !== undefined) scratch = await createScratchDatabase(SERVER_URL, 'fleet_bench_ingest')
@@ -133,79 +222,11 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
       const companyUid = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
       await seedDevices(infra.db, companyUid, M3DA ? 2 * DEVICES : DEVICES)
       if (M3DA) await seedM3da(infra.db, companyUid, DEVICES, Date.now())
-
-      console.log(`   ${DEVICES} connections, ${INFLIGHT} in flight each, ${WARMUP} s warm-up + ${SECONDS} s per target`)
       const storeCpu = (): number => store === 'postgres' && isLocalServer(scratch?.url) ? postgresCpuSeconds() ?? Number.NaN : Number.NaN
-      const storeCpu0 = storeCpu()
-      let storeCpuS = Number.NaN
-      const cpu0 = process.cpuUsage()
-      const batches0 = service.ctx.services.ingest.stats().batches
-      let cpu = { user: 0, system: 0 }
-      const onResult = (r: TargetResult): void => {
-        console.log(`   ${r.name}: ${(r.acked / r.seconds).toFixed(0)} msg/s acknowledged (${r.ackedTotal} in all, ${r.errors} unacknowledged)`)
-        if (r.name === 'service') { cpu = process.cpuUsage(cpu0); storeCpuS = storeCpu() - storeCpu0 } // the bare broker runs in this process too, after
-      }
-      const targets = [{ name: 'service', url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }, ...(BARE ? [{ name: 'bare aedes', url: bare.url }] : [])]
-      const [svc, bareResult] = await runDevices(devicesInput(targets, { devices: DEVICES, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP, inflight: INFLIGHT }), onResult)
-      if (svc === undefined || (BARE && bareResult === undefined)) throw new Error('the device process answered no result')
-      const stats = service.ctx.services.ingest.stats()
-
-      const counts = (await infra.db.query<{ m: number, p: number }>(
-        'SELECT (SELECT count(*) FROM device_messages)::int8 AS m, (SELECT count(*) FROM data_points)::int8 AS p')).rows[0] ?? { m: 0, p: 0 }
-      if (counts.m < svc.ackedTotal) throw new Error(`${svc.ackedTotal} messages acknowledged but only ${counts.m} stored`)
+      const running: Running = { store, db: infra.db, service, ports, storeCpu }
+      const mqttFigures = await measureMqtt(running, bare.url)
       await checkThroughApi(origin, token, infra.db)
-      const publishing = SECONDS + WARMUP
-      /** Runs one group of devices after the MQTT run; counts what the store committed and the CPU it took meanwhile. */
-      const measured = async (name: string, protocol: 'MQTT' | 'M3DA', run: () => Promise<TargetResult>): Promise<GroupFigures> => {
-        const before = await storedOf(infra.db, protocol)
-        const statsBefore = service.ctx.services.ingest.stats()
-        const cpuBefore = process.cpuUsage()
-        const storeBefore = storeCpu()
-        const result = await run()
-        const after = await storedOf(infra.db, protocol)
-        const statsAfter = service.ctx.services.ingest.stats()
-        const cpuUsed = process.cpuUsage(cpuBefore)
-        const storeUsed = storeCpu() - storeBefore
-        const n = Math.max(1, after.m - before.m)
-        if (after.m - before.m < result.ackedTotal) throw new Error(`${name}: ${result.ackedTotal} messages answered but only ${after.m - before.m} stored`)
-        console.log(`   ${name}: ${(result.acked / result.seconds).toFixed(0)} msg/s answered (${result.ackedTotal} in all, ${result.errors} errors); ` +
-          `mean batch ${((statsAfter.committedMessages - statsBefore.committedMessages) / Math.max(1, statsAfter.batches - statsBefore.batches)).toFixed(0)} messages`)
-        return {
-          result,
-          committedPerS: (after.m - before.m) / publishing,
-          pointsPerS: (after.p - before.p) / publishing,
-          cpu: { service: (cpuUsed.user + cpuUsed.system) / n, devices: result.cpuUs / n, store: storeUsed * 1e6 / n }
-        }
-      }
-      const groups: GroupFigures[] = []
-      if (M3DA) {
-        // The same MQTT devices with one message in flight each, as M3DA allows one package in flight (protocols.md
-        // §2.5): the same number of messages outstanding, so the same batches, as the M3DA groups.
-        const name = 'MQTT, one in flight'
-        console.log(`   ${name}: ${DEVICES} connections, 1 in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
-        groups.push(await measured(name, 'MQTT', async () => {
-          const [r] = await runDevices(devicesInput([{ name, url: `mqtt://127.0.0.1:${ports.mqtt ?? 0}` }], { devices: DEVICES, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP, inflight: 1 }))
-          if (r === undefined) throw new Error('the device process answered no result')
-          return r
-        }))
-      }
-      for (const group of M3DA ? m3daGroups(DEVICES) : []) {
-        console.log(`   ${group.name}: ${DEVICES} agents over TCP, one envelope in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
-        groups.push(await measured(group.name, 'M3DA', async () => await runM3daGroup(group, { url: `tcp://127.0.0.1:${ports.m3da ?? 0}`, devices: DEVICES, seconds: SECONDS, warmupSeconds: WARMUP })))
-      }
-      const f: Figures = {
-        store,
-        service: svc,
-        bare: bareResult,
-        groups,
-        messages: counts.m,
-        points: counts.p,
-        committedPerS: counts.m / publishing,
-        pointsPerS: counts.p / publishing,
-        batch: stats.committedMessages / Math.max(1, stats.batches - batches0),
-        serviceCpuS: (cpu.user + cpu.system) / 1e6,
-        cpu: { service: (cpu.user + cpu.system) / Math.max(1, svc.ackedTotal), devices: svc.cpuUs / Math.max(1, svc.ackedTotal), store: storeCpuS * 1e6 / Math.max(1, svc.ackedTotal) }
-      }
+      const f: Figures = { ...mqttFigures, groups: await otherGroups(running) }
       print(f)
       return f
     } finally {

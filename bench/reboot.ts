@@ -98,16 +98,8 @@ async function token (origin: string): Promise<string> {
 const count = (op: Op, state: string): number => op.counters.find((c) => c.state === state)?.count ?? 0
 const open = (op: Op): string => op.counters.filter((c) => c.state !== 'SUCCESS' && c.count > 0).map((c) => `${c.count} ${c.state}`).join(', ')
 
-async function measure (store: Store, svc: ServiceProcess, devices: DevicesProcess, headers: Record<string, string>,
-  operation: string, path: string, body: unknown, check: (before: DevicesStats, after: DevicesStats) => string): Promise<Run | undefined> {
-  const before = await devices.stats()
-  // Devices that never connected, or gave up reconnecting after a reboot, keep their tasks open until the
-  // operation's timeout: the run ends once every other device has answered.
-  let reachable = before.devices - before.gone
-  const rssBefore = await svc.rss()
-  let rssMax = rssBefore
-  await svc.profileStart()
-  const t0 = performance.now()
+/** POSTs the operation, asked again while the service sheds it; its uid, or undefined when the kind is unknown (404). */
+async function postOperation (svc: ServiceProcess, headers: Record<string, string>, operation: string, path: string, body: unknown): Promise<string | undefined> {
   let res: Response
   // 503: the service shed the request (event loop or in-flight limits, README "Health, metrics and overload"),
   // before creating anything; it is asked again a moment later, as a client would.
@@ -123,9 +115,20 @@ async function measure (store: Store, svc: ServiceProcess, devices: DevicesProce
     return undefined
   }
   if (res.status !== 200) throw new Error(`${operation}: ${res.status} ${await res.text()}`)
-  const requestMs = performance.now() - t0
-  const { operation: uid } = await res.json() as { operation: string }
-  let op: Op | undefined
+  return (await res.json() as { operation: string }).operation
+}
+
+/** What polling the operation until it ended saw. */
+interface Polled { op: Op, rssMax: number, shed: number, reachable: number }
+
+/**
+ * Polls the operation until FINISHED, MAX_SECONDS, or every device still reachable answered. Devices that never
+ * connected, or gave up reconnecting after a reboot, keep their tasks open until the operation's timeout: the run
+ * ends once every other device has answered.
+ */
+async function pollOperation (svc: ServiceProcess, devices: DevicesProcess, headers: Record<string, string>, uid: string, t0: number, reachable0: number, rss0: number): Promise<Polled> {
+  let reachable = reachable0
+  let rssMax = rss0
   let shown = t0
   let shed = 0
   for (;;) {
@@ -137,7 +140,7 @@ async function measure (store: Store, svc: ServiceProcess, devices: DevicesProce
       continue
     }
     if (r.status !== 200) throw new Error(`GET operation: ${r.status} ${await r.text()}`)
-    op = await r.json() as Op
+    const op = await r.json() as Op
     rssMax = Math.max(rssMax, await svc.rss())
     const elapsed = (performance.now() - t0) / 1000
     if (performance.now() - shown >= 1000) {
@@ -145,14 +148,25 @@ async function measure (store: Store, svc: ServiceProcess, devices: DevicesProce
       reachable = now.devices - now.gone
     }
     const ended = count(op, 'SUCCESS') + count(op, 'FAILURE')
-    if (op.state === 'FINISHED' || elapsed > MAX_SECONDS || (reachable < op.total && ended >= reachable)) break
+    if (op.state === 'FINISHED' || elapsed > MAX_SECONDS || (reachable < op.total && ended >= reachable)) return { op, rssMax, shed, reachable }
     if (performance.now() - shown >= 1000) {
       shown = performance.now()
       console.log(`   ${elapsed.toFixed(1).padStart(5)} s  ${count(op, 'SUCCESS')} of ${op.total} SUCCESS${open(op) === '' ? '' : `; ${open(op)}`}`)
     }
     await sleep(POLL_MS)
   }
-  if (op === undefined) throw new Error('no answer to GET operation')
+}
+
+async function measure (store: Store, svc: ServiceProcess, devices: DevicesProcess, headers: Record<string, string>,
+  operation: string, path: string, body: unknown, check: (before: DevicesStats, after: DevicesStats) => string): Promise<Run | undefined> {
+  const before = await devices.stats()
+  const rssBefore = await svc.rss()
+  await svc.profileStart()
+  const t0 = performance.now()
+  const uid = await postOperation(svc, headers, operation, path, body)
+  if (uid === undefined) return undefined
+  const requestMs = performance.now() - t0
+  const { op, rssMax, shed, reachable } = await pollOperation(svc, devices, headers, uid, t0, before.devices - before.gone, rssBefore)
   const toFinishedS = (performance.now() - t0) / 1000
   const profiled = await svc.profileStop(`${store}-${operation.replace(/\s+/g, '-')}`)
   if (profiled !== null) console.log(`   CPU profile of the service during ${operation}: ${profiled}`)

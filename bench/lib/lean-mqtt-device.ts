@@ -38,11 +38,114 @@ interface Link {
   ping: NodeJS.Timeout | undefined
 }
 
+/** What one connection needs of its device. */
+interface LinkContext {
+  opts: LeanMqttOptions
+  url: URL
+  keepaliveS: number
+  timeoutMs: number
+  tasksTopic: string
+  packetId: () => number
+  /** Tasks the device was sent. */
+  tasks: (tasks: Parameters<TasksHandler>[0]) => void
+  /** The link was lost while up (not by a reboot's disconnect). */
+  dropped: () => void
+}
+
+/** A connection on its way up: its CONNACK, then its SUBACK, settle it. */
+interface Opening {
+  link: Link
+  subscribeId: number
+  settled: () => boolean
+  fail: (err: Error) => void
+  up: () => void
+}
+
+function onLinkPacket (ctx: LinkContext, o: Opening, p: Packet): void {
+  const { socket } = o.link
+  switch (p.cmd) {
+    case 'connack':
+      if (p.returnCode !== 0) { o.fail(new TransportError(`mqtt connect as ${ctx.opts.username}: CONNACK ${String(p.returnCode)}`, p.returnCode)); return }
+      socket.write(mqtt.generate({ cmd: 'subscribe', messageId: o.subscribeId, subscriptions: [{ topic: ctx.tasksTopic, qos: 1 }] }, OPTS))
+      return
+    case 'suback':
+      if (p.messageId !== o.subscribeId || o.settled()) return
+      if (p.granted.some((g) => typeof g !== 'number' || g > 1)) { o.fail(new TransportError(`subscription to ${ctx.tasksTopic} refused`)); return }
+      o.up()
+      return
+    case 'puback': {
+      const w = p.messageId === undefined ? undefined : o.link.waiting.get(p.messageId)
+      if (w === undefined || p.messageId === undefined) return
+      o.link.waiting.delete(p.messageId)
+      w.resolve()
+      return
+    }
+    case 'publish': {
+      if (p.qos === 1 && p.messageId !== undefined) socket.write(mqtt.generate({ cmd: 'puback', messageId: p.messageId }, OPTS))
+      if (p.topic !== ctx.tasksTopic) return
+      const decoded = decodeTasks(p.payload as Buffer)
+      if (decoded.ok) ctx.tasks(decoded.tasks)
+    }
+  }
+}
+
+/** One connection, CONNACKed and subscribed to its tasks. */
+async function openLink (ctx: LinkContext): Promise<Link> {
+  const { opts, url, keepaliveS, timeoutMs } = ctx
+  return await new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname)
+    socket.setNoDelay(true)
+    const parser = mqtt.parser(OPTS)
+    const link: Link = { socket, up: false, waiting: new Map(), ping: undefined }
+    let settled = false
+    const timer = setTimeout(() => { fail(new TransportError(`mqtt ${opts.username}: no answer in ${timeoutMs} ms`)) }, timeoutMs)
+    const fail = (err: Error): void => {
+      if (!settled) { settled = true; clearTimeout(timer); reject(err) }
+      socket.destroy()
+    }
+    const up = (): void => {
+      settled = true
+      clearTimeout(timer)
+      link.up = true
+      link.ping = setInterval(() => { socket.write(mqtt.generate({ cmd: 'pingreq' }, OPTS)) }, keepaliveS * 500)
+      resolve(link)
+    }
+    const opening: Opening = { link, subscribeId: ctx.packetId(), settled: () => settled, fail, up }
+    parser.on('packet', (p: Packet) => { onLinkPacket(ctx, opening, p) })
+    parser.on('error', (err) => { fail(err) })
+    socket.on('data', (b: Buffer) => { parser.parse(b) })
+    socket.on('error', (err) => { fail(err) })
+    socket.on('close', () => {
+      if (link.up) ctx.dropped() // a reboot's disconnect() marks its link down before closing it
+      link.up = false
+      clearInterval(link.ping)
+      fail(new TransportError(`mqtt ${opts.username}: connection closed`))
+      const lost = new TransportError(`mqtt ${opts.username}: connection lost`)
+      for (const w of link.waiting.values()) w.reject(lost)
+      link.waiting.clear()
+    })
+    socket.once('connect', () => {
+      socket.write(mqtt.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clientId: opts.username, clean: true, keepalive: keepaliveS, username: opts.username, password: Buffer.from(opts.password) }, OPTS))
+    })
+  })
+}
+
+/** As mqtt.js's end(false): what is in flight is acknowledged first, then DISCONNECT. */
+async function endLink (current: Link): Promise<void> {
+  await Promise.all([...current.waiting.values()].map(async (w) => await new Promise<void>((resolve) => {
+    const { resolve: done, reject } = w
+    w.resolve = () => { done(); resolve() }
+    w.reject = (err) => { reject(err); resolve() }
+  })))
+  current.up = false
+  clearInterval(current.ping)
+  await new Promise<void>((resolve) => {
+    current.socket.once('close', () => { resolve() })
+    current.socket.end(mqtt.generate({ cmd: 'disconnect' }, OPTS))
+  })
+}
+
 export async function connectLeanMqttDevice (opts: LeanMqttOptions): Promise<LeanMqttDevice> {
-  const url = new URL(opts.url)
-  const keepaliveS = opts.keepaliveS ?? 300
-  const timeoutMs = opts.timeoutMs ?? 30_000
-  const tasksTopic = `${opts.username}/tasks/json`
   let handler: TasksHandler | undefined
   const early: Array<Parameters<TasksHandler>[0]> = []
   const traffic = { sent: 0, received: 0 }
@@ -51,72 +154,18 @@ export async function connectLeanMqttDevice (opts: LeanMqttOptions): Promise<Lea
   let gaveUp = false
   let dropped = false
   const packetId = (): number => { const id = nextId; nextId = nextId === 65535 ? 1 : nextId + 1; return id }
-
-  /** One connection, CONNACKed and subscribed to its tasks. */
-  function open (): Promise<Link> {
-    return new Promise((resolve, reject) => {
-      const socket = connect(Number(url.port), url.hostname)
-      socket.setNoDelay(true)
-      const parser = mqtt.parser(OPTS)
-      const link: Link = { socket, up: false, waiting: new Map(), ping: undefined }
-      const subscribeId = packetId()
-      let settled = false
-      const timer = setTimeout(() => { fail(new TransportError(`mqtt ${opts.username}: no answer in ${timeoutMs} ms`)) }, timeoutMs)
-      const fail = (err: Error): void => {
-        if (!settled) { settled = true; clearTimeout(timer); reject(err) }
-        socket.destroy()
-      }
-      parser.on('packet', (p: Packet) => {
-        switch (p.cmd) {
-          case 'connack':
-            if (p.returnCode !== 0) { fail(new TransportError(`mqtt connect as ${opts.username}: CONNACK ${String(p.returnCode)}`, p.returnCode)); return }
-            socket.write(mqtt.generate({ cmd: 'subscribe', messageId: subscribeId, subscriptions: [{ topic: tasksTopic, qos: 1 }] }, OPTS))
-            return
-          case 'suback':
-            if (p.messageId !== subscribeId || settled) return
-            if (p.granted.some((g) => typeof g !== 'number' || g > 1)) { fail(new TransportError(`subscription to ${tasksTopic} refused`)); return }
-            settled = true
-            clearTimeout(timer)
-            link.up = true
-            link.ping = setInterval(() => { socket.write(mqtt.generate({ cmd: 'pingreq' }, OPTS)) }, keepaliveS * 500)
-            resolve(link)
-            return
-          case 'puback': {
-            const w = p.messageId === undefined ? undefined : link.waiting.get(p.messageId)
-            if (w === undefined || p.messageId === undefined) return
-            link.waiting.delete(p.messageId)
-            w.resolve()
-            return
-          }
-          case 'publish': {
-            if (p.qos === 1 && p.messageId !== undefined) socket.write(mqtt.generate({ cmd: 'puback', messageId: p.messageId }, OPTS))
-            if (p.topic !== tasksTopic) return
-            const decoded = decodeTasks(p.payload as Buffer)
-            if (!decoded.ok) return
-            if (handler === undefined) early.push(decoded.tasks)
-            else handler(decoded.tasks)
-          }
-        }
-      })
-      parser.on('error', (err) => { fail(err) })
-      socket.on('data', (b: Buffer) => { parser.parse(b) })
-      socket.on('error', (err) => { fail(err) })
-      socket.on('close', () => {
-        if (link.up) dropped = true // a reboot's disconnect() marks its link down before closing it
-        link.up = false
-        clearInterval(link.ping)
-        fail(new TransportError(`mqtt ${opts.username}: connection closed`))
-        const lost = new TransportError(`mqtt ${opts.username}: connection lost`)
-        for (const w of link.waiting.values()) w.reject(lost)
-        link.waiting.clear()
-      })
-      socket.once('connect', () => {
-        socket.write(mqtt.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clientId: opts.username, clean: true, keepalive: keepaliveS, username: opts.username, password: Buffer.from(opts.password) }, OPTS))
-      })
-    })
+  const ctx: LinkContext = {
+    opts,
+    url: new URL(opts.url),
+    keepaliveS: opts.keepaliveS ?? 300,
+    timeoutMs: opts.timeoutMs ?? 30_000,
+    tasksTopic: `${opts.username}/tasks/json`,
+    packetId,
+    tasks: (tasks) => { if (handler === undefined) early.push(tasks); else handler(tasks) },
+    dropped: () => { dropped = true }
   }
 
-  let link = await open()
+  let link = await openLink(ctx)
 
   async function publish (leaf: string, payload: string): Promise<void> {
     if (closed || dropped || !link.up) throw new TransportError(`mqtt ${opts.username}: not connected`)
@@ -141,27 +190,13 @@ export async function connectLeanMqttDevice (opts: LeanMqttOptions): Promise<Lea
       for (const tasks of early.splice(0)) h(tasks)
     },
     checkTasks: async () => {},
-    async disconnect () {
-      // As mqtt.js's end(false): what is in flight is acknowledged first, then DISCONNECT.
-      const current = link
-      await Promise.all([...current.waiting.values()].map(async (w) => await new Promise<void>((resolve) => {
-        const { resolve: done, reject } = w
-        w.resolve = () => { done(); resolve() }
-        w.reject = (err) => { reject(err); resolve() }
-      })))
-      current.up = false
-      clearInterval(current.ping)
-      await new Promise<void>((resolve) => {
-        current.socket.once('close', () => { resolve() })
-        current.socket.end(mqtt.generate({ cmd: 'disconnect' }, OPTS))
-      })
-    },
+    disconnect: async () => { await endLink(link) },
     async reconnect () {
       // The service may be busy with the other devices coming back: try every second, as the simulator does.
       for (let attempt = 1; ; attempt++) {
         if (closed) throw new TransportError(`mqtt ${opts.username}: closed`)
         try {
-          link = await open()
+          link = await openLink(ctx)
           return
         } catch (err) {
           if (attempt >= 10) { gaveUp = true; throw err }
