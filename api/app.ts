@@ -53,8 +53,8 @@ export interface ApiOptions {
   readiness?: readonly ReadinessCheck[]
 }
 
-/** The HTTP API, built but not listening (shared/style.md §2.1: build, don't listen). */
-export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise<FastifyInstance> {
+/** The server with its logger, request ids, router options, trusted proxies and validators; nothing registered. */
+function createServer (ctx: AppContext) {
   const app = Fastify({
     // Request lines write URLs with their secret parameters masked (log-serializers.ts).
     loggerInstance: ctx.log.child({}, { serializers: { req: redactedRequest } }) as FastifyBaseLogger,
@@ -75,7 +75,14 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   const queryAjv = new Ajv({ coerceTypes: 'array', removeAdditional: true, useDefaults: true, strict: false })
   const bodyAjv = new Ajv({ coerceTypes: false, removeAdditional: true, useDefaults: true, strict: false })
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema))
+  return app
+}
 
+/**
+ * What every process serves, in this order: request ids and errors, CORS, HTTP metrics, shedding, health, readiness
+ * and metrics, WebSocket upgrades and the body parsers.
+ */
+async function registerCommon (app: FastifyInstance, ctx: AppContext, opts: ApiOptions): Promise<void> {
   app.addHook('onSend', async (req, reply) => { reply.header('x-request-id', req.id) })
   await app.register(errorHandler)
   // The error bodies every route references (api/schemas/common.schema.ts), with or without the docs.
@@ -103,48 +110,59 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   await app.register(inputGuard)
   await app.register(jsonBody)
   await app.register(formbody)
+}
+
+/** The OpenAPI document and Swagger UI at /api/docs. */
+async function registerDocs (app: FastifyInstance): Promise<void> {
+  await app.register(swagger, openapiOptions)
+  await app.register(swaggerUi, {
+    routePrefix: '/api/docs',
+    uiConfig: { docExpansion: 'list' },
+    staticCSP: true,
+    transformStaticCSP: swaggerCsp,
+    uiHooks: { onRequest: (_req, reply, done) => { pageHeaders(reply); done() } }
+  })
+}
+
+/** The routes of /api/v1, behind the bearer token (the docs and the OAuth endpoints stay outside this scope). */
+async function registerV1 (v1: FastifyInstance, ctx: AppContext, rate: { rateCounter: AppContext['rateCounter'], ratePerSecond: number }): Promise<void> {
+  await v1.register(auth, { auth: ctx.services.auth, companies: ctx.services.companiesRepo, ...rate })
+  await v1.register(usersRoutes, { users: ctx.services.users })
+  await v1.register(currentCompaniesRoutes)
+  await v1.register(companiesRoutes, { companies: ctx.services.companies, pictures: ctx.services.companyPicture })
+  await v1.register(systemsRoutes, { systems: ctx.services.systems })
+  await v1.register(dataRoutes, { data: ctx.services.data })
+  await v1.register(messagesRoutes, { messages: ctx.services.data.messages })
+  await v1.register(usageRoutes, { usage: ctx.services.usage })
+  await v1.register(applicationsRoutes, { applications: ctx.services.applications })
+  await v1.register(templatesRoutes, { templates: ctx.services.templates })
+  await v1.register(operationsRoutes, { operations: ctx.services.operations })
+  await v1.register(partsRoutes, { parts: ctx.services.parts })
+  await v1.register(streamRoutes, {
+    stream: ctx.services.stream,
+    auth: ctx.services.auth,
+    companies: ctx.services.companiesRepo,
+    ...rate,
+    maxBufferBytes: ctx.config.STREAM_MAX_BUFFER_BYTES,
+    recheckMs: ctx.config.STREAM_RECHECK_MS,
+    corsOrigins: ctx.config.CORS_ORIGINS,
+    publicUrl: ctx.config.PUBLIC_URL
+  })
+}
+
+/** The HTTP API, built but not listening (shared/style.md §2.1: build, don't listen). */
+export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise<FastifyInstance> {
+  const app = createServer(ctx)
+  await registerCommon(app, ctx, opts)
   if (opts.api === false) {
     for (const plugin of opts.plugins ?? []) await app.register(plugin)
     return app
   }
-  if (opts.docs !== false) {
-    await app.register(swagger, openapiOptions)
-    await app.register(swaggerUi, {
-      routePrefix: '/api/docs',
-      uiConfig: { docExpansion: 'list' },
-      staticCSP: true,
-      transformStaticCSP: swaggerCsp,
-      uiHooks: { onRequest: (_req, reply, done) => { pageHeaders(reply); done() } }
-    })
-  }
+  if (opts.docs !== false) await registerDocs(app)
   const rate = { rateCounter: ctx.rateCounter, ratePerSecond: ctx.config.RATE_LIMIT_PER_S }
   await app.register(oauthRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate })
   await app.register(authorizeRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate, publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
-  await app.register(async (v1) => {
-    // Inside this scope only: the docs and the OAuth endpoints are open.
-    await v1.register(auth, { auth: ctx.services.auth, companies: ctx.services.companiesRepo, ...rate })
-    await v1.register(usersRoutes, { users: ctx.services.users })
-    await v1.register(currentCompaniesRoutes)
-    await v1.register(companiesRoutes, { companies: ctx.services.companies, pictures: ctx.services.companyPicture })
-    await v1.register(systemsRoutes, { systems: ctx.services.systems })
-    await v1.register(dataRoutes, { data: ctx.services.data })
-    await v1.register(messagesRoutes, { messages: ctx.services.data.messages })
-    await v1.register(usageRoutes, { usage: ctx.services.usage })
-    await v1.register(applicationsRoutes, { applications: ctx.services.applications })
-    await v1.register(templatesRoutes, { templates: ctx.services.templates })
-    await v1.register(operationsRoutes, { operations: ctx.services.operations })
-    await v1.register(partsRoutes, { parts: ctx.services.parts })
-    await v1.register(streamRoutes, {
-      stream: ctx.services.stream,
-      auth: ctx.services.auth,
-      companies: ctx.services.companiesRepo,
-      ...rate,
-      maxBufferBytes: ctx.config.STREAM_MAX_BUFFER_BYTES,
-      recheckMs: ctx.config.STREAM_RECHECK_MS,
-      corsOrigins: ctx.config.CORS_ORIGINS,
-      publicUrl: ctx.config.PUBLIC_URL
-    })
-  }, { prefix: '/api/v1' })
+  await app.register(async (v1) => { await registerV1(v1, ctx, rate) }, { prefix: '/api/v1' })
   // The web console (issue 15): served where the API is, bundled on first use.
   await app.register(consoleRoutes, { publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
   await app.register(faviconRoute)

@@ -22,6 +22,25 @@ export interface AuthorizeRoutesOptions {
   httpHost: string
 }
 
+const pkceFields = (r: { codeChallenge: string | undefined, codeChallengeMethod: string | undefined }) =>
+  ({ code_challenge: r.codeChallenge, code_challenge_method: r.codeChallengeMethod })
+
+/** A page of the sign-in flow: never cached, its CSP letting the form post and go on to `redirectUri` only. */
+const html = (reply: FastifyReply, status: number, body: string, redirectUri?: string): FastifyReply =>
+  pageHeaders(reply).status(status).type('text/html; charset=utf-8').header('cache-control', 'no-store')
+    .header('content-security-policy', signInCsp(redirectUri)).send(body)
+
+/** Errors common to both steps; answers undefined when `err` is not one of them. */
+function refused (reply: FastifyReply, err: unknown, redirectUri: string | undefined, state: string | undefined): FastifyReply | undefined {
+  if (err instanceof AuthorizeRefused) return html(reply, 400, refusedPage(err.description))
+  if (err instanceof ClientRedirectError) {
+    // The URI was checked against the client's before this error is raised; left out, it is answered here.
+    if (redirectUri === undefined) return html(reply, 400, refusedPage(err.description))
+    return reply.redirect(withParams(redirectUri, { error: err.error, error_description: err.description, state }), 302)
+  }
+  return undefined
+}
+
 /**
  * `/api/oauth/authorize` (conventions.md §Authentication; RFC 6749 §4.1): GET shows the sign-in form, POST checks
  * the credentials and redirects to the client with `code` and `state` in the query, or, for the implicit grant
@@ -43,22 +62,6 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
     codeChallengeMethod: param(req, 'code_challenge_method'),
     consoleRedirectUri: consoleUri(req)
   })
-  const pkceFields = (r: ReturnType<typeof request>) => ({ code_challenge: r.codeChallenge, code_challenge_method: r.codeChallengeMethod })
-  const html = (reply: FastifyReply, status: number, body: string, redirectUri?: string): FastifyReply =>
-    pageHeaders(reply).status(status).type('text/html; charset=utf-8').header('cache-control', 'no-store')
-      .header('content-security-policy', signInCsp(redirectUri)).send(body)
-
-  /** Errors common to both steps; answers undefined when `err` is not one of them. */
-  const refused = (reply: FastifyReply, err: unknown, redirectUri: string | undefined, state: string | undefined): FastifyReply | undefined => {
-    if (err instanceof AuthorizeRefused) return html(reply, 400, refusedPage(err.description))
-    if (err instanceof ClientRedirectError) {
-      // The URI was checked against the client's before this error is raised; left out, it is answered here.
-      if (redirectUri === undefined) return html(reply, 400, refusedPage(err.description))
-      return reply.redirect(withParams(redirectUri, { error: err.error, error_description: err.description, state }), 302)
-    }
-    return undefined
-  }
-
   const show = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
     const r = request(req)
     try {

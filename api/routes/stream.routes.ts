@@ -3,7 +3,7 @@
 // `access_token` query parameter (conventions.md §Authentication; browsers cannot set headers on a WebSocket), the
 // rate limit, and the context company of the `company` parameter; a refusal answers the API's HTTP error instead of
 // upgrading. Afterwards the token, the company access and the rights are checked again every STREAM_RECHECK_MS.
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import type { WebSocket } from 'ws'
 import { FleetError } from '../../core/errors.js'
 import type { AuthService } from '../../core/services/auth.service.js'
@@ -12,7 +12,7 @@ import type { RateCounter } from '../../core/ports/store.js'
 import { enterCompany } from '../../core/services/access.js'
 import { sha256 } from '../../core/security/secrets.js'
 import type { StreamService } from '../../core/services/stream/stream.service.js'
-import type { ServerMessage } from '../../core/services/stream/stream-session.js'
+import type { ServerMessage, StreamSession } from '../../core/services/stream/stream-session.js'
 import { parseCommand, refOf } from '../../core/services/stream/commands.js'
 import { bearerToken, enforceRate } from '../plugins/auth.js'
 import { toFleetError } from '../plugins/error-handler.js'
@@ -111,6 +111,34 @@ export default async function streamRoutes (app: FastifyInstance, opts: StreamRo
   })
 }
 
+interface Caller { session: StreamSession, token: string, log: FastifyBaseLogger }
+
+/** The answers to one client message: the session's, or its refusal as an error message. */
+async function answersTo (opts: StreamRoutesOptions, { session, token, log }: Caller, data: Buffer, isBinary: boolean): Promise<ServerMessage[]> {
+  const raw = data.toString('utf8')
+  const ref = isBinary ? null : refOf(raw)
+  try {
+    if (isBinary) throw new FleetError('request.invalid', ['message', 'must be a JSON text message'])
+    if (data.length > MAX_MESSAGE_BYTES) throw new FleetError('payload.too.large', ['message', `at most ${MAX_MESSAGE_BYTES} bytes`])
+    await enforceRate(opts.rateCounter, sha256(token), opts.ratePerSecond)
+    return await session.handle(parseCommand(raw))
+  } catch (err) {
+    const e = toFleetError(err)
+    if (e.status >= 500) log.error({ err }, 'live stream command failed')
+    return [errorMessage(e, ref)]
+  }
+}
+
+/**
+ * How a recheck's refusal ends the stream (close code, reason, and the closes metric's label); undefined for an
+ * error that says nothing of the caller's access (the store away): the stream stays and is checked again later.
+ */
+function accessLost (e: FleetError, companyUid: string): { code: number, reason: string, by: 'invalid_token' | 'forbidden' } | undefined {
+  if (e.code === 'invalid_token') return { code: CLOSE.invalidToken, reason: 'invalid_token: the access token expired or was revoked', by: 'invalid_token' }
+  if (e.status === 403 || e.code === 'partner.unknown') return { code: CLOSE.forbidden, reason: `${e.code}: no more access to company ${companyUid}`, by: 'forbidden' }
+  return undefined
+}
+
 function serve (opts: StreamRoutesOptions, socket: WebSocket, req: FastifyRequest): void {
   const token = bearerToken(req) ?? ''
   const companyUid = req.access.company.uid
@@ -147,22 +175,6 @@ function serve (opts: StreamRoutesOptions, socket: WebSocket, req: FastifyReques
     socket.send(data)
   }
 
-  async function command (data: Buffer, isBinary: boolean): Promise<void> {
-    const raw = data.toString('utf8')
-    const ref = isBinary ? null : refOf(raw)
-    try {
-      if (isBinary) throw new FleetError('request.invalid', ['message', 'must be a JSON text message'])
-      if (data.length > MAX_MESSAGE_BYTES) throw new FleetError('payload.too.large', ['message', `at most ${MAX_MESSAGE_BYTES} bytes`])
-      await enforceRate(opts.rateCounter, sha256(token), opts.ratePerSecond)
-      const answers = await (stream as NonNullable<typeof stream>).session.handle(parseCommand(raw))
-      for (const a of answers) send(a)
-    } catch (err) {
-      const e = toFleetError(err)
-      if (e.status >= 500) log.error({ err }, 'live stream command failed')
-      send(errorMessage(e, ref))
-    }
-  }
-
   /** The token, the company access and the rights, as a new API call would see them now. */
   async function recheck (): Promise<void> {
     try {
@@ -170,14 +182,9 @@ function serve (opts: StreamRoutesOptions, socket: WebSocket, req: FastifyReques
       const access = await enterCompany(opts.companies, actor, companyUid, { right: null, unknown: 'partner.unknown' })
       stream?.setAccess({ companyUid, rights: access.membership.rights })
     } catch (err) {
-      const e = toFleetError(err)
-      if (e.code === 'invalid_token') {
-        opts.stream.closedBy('invalid_token')
-        close(CLOSE.invalidToken, 'invalid_token: the access token expired or was revoked')
-      } else if (e.status === 403 || e.code === 'partner.unknown') {
-        opts.stream.closedBy('forbidden')
-        close(CLOSE.forbidden, `${e.code}: no more access to company ${companyUid}`)
-      } else log.warn({ err }, 'live stream access not checked; checked again later')
+      const end = accessLost(toFleetError(err), companyUid)
+      if (end === undefined) log.warn({ err }, 'live stream access not checked; checked again later')
+      else { opts.stream.closedBy(end.by); close(end.code, end.reason) }
       return
     }
     if (socket.readyState === socket.OPEN) socket.ping()
@@ -203,7 +210,10 @@ function serve (opts: StreamRoutesOptions, socket: WebSocket, req: FastifyReques
       return
     }
     inFlight++
-    chain = chain.then(async () => { if (!closed && stream !== undefined) await command(data, isBinary) })
+    chain = chain.then(async () => {
+      if (closed || stream === undefined) return
+      for (const a of await answersTo(opts, { session: stream.session, token, log }, data, isBinary)) send(a)
+    })
       .catch((err: unknown) => { log.error({ err }, 'live stream command failed') })
       .finally(() => { inFlight-- })
   })
