@@ -4,7 +4,6 @@
 // acknowledgements allow) and carry out tasks, counting it all. A share of the devices fails its tasks
 // (failureRate); an SMS gateway receiver wakes REST and M3DA devices between their polls (sms-receiver.ts).
 import { setMaxListeners } from 'node:events'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { createDeviceModel } from './devices/device-model.js'
 import { deviceIdentity, newRunTag, type DeviceIdentity } from './devices/identity.js'
 import { GENERIC_APPLICATION_TYPES } from './devices/settings.js'
@@ -19,6 +18,7 @@ import { restDevice } from './transports/rest.js'
 import { connectSparkplugNode } from './transports/sparkplug.js'
 import type { DeviceTransport } from './transports/transport.js'
 import { startUsagePlayer, type UsagePlayer, type UsagePlayOptions, type UsagePlayStats } from './usage/player.js'
+import { drive, inParallel, pollTasks } from './schedule.js'
 
 export type FleetProtocol = 'mqtt' | 'rest' | 'm3da' | 'sparkplug'
 
@@ -171,19 +171,38 @@ export function failsTasks (n: number, rate: number): boolean {
 
 const isMqtt = (t: DeviceTransport): t is MqttDevice => 'client' in t
 
-/** Runs fn on every item, `limit` at a time; after a failure no new item starts, and once the running ones have
- * settled the first error is thrown (so nothing is left half-started behind the caller's back). */
-export async function inParallel<T> (items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0
-  let failure: { err: unknown } | undefined
-  const worker = async (): Promise<void> => {
-    while (next < items.length && failure === undefined) {
-      const i = next++
-      try { await fn(items[i] as T) } catch (err) { failure ??= { err } }
-    }
+/** The fleet's counters, and the device events that keep them (passed on to the caller's events). */
+function counting (s: FleetStats, outer: DeviceEvents | undefined): { events: DeviceEvents, fail: (err: unknown) => void } {
+  const fail = (err: unknown): void => { s.errors++; s.lastError = (err as Error).message ?? String(err) }
+  const events: DeviceEvents = {
+    onData: (d, points) => { s.messages++; s.points += points.length; outer?.onData?.(d, points) },
+    onTask: (d, t, ack) => { s.tasksAnswered++; if (ack.status === 'ERROR') s.tasksFailed++; outer?.onTask?.(d, t, ack) },
+    onError: (d, err) => { fail(err); outer?.onError?.(d, err) }
   }
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker))
-  if (failure !== undefined) throw failure.err
+  return { events, fail }
+}
+
+/** Registers and connects the fleet's devices, `concurrency` at a time, handing each to `added`. */
+async function registerFleet (opts: FleetOptions, run: string, events: DeviceEvents, signal: AbortSignal, s: FleetStats, fail: (err: unknown) => void, added: (device: SimulatedDevice) => void): Promise<void> {
+  const api = await connectApi(opts.api)
+  const applicationUid = await fleetApplication(api, opts)
+  const numbers = Array.from({ length: opts.devices }, (_, i) => i + 1)
+  await inParallel(numbers, opts.concurrency ?? 8, async (n) => {
+    if (signal.aborted) return
+    const device = await addDevice(api, deviceIdentity(run, n), opts, {
+      labels: ['simulator', `sim-${run}`],
+      events,
+      applicationUid,
+      failsTasks: failsTasks(n, opts.failureRate ?? 0),
+      ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs })
+    }).catch((err: unknown) => {
+      if (s.errors === 0) opts.onStartFailure?.(err as Error)
+      fail(err)
+      throw err
+    })
+    s.registered++
+    added(device)
+  })
 }
 
 export function startFleet (opts: FleetOptions): Fleet {
@@ -195,45 +214,7 @@ export function startFleet (opts: FleetOptions): Fleet {
   let sms: SmsReceiver | undefined
   let usage: UsagePlayer | undefined
   const byNumber = new Map<string, SimulatedDevice>()
-  const fail = (err: unknown): void => { s.errors++; s.lastError = (err as Error).message ?? String(err) }
-  const events: DeviceEvents = {
-    onData: (d, points) => { s.messages++; s.points += points.length; opts.events?.onData?.(d, points) },
-    onTask: (d, t, ack) => { s.tasksAnswered++; if (ack.status === 'ERROR') s.tasksFailed++; opts.events?.onTask?.(d, t, ack) },
-    onError: (d, err) => { fail(err); opts.events?.onError?.(d, err) }
-  }
-  const pause = async (ms: number): Promise<void> => { await sleep(ms, undefined, { signal: stopper.signal }).catch(() => {}) }
-  // A device that sends or polls rarely does not hold the end of the run back: its wait ends with the run.
-  const pauseUntil = async (ms: number, until: number): Promise<void> => { await pause(Math.min(ms, until - Date.now())) }
-
-  async function drive (device: SimulatedDevice, until: number): Promise<void> {
-    const interval = opts.rate > 0 ? 1000 / opts.rate : 0
-    let nextAt = Date.now() + Math.random() * interval // spread the fleet over the first interval
-    await pauseUntil(nextAt - Date.now(), until)
-    while (!stopper.signal.aborted && Date.now() < until) {
-      try {
-        await device.publish()
-      } catch (err) {
-        fail(err)
-        await pause(1000) // the service is away or refusing: do not spin
-      }
-      if (interval === 0) continue
-      nextAt = Math.max(nextAt + interval, Date.now() - interval) // behind schedule: catch up by one interval at most
-      await pauseUntil(nextAt - Date.now(), until)
-    }
-  }
-
-  /**
-   * REST devices ask for their tasks every pollMs, on their own schedule (a wake polls in between); M3DA devices
-   * connect as often, since the service can only answer them (M3DA devices initiate every exchange).
-   */
-  async function pollTasks (device: SimulatedDevice, until: number): Promise<void> {
-    const pollMs = opts.taskPollMs ?? 5000
-    await pauseUntil(Math.random() * pollMs, until)
-    while (!stopper.signal.aborted && Date.now() < until) {
-      try { await device.poll() } catch (err) { fail(err) }
-      await pauseUntil(pollMs, until)
-    }
-  }
+  const { events, fail } = counting(s, opts.events)
 
   /** A shoulder tap for one of the fleet's numbers: that device polls now (the gateway is answered meanwhile). */
   function wake (to: string): boolean {
@@ -246,26 +227,9 @@ export function startFleet (opts: FleetOptions): Fleet {
 
   const ready = (async () => {
     if (opts.smsGatewayPort !== undefined) sms = await startSmsReceiver({ port: opts.smsGatewayPort, host: opts.smsGatewayHost, wake })
-    const api = await connectApi(opts.api)
-    const applicationUid = await fleetApplication(api, opts)
-    const numbers = Array.from({ length: opts.devices }, (_, i) => i + 1)
-    await inParallel(numbers, opts.concurrency ?? 8, async (n) => {
-      if (stopper.signal.aborted) return
-      const id = deviceIdentity(run, n)
-      const device = await addDevice(api, id, opts, {
-        labels: ['simulator', `sim-${run}`],
-        events,
-        applicationUid,
-        failsTasks: failsTasks(n, opts.failureRate ?? 0),
-        ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs })
-      }).catch((err: unknown) => {
-        if (s.errors === 0) opts.onStartFailure?.(err as Error)
-        fail(err)
-        throw err
-      })
-      s.registered++
+    await registerFleet(opts, run, events, stopper.signal, s, fail, (device) => {
       devices.push(device)
-      byNumber.set(id.mobileNumber, device)
+      byNumber.set(device.identity.mobileNumber, device)
     })
   })()
 
@@ -275,10 +239,11 @@ export function startFleet (opts: FleetOptions): Fleet {
     try { await ready } catch (err) { if (s.errors === 0) fail(err); started = false }
     if (started && !stopper.signal.aborted) {
       s.phase = 'running'
-      const until = opts.durationS === undefined ? Infinity : Date.now() + opts.durationS * 1000
+      const w = { signal: stopper.signal, until: opts.durationS === undefined ? Infinity : Date.now() + opts.durationS * 1000, fail }
       const subscribers = devices.map((d) => ({ iccid: d.identity.iccid, imei: d.identity.imei, msisdn: d.identity.mobileNumber }))
       if (opts.usage !== undefined) usage = startUsagePlayer({ ...opts.usage, api: opts.api, subscribers })
-      await Promise.all(devices.flatMap((d) => d.transport.protocol === 'MQTT' ? [drive(d, until)] : [drive(d, until), pollTasks(d, until)]))
+      const pollMs = opts.taskPollMs ?? 5000
+      await Promise.all(devices.flatMap((d) => d.transport.protocol === 'MQTT' ? [drive(d, opts.rate, w)] : [drive(d, opts.rate, w), pollTasks(d, pollMs, w)]))
       await usage?.stop()
     }
     await Promise.all(devices.map(async (d) => { await d.idle().catch(() => {}) }))

@@ -1,7 +1,7 @@
 // The end of a run: what the devices saw acknowledged must be stored by the service, read back through its API
 // (GET /api/v1/systems/{uid}/messages, following `next`). An acknowledgement alone proves nothing: another broker on
 // the MQTT port (a Mosquitto on 1883) acknowledges everything and stores nothing for the service.
-import { inParallel } from './fleet.js'
+import { inParallel } from './schedule.js'
 import type { ApiClient } from './provision.js'
 
 export interface Verification {

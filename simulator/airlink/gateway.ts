@@ -38,86 +38,100 @@ export interface AirlinkGateway {
   settings (): ReadonlyMap<number, GatewayValue>
 }
 
+/** What moves between reads, and the time of the last boot. */
+interface Readings {
+  bootAt: number
+  lastRead: number
+  rssi: number
+  temp: number
+  lat: number
+  lon: number
+  bytesSent: number
+  bytesReceived: number
+}
+
+function initialReadings (now: () => number, random: () => number): Readings {
+  const bootAt = now()
+  const rssi = -70 - Math.round(random() * 10)
+  const temp = 30 + Math.round(random() * 10)
+  const lat = 45 + random()
+  const lon = 5 + random()
+  return { bootAt, lastRead: now(), rssi, temp, lat, lon, bytesSent: 0, bytesReceived: 0 }
+}
+
+// Values move with the time between reads, so two polls never see the same gateway.
+function advance (r: Readings, t: number, random: () => number): void {
+  const dt = Math.max(0, t - r.lastRead) / 1000
+  r.lastRead = t
+  r.rssi = Math.max(-110, Math.min(-55, r.rssi + Math.round((random() - 0.5) * 6)))
+  r.temp = Math.max(-10, Math.min(70, r.temp + Math.round((random() - 0.5) * 2)))
+  r.lat += (random() - 0.5) * 0.001
+  r.lon += (random() - 0.5) * 0.001
+  r.bytesSent += Math.round(dt * (200 + random() * 800))
+  r.bytesReceived += Math.round(dt * (400 + random() * 1600))
+}
+
+/** The value of a status id now; the identities (ICCID, IMSI, IMEI, address...) are made of the serial's digits. */
+function statusValue (id: number, r: Readings, digits: string, now: () => number, random: () => number): GatewayValue | undefined {
+  switch (id) {
+    case 261: return r.rssi
+    case 264: return 'LTE'
+    case 267: return r.temp
+    case 283: return r.bytesSent
+    case 284: return r.bytesReceived
+    case 281: return Math.floor(r.bytesSent / 500)
+    case 282: return Math.floor(r.bytesReceived / 500)
+    case 770: return 'Simulated Telecom'
+    case 772: return String(-5 - Math.round(random() * 5)) // OCTET STRING though numeric (§5.3)
+    case 773: return `${digits.slice(0, 4)}A${digits.slice(4)}`
+    case 11202: return 'sim.apn'
+    case 902: return r.lat.toFixed(6)
+    case 903: return r.lon.toFixed(6)
+    case 4: return '4.17.1.sim'
+    case 10210: return -90 - Math.round(random() * 20)
+    case 10209: return -8 - Math.round(random() * 6)
+    case 771: return `8933${digits}${digits}`
+    case 785: return `20801${digits}00`
+    case 10: return `35${digits}${digits.slice(0, 5)}`
+    case 259: return 'Network Ready'
+    case 266: return '12.1'
+    case 301: return `10.${Number(digits.slice(-6, -4))}.${Number(digits.slice(-4, -2))}.${Number(digits.slice(-2))}`
+    case 900: return 1
+    case 901: return 7
+    case 7: return 'RV55 (simulated)'
+    case 270: return Math.floor((now() - r.bootAt) / 1000)
+    default: return undefined
+  }
+}
+
+function writable (id: number, value: GatewayValue): boolean {
+  return id === MSCI_REBOOT ? Number(value) === 1 : id >= 1024 && id !== 0xFFFF
+}
+
 export function createAirlinkGateway (opts: AirlinkGatewayOptions): AirlinkGateway {
   const now = opts.now ?? Date.now
   const random = opts.random ?? Math.random
   const digits = opts.serial.replace(/\D/g, '').padStart(8, '0').slice(-8)
   const settings = new Map(FACTORY_SETTINGS)
-  let bootAt = now()
+  const readings = initialReadings(now, random)
   let downUntil = 0
   let rebootCount = 0
-  let rssi = -70 - Math.round(random() * 10)
-  let temp = 30 + Math.round(random() * 10)
-  let lat = 45 + random()
-  let lon = 5 + random()
-  let lastRead = now()
-  let bytesSent = 0
-  let bytesReceived = 0
-
-  // Values move with the time between reads, so two polls never see the same gateway.
-  function advance (): void {
-    const t = now()
-    const dt = Math.max(0, t - lastRead) / 1000
-    lastRead = t
-    rssi = Math.max(-110, Math.min(-55, rssi + Math.round((random() - 0.5) * 6)))
-    temp = Math.max(-10, Math.min(70, temp + Math.round((random() - 0.5) * 2)))
-    lat += (random() - 0.5) * 0.001
-    lon += (random() - 0.5) * 0.001
-    bytesSent += Math.round(dt * (200 + random() * 800))
-    bytesReceived += Math.round(dt * (400 + random() * 1600))
-  }
-
-  const status = (id: number): GatewayValue | undefined => {
-    switch (id) {
-      case 261: return rssi
-      case 264: return 'LTE'
-      case 267: return temp
-      case 283: return bytesSent
-      case 284: return bytesReceived
-      case 281: return Math.floor(bytesSent / 500)
-      case 282: return Math.floor(bytesReceived / 500)
-      case 770: return 'Simulated Telecom'
-      case 772: return String(-5 - Math.round(random() * 5)) // OCTET STRING though numeric (§5.3)
-      case 773: return `${digits.slice(0, 4)}A${digits.slice(4)}`
-      case 11202: return 'sim.apn'
-      case 902: return lat.toFixed(6)
-      case 903: return lon.toFixed(6)
-      case 4: return '4.17.1.sim'
-      case 10210: return -90 - Math.round(random() * 20)
-      case 10209: return -8 - Math.round(random() * 6)
-      case 771: return `8933${digits}${digits}`
-      case 785: return `20801${digits}00`
-      case 10: return `35${digits}${digits.slice(0, 5)}`
-      case 259: return 'Network Ready'
-      case 266: return '12.1'
-      case 301: return `10.${Number(digits.slice(-6, -4))}.${Number(digits.slice(-4, -2))}.${Number(digits.slice(-2))}`
-      case 900: return 1
-      case 901: return 7
-      case 7: return 'RV55 (simulated)'
-      case 270: return Math.floor((now() - bootAt) / 1000)
-      default: return undefined
-    }
-  }
-
-  function writable (id: number, value: GatewayValue): boolean {
-    return id === MSCI_REBOOT ? Number(value) === 1 : id >= 1024 && id !== 0xFFFF
-  }
 
   return {
     serial: opts.serial,
     read (id) {
-      if (id === 261) advance()
-      return settings.get(id) ?? status(id)
+      if (id === 261) advance(readings, now(), random)
+      return settings.get(id) ?? statusValue(id, readings, digits, now, random)
     },
     writable,
     write (id, value) {
       if (!writable(id, value)) return false
       if (id === MSCI_REBOOT) {
         rebootCount++
-        bootAt = now() + (opts.rebootDowntimeMs ?? 0)
-        downUntil = bootAt
-        bytesSent = 0
-        bytesReceived = 0
+        readings.bootAt = now() + (opts.rebootDowntimeMs ?? 0)
+        downUntil = readings.bootAt
+        readings.bytesSent = 0
+        readings.bytesReceived = 0
         return true
       }
       settings.set(id, value)

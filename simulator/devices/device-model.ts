@@ -64,18 +64,57 @@ export function startingPoint (random: () => number): { latitude: number, longit
   return { latitude: round(lat + (random() - 0.5) * 0.1, 6), longitude: round(lon + (random() - 0.5) * 0.1, 6) }
 }
 
+/** What the device measures, moving at each sample. */
+interface Measurements {
+  rssi: number
+  latitude: number
+  longitude: number
+  heading: number
+  temperature: number
+  humidity: number
+  bytesSent: number
+  bytesReceived: number
+}
+
+function initialMeasurements (random: () => number, noise: () => number, origin: DeviceModelOptions['origin']): Measurements {
+  const rssi = -75 + noise() * 3
+  const { latitude, longitude } = origin ?? startingPoint(random)
+  const heading = random() * 2 * Math.PI
+  const temperature = 40 + noise() * 2
+  const humidity = 50 + noise() * 5
+  const bytesSent = Math.floor(random() * 10_000)
+  const bytesReceived = Math.floor(random() * 10_000)
+  return { rssi, latitude, longitude, heading, temperature, humidity, bytesSent, bytesReceived }
+}
+
+function step (m: Measurements, noise: () => number): void {
+  // Mean-reverting walk: the signal wanders but keeps coming back to -75 dBm.
+  m.rssi = clamp(m.rssi + noise() - (m.rssi + 75) * 0.1, -113, -51)
+  m.heading += noise() * 0.1
+  m.latitude = clamp(m.latitude + Math.cos(m.heading) * 0.0005, -89, 89)
+  m.longitude = ((m.longitude + Math.sin(m.heading) * 0.0005 + 540) % 360) - 180
+  m.temperature = clamp(m.temperature + noise() * 0.3 - (m.temperature - 40) * 0.05, -20, 120)
+  m.humidity = clamp(m.humidity + noise() - (m.humidity - 50) * 0.05, 0, 100)
+}
+
+/** The measurements as the device reports them, into current. */
+function snapshot (m: Measurements, sequence: number, current: Map<string, DataValue>): void {
+  const reported = round(m.rssi, 1)
+  current.set('_RSSI', reported)
+  current.set('_SIGNAL_BARS', signalBars(reported)) // from the value sent, so bars and level always agree
+  current.set('_LATITUDE', round(m.latitude, 6))
+  current.set('_LONGITUDE', round(m.longitude, 6))
+  current.set('_BYTES_SENT', m.bytesSent)
+  current.set('_BYTES_RECEIVED', m.bytesReceived)
+  current.set('machine.temperature', round(m.temperature, 2))
+  current.set('machine.humidity', round(m.humidity, 1))
+  current.set('sim.seq', sequence)
+}
+
 export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
   const random = opts.random ?? Math.random
   const noise = (): number => (random() + random() + random() - 1.5) * 2 // about -3..3, bell shaped
-  let rssi = -75 + noise() * 3
-  const origin = opts.origin ?? startingPoint(random)
-  let latitude = origin.latitude
-  let longitude = origin.longitude
-  let heading = random() * 2 * Math.PI
-  let temperature = 40 + noise() * 2
-  let humidity = 50 + noise() * 5
-  let bytesSent = Math.floor(random() * 10_000)
-  let bytesReceived = Math.floor(random() * 10_000)
+  const m = initialMeasurements(random, noise, opts.origin)
   let sequence = 0
   let resets = 0
   const settings = new Map<string, DataValue>(DEVICE_SETTINGS.map((d) => [d.id, d.factory]))
@@ -85,30 +124,6 @@ export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
   const current = new Map<string, DataValue>()
   let measured = false
 
-  function step (): void {
-    // Mean-reverting walk: the signal wanders but keeps coming back to -75 dBm.
-    rssi = clamp(rssi + noise() - (rssi + 75) * 0.1, -113, -51)
-    heading += noise() * 0.1
-    latitude = clamp(latitude + Math.cos(heading) * 0.0005, -89, 89)
-    longitude = ((longitude + Math.sin(heading) * 0.0005 + 540) % 360) - 180
-    temperature = clamp(temperature + noise() * 0.3 - (temperature - 40) * 0.05, -20, 120)
-    humidity = clamp(humidity + noise() - (humidity - 50) * 0.05, 0, 100)
-  }
-
-  function snapshot (): void {
-    measured = true
-    const reported = round(rssi, 1)
-    current.set('_RSSI', reported)
-    current.set('_SIGNAL_BARS', signalBars(reported)) // from the value sent, so bars and level always agree
-    current.set('_LATITUDE', round(latitude, 6))
-    current.set('_LONGITUDE', round(longitude, 6))
-    current.set('_BYTES_SENT', bytesSent)
-    current.set('_BYTES_RECEIVED', bytesReceived)
-    current.set('machine.temperature', round(temperature, 2))
-    current.set('machine.humidity', round(humidity, 1))
-    current.set('sim.seq', sequence)
-  }
-
   /** The value of an id now: a measurement, a setting or the restart count; undefined for an id the device lacks. */
   function valueOf (id: string): DataValue | undefined {
     if (id === '_NUMBER_OF_RESETS') return resets
@@ -117,9 +132,10 @@ export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
 
   return {
     sample (now) {
-      step()
+      step(m, noise)
       sequence++
-      snapshot()
+      measured = true
+      snapshot(m, sequence, current)
       const points = [...current].map(([dataId, value]) => ({ dataId, ts: now, value }))
       const reported = booted ? [...settings.keys()] : [...changed]
       for (const id of reported) points.push({ dataId: id, ts: now, value: settings.get(id) ?? null })
@@ -129,7 +145,8 @@ export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
       return points
     },
     read (ids, now) {
-      if (!measured) snapshot() // a read before the first sample reports the starting values
+      // A read before the first sample reports the starting values.
+      if (!measured) { measured = true; snapshot(m, sequence, current) }
       return ids.flatMap((dataId) => {
         const value = valueOf(dataId)
         return value === undefined ? [] : [{ dataId, ts: now, value }]
@@ -153,8 +170,8 @@ export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
     },
     get numberOfResets () { return resets },
     countTraffic (sent, received) {
-      bytesSent += sent
-      bytesReceived += received
+      m.bytesSent += sent
+      m.bytesReceived += received
     },
     get sequence () { return sequence }
   }

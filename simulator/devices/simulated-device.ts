@@ -55,13 +55,85 @@ export interface SimulatedDeviceInit {
 const REMEMBERED_TASKS = 1000
 export const FAILURE_MESSAGE = 'simulated failure: this device fails its tasks (failure rate)'
 
+const ok = (task: Task): Ack => ({ uid: task.uid, status: 'OK', message: null })
+const error = (task: Task, message: string): Ack => ({ uid: task.uid, status: 'ERROR', message })
+
+/** What running a task uses of its device. */
+interface TaskContext {
+  model: DeviceModel
+  failsTasks: boolean
+  /** The device's clock for what it reports. */
+  stamp: () => number
+  /** Sends values and tells the events (onData). */
+  report: (points: readonly Point[]) => Promise<void>
+  reboot: () => Promise<void>
+}
+
+/** Runs one task; `flush` sends the acks gathered so far (a reboot must not take them down with the connection). */
+async function runTask (task: Task, c: TaskContext, flush: () => Promise<void>): Promise<Ack> {
+  if (c.failsTasks) return error(task, FAILURE_MESSAGE)
+  if ('read' in task) {
+    const values = c.model.read(task.read, c.stamp())
+    // A retrieve succeeds once the values and the ack have both arrived (conventions.md §Device tasks).
+    if (values.length === 0) return error(task, `no such data: ${task.read.join(', ')}`)
+    await c.report(values)
+    return ok(task)
+  }
+  if ('write' in task) {
+    const refused = c.model.write(task.write)
+    return refused === undefined ? ok(task) : error(task, refused)
+  }
+  switch (task.command.id) {
+    case ACTIONS.reboot:
+      await flush()
+      await c.reboot()
+      return ok(task)
+    case ACTIONS.reset:
+      c.model.reset()
+      return ok(task)
+    case ACTIONS.connect:
+      return ok(task) // it is connected: this very answer shows it
+    default:
+      return error(task, `unknown command ${task.command.id}`)
+  }
+}
+
+/**
+ * Answers each batch of tasks the transport delivers: a task uid runs once; delivered again, its ack is sent again
+ * unless the service acknowledged it. `answered` is told of each task run, once its ack is sent.
+ */
+function taskAnswers (transport: DeviceTransport, run: (task: Task, flush: () => Promise<void>) => Promise<Ack>, answered: (task: Task, ack: Ack) => void): (tasks: Task[]) => Promise<void> {
+  // The ack of each task already run, by uid (the oldest forgotten past REMEMBERED_TASKS), and whether the service
+  // acknowledged it.
+  const known = new Map<string, { ack: Ack, delivered: boolean }>()
+  return async (tasks) => {
+    const acks: Ack[] = []
+    const fresh: Array<{ task: Task, ack: Ack }> = []
+    const flush = async (): Promise<void> => {
+      if (acks.length === 0) return
+      const sent = acks.splice(0)
+      await transport.sendAcks(sent)
+      for (const a of sent) { const k = known.get(a.uid); if (k !== undefined) k.delivered = true }
+    }
+    for (const task of tasks) {
+      const before = known.get(task.uid)
+      if (before !== undefined) { if (!before.delivered) acks.push(before.ack); continue }
+      const ack = await run(task, flush)
+      // Remembered before its ack leaves: should that fail, the task is not run again, only acknowledged again.
+      known.set(task.uid, { ack, delivered: false })
+      if (known.size > REMEMBERED_TASKS) known.delete(known.keys().next().value as string)
+      acks.push(ack)
+      fresh.push({ task, ack })
+    }
+    await flush()
+    for (const f of fresh) answered(f.task, f.ack)
+  }
+}
+
 export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevice {
   const { transport, model, events = {} } = init
   const failsTasks = init.failsTasks ?? false
   const rebootMs = init.rebootMs ?? 1000
-  // The ack of each task already run, by uid (the oldest forgotten past REMEMBERED_TASKS), and whether the service
-  // acknowledged it.
-  const answered = new Map<string, { ack: Ack, delivered: boolean }>()
   let answering: Promise<void> = Promise.resolve()
   // Set while the device is off (a reboot): its data and polls wait for it to be back.
   let booting: Promise<void> | undefined
@@ -71,13 +143,11 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
   let lastStamp = 0
   const stamp = (): number => { lastStamp = Math.max(Date.now(), lastStamp + 1); return lastStamp }
 
-  async function send (points: readonly Point[]): Promise<void> {
+  async function report (points: readonly Point[]): Promise<void> {
     await transport.sendData(points)
     model.countTraffic(transport.lastTraffic.sent, transport.lastTraffic.received)
+    events.onData?.(self, points)
   }
-
-  const ok = (task: Task): Ack => ({ uid: task.uid, status: 'OK', message: null })
-  const error = (task: Task, message: string): Ack => ({ uid: task.uid, status: 'ERROR', message })
 
   /** Off for a moment, one more restart, back on; the restart count is reported as the device comes back. */
   async function reboot (): Promise<void> {
@@ -92,64 +162,11 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
       booting = undefined
       up()
     }
-    const report = model.read(['_NUMBER_OF_RESETS'], stamp())
-    await send(report)
-    events.onData?.(self, report)
+    await report(model.read(['_NUMBER_OF_RESETS'], stamp()))
   }
 
-  /** Runs one task; `flush` sends the acks gathered so far (a reboot must not take them down with the connection). */
-  async function run (task: Task, flush: () => Promise<void>): Promise<Ack> {
-    if (failsTasks) return error(task, FAILURE_MESSAGE)
-    if ('read' in task) {
-      const values = model.read(task.read, stamp())
-      // A retrieve succeeds once the values and the ack have both arrived (conventions.md §Device tasks).
-      if (values.length === 0) return error(task, `no such data: ${task.read.join(', ')}`)
-      await send(values)
-      events.onData?.(self, values)
-      return ok(task)
-    }
-    if ('write' in task) {
-      const refused = model.write(task.write)
-      return refused === undefined ? ok(task) : error(task, refused)
-    }
-    switch (task.command.id) {
-      case ACTIONS.reboot:
-        await flush()
-        await reboot()
-        return ok(task)
-      case ACTIONS.reset:
-        model.reset()
-        return ok(task)
-      case ACTIONS.connect:
-        return ok(task) // it is connected: this very answer shows it
-      default:
-        return error(task, `unknown command ${task.command.id}`)
-    }
-  }
-
-  async function answerAll (tasks: Task[]): Promise<void> {
-    const acks: Ack[] = []
-    const fresh: Array<{ task: Task, ack: Ack }> = []
-    const flush = async (): Promise<void> => {
-      if (acks.length === 0) return
-      const sent = acks.splice(0)
-      await transport.sendAcks(sent)
-      for (const a of sent) { const known = answered.get(a.uid); if (known !== undefined) known.delivered = true }
-    }
-    for (const task of tasks) {
-      const before = answered.get(task.uid)
-      if (before !== undefined) { if (!before.delivered) acks.push(before.ack); continue }
-      const ack = await run(task, flush)
-      // Remembered before its ack leaves: should that fail, the task is not run again, only acknowledged again.
-      answered.set(task.uid, { ack, delivered: false })
-      if (answered.size > REMEMBERED_TASKS) answered.delete(answered.keys().next().value as string)
-      acks.push(ack)
-      fresh.push({ task, ack })
-    }
-    await flush()
-    for (const f of fresh) events.onTask?.(self, f.task, f.ack)
-  }
-
+  const context: TaskContext = { model, failsTasks, stamp, report, reboot }
+  const answerAll = taskAnswers(transport, async (task, flush) => await runTask(task, context, flush), (task, ack) => { events.onTask?.(self, task, ack) })
   transport.onTasks((tasks) => {
     answering = answering.then(async () => { await answerAll(tasks) })
       .catch((err: unknown) => { events.onError?.(self, err) })
@@ -165,8 +182,7 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
     async publish (now?: number) {
       if (booting !== undefined) await booting
       const points = model.sample(now ?? stamp())
-      await send(points)
-      events.onData?.(self, points)
+      await report(points)
       return points
     },
     async poll () {
