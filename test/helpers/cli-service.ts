@@ -1,6 +1,8 @@
-// A real service process for the e2e tests that kill it (`node bin/fleet.mjs serve`): fixed free ports, so that a
-// restart on the same store answers where the devices and the test reconnect, and the environment those tests share.
+// A real service process for the slow tests that kill it (`fleet serve`, the build: child.ts): fixed free ports, so
+// that a restart on the same store answers where the devices and the test reconnect, and the environment those tests
+// share.
 import { restartablePort, spawnFleet, type Child } from './child.js'
+import { eventually } from './eventually.js'
 import type { Store } from './cli-stores.js'
 
 export interface CliService {
@@ -46,11 +48,7 @@ export async function cliService (store: Pick<Store, 'env'>, extra: Record<strin
   }
 }
 
-/** Polls until ok, failing after timeoutMs with what was awaited (and what was seen). */
+/** Polls until ok, failing after timeoutMs with what was awaited (and what was seen): eventually() under its old name. */
 export async function until (what: string, ok: () => boolean | Promise<boolean>, timeoutMs: number, seen: () => string = () => ''): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!(await ok())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; ${seen()}`)
-    await new Promise((resolve) => setTimeout(resolve, 20))
-  }
+  await eventually(ok, { timeoutMs, what, seen })
 }
