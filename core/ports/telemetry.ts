@@ -48,7 +48,7 @@ export interface TelemetryRepository {
   insertAcks (rows: AckRow[]): Promise<void>
   /** Which of these data ids the system sent in device messages received at or after `since` (a retrieve's values). */
   receivedIds (systemUid: string, dataIds: readonly string[], since: number): Promise<string[]>
-  /** The subscription mobile numbers of these systems, by system uid (the connection request, ingest/dispatch.ts). */
+  /** The subscription mobile numbers of these systems, by system uid (the connection request, core/services/ingest/task-dispatch.ts). */
   mobileNumbers (systemUids: readonly string[]): Promise<Map<string, string>>
   /** commStatus WARNING / ERROR for systems that missed their expected period (conventions.md §Data). */
   sweepCommStatus (now: number, defaultPeriodMs: number): Promise<CommStatusChange[]>

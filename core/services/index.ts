@@ -43,7 +43,7 @@ export interface ServicesDeps {
   rateCounter: RateCounter
   /** Where ingest and the operations engine report (absent: nowhere). */
   metrics?: MetricsRegistry
-  /** Delivers committed device tasks (ingest/dispatch.ts, wired in bin/context.ts); absent: they wait for a poll. */
+  /** Delivers committed device tasks (core/services/ingest/task-dispatch.ts, wired in bin/context.ts); absent: they wait for a poll. */
   dispatch?: TaskDispatch
   /** Committed changes for the live stream (core/ports/events.ts); absent: no stream hears anything. */
   events?: EventBus

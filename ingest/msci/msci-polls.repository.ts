@@ -2,7 +2,7 @@ import type { Queryable } from '../../core/ports/store.js'
 import type { ClaimedPoll, MsciPollsRepository } from './msci-polls.port.js'
 import type { Communication } from '../../core/domain/system.js'
 
-// The predicate of storage/migrations/0022_msci_polls.sql's partial index, word for word, so that the index serves it.
+// The predicate of migrations/0022_msci_polls.sql's partial index, word for word, so that the index serves it.
 const HAS_HOST = "coalesce(s.communication #>> '{msci,host}', '') <> ''"
 
 export function createMsciPollsRepository (q: Queryable): MsciPollsRepository {
