@@ -3,7 +3,7 @@
 // position, and the bulk actions on the selected systems. The whole view is in the hash (fleet/query.ts).
 import { h, replace } from '../lib/dom.js'
 import type { Page, PageContext, PageFactory } from '../page.js'
-import { bulkBar, type Chosen } from './fleet/actions.js'
+import { bulkBar, type Chosen, type SelectionState } from './fleet/actions.js'
 import { MAX_SELECTED } from './fleet/bulk.js'
 import { columnMenu } from './fleet/column-menu.js'
 import { fieldsFor, loadColumns, saveColumns, type Column, type SystemRow } from './fleet/columns.js'
@@ -33,6 +33,47 @@ function pager (q: FleetQuery, count: number, go: (next: FleetQuery) => void): H
     size)
 }
 
+/**
+ * The selection: the boxes ticked on this page, or (offered once the whole page is ticked) every system matching the
+ * filters, which the operations then select by criteria rather than by at most 100 uids.
+ */
+interface Selection {
+  criteria: Record<string, unknown> | null
+  ticked: string[]
+  allMatching: boolean
+  /** Systems matching the filters, and rows on this page, as the last answer said. */
+  matching: number
+  pageRows: number
+}
+
+function chosenOf (s: Selection): Chosen | null {
+  if (s.allMatching && s.criteria !== null) return { target: { criteria: s.criteria }, count: s.matching }
+  const uids = s.ticked.slice(0, MAX_SELECTED)
+  return uids.length === 0 ? null : { target: { uids }, count: uids.length }
+}
+
+function selectionState (s: Selection): SelectionState {
+  const whole = s.ticked.length > 0 && s.ticked.length === s.pageRows && s.matching > s.pageRows && s.criteria !== null
+  return { count: s.allMatching ? s.matching : s.ticked.length, all: s.allMatching, offerAll: !s.allMatching && whole ? s.matching : null }
+}
+
+/** "12 systems", or "1 system matches these filters". */
+function countText (count: number, filtered: boolean): string {
+  const one = count === 1
+  return `${count} system${one ? '' : 's'}${filtered ? ` match${one ? 'es' : ''} these filters` : ''}`
+}
+
+/** Follows the comm status and last communication of these systems; answers how to stop (null: nothing followed). */
+function followStatus (ctx: PageContext, uids: string[], update: (uid: string, status: string | null, date: number | null) => void): (() => void) | null {
+  if (uids.length === 0) return null
+  // Comm status changes and messages (the last communication), no data point (dataIds []): README "Live stream".
+  return ctx.stream.subscribe({ systems: { uids }, dataIds: [] }, (e: StreamEvent) => {
+    if (e.system === undefined) return
+    if (e.event === 'commStatus' && e.status !== undefined) update(e.system, e.status, e.lastCommDate ?? null)
+    else if (e.event === 'message' && e.timestamp !== undefined) update(e.system, null, e.timestamp)
+  })
+}
+
 export const fleetPage: PageFactory = (ctx: PageContext): Page => {
   const q = parseFleetQuery(ctx.params)
   let disposed = false
@@ -46,49 +87,27 @@ export const fleetPage: PageFactory = (ctx: PageContext): Page => {
   const tableBox = h('div', { class: 'fleet-table-box' })
   const pagerBox = h('div', {})
   let table: FleetTable | null = null
-  // The selection: the boxes ticked on this page, or (offered once the whole page is ticked) every system matching
-  // the filters, which the operations then select by criteria rather than by at most 100 uids.
-  const criteria = fleetCriteria(q)
-  let ticked: string[] = []
-  let allMatching = false
-  let matching = 0
-  let pageRows = 0
-  const chosen = (): Chosen | null => {
-    if (allMatching && criteria !== null) return { target: { criteria }, count: matching }
-    const uids = ticked.slice(0, MAX_SELECTED)
-    return uids.length === 0 ? null : { target: { uids }, count: uids.length }
-  }
-  const showSelection = (): void => {
-    const whole = ticked.length > 0 && ticked.length === pageRows && matching > pageRows && criteria !== null
-    bar.setState({ count: allMatching ? matching : ticked.length, all: allMatching, offerAll: !allMatching && whole ? matching : null })
-  }
-  const bar = bulkBar(ctx, chosen, (all) => { allMatching = all; showSelection() })
+  const sel: Selection = { criteria: fleetCriteria(q), ticked: [], allMatching: false, matching: 0, pageRows: 0 }
+  const showSelection = (): void => { bar.setState(selectionState(sel)) }
+  const bar = bulkBar(ctx, () => chosenOf(sel), (all) => { sel.allMatching = all; showSelection() })
 
   function follow (uids: string[]): void {
     unsubscribe?.()
-    unsubscribe = null
-    if (uids.length === 0) return
-    // Comm status changes and messages (the last communication), no data point (dataIds []): README "Live stream".
-    unsubscribe = ctx.stream.subscribe({ systems: { uids }, dataIds: [] }, (e: StreamEvent) => {
-      if (e.system === undefined) return
-      if (e.event === 'commStatus' && e.status !== undefined) table?.updateStatus(e.system, e.status, e.lastCommDate ?? null)
-      else if (e.event === 'message' && e.timestamp !== undefined) table?.updateStatus(e.system, null, e.timestamp)
-    })
+    unsubscribe = followStatus(ctx, uids, (uid, status, date) => { table?.updateStatus(uid, status, date) })
   }
 
   function load (columns: Column[]): void {
     const mine = ++loads
-    table = fleetTable({ columns, query: q, onSort: (field) => { go({ ...q, ...nextSort(q, field), offset: 0 }) }, onSelection: (uids) => { ticked = uids; allMatching = false; showSelection() } })
+    table = fleetTable({ columns, query: q, onSort: (field) => { go({ ...q, ...nextSort(q, field), offset: 0 }) }, onSelection: (uids) => { sel.ticked = uids; sel.allMatching = false; showSelection() } })
     replace(tableBox, table.el)
     table.setRows(null)
     const current = table
     ctx.api.get<ListAnswer<SystemRow>>('/api/v1/systems', fleetApiQuery(q, fieldsFor(columns))).then((answer) => {
       if (disposed || mine !== loads) return
-      matching = answer.count
-      pageRows = answer.items.length
+      sel.matching = answer.count
+      sel.pageRows = answer.items.length
       current.setRows(answer.items, hasFilters(q) ? 'No system matches these filters.' : 'No system yet: register or create systems through the API.')
-      const one = answer.count === 1
-      summary.textContent = `${answer.count} system${one ? '' : 's'}${hasFilters(q) ? ` match${one ? 'es' : ''} these filters` : ''}`
+      summary.textContent = countText(answer.count, hasFilters(q))
       replace(pagerBox, pager(q, answer.count, go))
       follow(answer.items.map((s) => s.uid))
     }, (err: unknown) => {

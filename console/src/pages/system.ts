@@ -19,6 +19,61 @@ interface StreamEvent { event: string, system?: string, dataId?: string, ts?: nu
 /** After a device message, the system (its levels) is read again once things settle, not on every point. */
 const REFRESH_MS = 2000
 
+/** The page's title, comm status badge and last communication ("Last communication 3 min ago", its date on hover). */
+function pageHead () {
+  const title = h('h1', {}, 'System')
+  const badge = commStatusBadge(null)
+  const lastComm = h('span', { class: 'last-comm' })
+  let date: number | null = null
+  const show = (): void => {
+    lastComm.textContent = date === null ? 'Never communicated' : `Last communication ${formatAgo(date)}`
+    lastComm.title = date === null ? '' : formatDate(date)
+  }
+  return {
+    title,
+    badge,
+    lastComm,
+    setName (name: string): void {
+      title.textContent = name
+      document.title = `${name} · Fleet console`
+    },
+    setLastComm (next: number | null): void { date = next; show() },
+    /** A message's date: the last communication, unless a later one is known. */
+    communicated (ts: number): void { date = Math.max(date ?? 0, ts); show() },
+    /** "3 min ago" grows old: shown again every 30 s. */
+    tick: show
+  }
+}
+
+interface LiveParts {
+  head: ReturnType<typeof pageHead>
+  last: ReturnType<typeof lastDataCard>
+  chart: ReturnType<typeof chartPanel>
+  messages: ReturnType<typeof messagesCard>
+}
+
+/**
+ * A stream event of the page's system, shown: points on the last data and the chart, the comm status, a message.
+ * Answers whether it was a device message (after which the system's levels are read again).
+ */
+function showEvent (e: StreamEvent, { head, last, chart, messages }: LiveParts): boolean {
+  if (e.event === 'points' && e.dataId !== undefined && e.ts !== undefined) {
+    const known = last.ids().includes(e.dataId)
+    last.point(e.dataId, e.ts, e.v)
+    if (!known) chart.setIds(last.ids())
+    chart.point(e.dataId, e.ts, e.v)
+    messages.point()
+  } else if (e.event === 'commStatus') {
+    setCommStatus(head.badge, e.status)
+    if (e.lastCommDate !== undefined) head.setLastComm(e.lastCommDate)
+  } else if (e.event === 'message' && e.uid !== undefined) {
+    messages.message({ uid: e.uid, protocol: e.protocol ?? '', timestamp: e.timestamp ?? Date.now() })
+    if (e.timestamp !== undefined) head.communicated(e.timestamp)
+    return true
+  }
+  return false
+}
+
 export const systemPage: PageFactory = (ctx: PageContext): Page => {
   const uid = ctx.params.uid ?? ''
   const path = `/api/v1/systems/${encodeURIComponent(uid)}`
@@ -29,32 +84,23 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
   const alive = (): boolean => !disposed
   const fail = (err: unknown): void => { if (!disposed) ctx.notify(err instanceof Error ? err : String(err), 'error') }
 
-  const title = h('h1', {}, 'System')
-  const badge = commStatusBadge(null)
-  const lastComm = h('span', { class: 'last-comm' })
-  let lastCommDate: number | null = null
-  const showLastComm = (): void => {
-    lastComm.textContent = lastCommDate === null ? 'Never communicated' : `Last communication ${formatAgo(lastCommDate)}`
-    lastComm.title = lastCommDate === null ? '' : formatDate(lastCommDate)
-  }
+  const head = pageHead()
   const info = h('div', { class: 'system-info' })
   const chart = chartPanel(ctx, uid, alive)
   const last = lastDataCard((id) => { chart.show(id) })
   const messages = messagesCard(ctx, uid, alive)
   replace(ctx.root, h('div', { class: 'system-page' },
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/fleet' }, '← Fleet')),
-    h('header', { class: 'page-header' }, title, badge, lastComm),
+    h('header', { class: 'page-header' }, head.title, head.badge, head.lastComm),
     uid === '' ? null : systemActions(ctx, uid),
     info,
     h('div', { class: 'system-grid' }, chart.el, last.el, messages.el, usageCard(ctx, uid, (id) => { chart.show(id) }, alive))))
   replace(info, h('p', { class: 'table-state', 'aria-busy': 'true' }, 'Loading the system…'))
 
   function render (s: SystemView): void {
-    title.textContent = s.name ?? s.uid
-    document.title = `${title.textContent} · Fleet console`
-    setCommStatus(badge, s.commStatus)
-    lastCommDate = s.lastCommDate ?? null
-    showLastComm()
+    head.setName(s.name ?? s.uid)
+    setCommStatus(head.badge, s.commStatus)
+    head.setLastComm(s.lastCommDate ?? null)
     replace(info, h('div', { class: 'system-cards' }, detailsCard(s), gatewayCard(s), subscriptionCard(s), applicationsCard(s)))
     last.setLevels(s.data)
   }
@@ -87,20 +133,7 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
 
   function onEvent (e: StreamEvent): void {
     if (disposed || e.system !== uid) return
-    if (e.event === 'points' && e.dataId !== undefined && e.ts !== undefined) {
-      const known = last.ids().includes(e.dataId)
-      last.point(e.dataId, e.ts, e.v)
-      if (!known) chart.setIds(last.ids())
-      chart.point(e.dataId, e.ts, e.v)
-      messages.point()
-    } else if (e.event === 'commStatus') {
-      setCommStatus(badge, e.status)
-      if (e.lastCommDate !== undefined) { lastCommDate = e.lastCommDate; showLastComm() }
-    } else if (e.event === 'message' && e.uid !== undefined) {
-      messages.message({ uid: e.uid, protocol: e.protocol ?? '', timestamp: e.timestamp ?? Date.now() })
-      if (e.timestamp !== undefined) { lastCommDate = Math.max(lastCommDate ?? 0, e.timestamp); showLastComm() }
-      refresh ??= setTimeout(() => { refresh = null; loadSystem().catch(fail) }, REFRESH_MS)
-    }
+    if (showEvent(e, { head, last, chart, messages })) refresh ??= setTimeout(() => { refresh = null; loadSystem().catch(fail) }, REFRESH_MS)
   }
 
   if (uid === '') replace(info, h('p', { class: 'table-state' }, 'No system named in the address.'))
@@ -108,7 +141,7 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
     loadSystem().catch(fail)
     loadLastData().catch(fail)
     unsubscribe = ctx.stream.subscribe({ systems: { uids: [uid] } }, onEvent)
-    clock = setInterval(showLastComm, 30_000)
+    clock = setInterval(head.tick, 30_000)
   }
 
   return {
