@@ -22,6 +22,7 @@ import { createContext, openInfra } from '../../bin/context.js'
 import type { Child } from '../helpers/child.js'
 import { cliService } from '../helpers/cli-service.js'
 import { TEST_DATABASE_URL, TEST_REDIS_URL, databaseUrl } from '../helpers/env.js'
+import { eventually } from '../helpers/eventually.js'
 
 const SYSTEMS = 3000
 const COMPANY = 'Crash Company'
@@ -142,13 +143,11 @@ async function connect (origin: string) {
       }
     },
     async poll (uid: string, ok: (op: Op) => boolean, timeoutMs: number, what: string): Promise<Op> {
-      const deadline = Date.now() + timeoutMs
-      for (;;) {
-        const op = await call<Op>('GET', `/api/v1/operations/${uid}`)
-        if (ok(op)) return op
-        if (Date.now() > deadline) throw new Error(`${what} not reached in ${timeoutMs} ms: ${JSON.stringify(op)}`)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
+      let last: Op | undefined
+      return await eventually(async () => {
+        last = await call<Op>('GET', `/api/v1/operations/${uid}`)
+        return ok(last) ? last : undefined
+      }, { timeoutMs, what, seen: () => JSON.stringify(last) })
     }
   }
 }
