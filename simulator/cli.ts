@@ -2,7 +2,7 @@
 // simulator/README.md). The defaults (URLs, credentials) come from the caller: bin/simulate.ts reads them from the
 // service configuration.
 import { parseArgs } from 'node:util'
-import { startFleet, type FleetOptions, type FleetStats } from './fleet.js'
+import type { FleetOptions, FleetStats } from './fleet.js'
 import { connectApi, ProvisionError } from './provision.js'
 import { M3DA_CIPHERS, M3DA_MACS, type M3daSecurity } from './transports/m3da-options.js'
 import type { UsagePlayStats } from './usage/player.js'
@@ -193,6 +193,8 @@ export function startFailureLine (err: Error, opts: Pick<FleetOptions, 'protocol
 export async function runSimulateCli (argv: string[], defaults: SimulateDefaults, io: SimulateIo): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) { io.out.write(SIMULATE_USAGE + '\n'); return 0 }
   const opts = parseSimulateArgs(argv, defaults)
+  // Loaded once the arguments are sound: the help and a usage error load no device transport (MQTT, M3DA, Sparkplug).
+  const { startFleet } = await import('./fleet.js')
   const tty = io.out.isTTY === true
   const fleet = startFleet({ ...opts, onStartFailure: (err) => { io.out.write(`${tty ? '\r\x1b[K' : ''}${startFailureLine(err, opts)}\n`) } })
   const started = Date.now()
