@@ -19,7 +19,8 @@ const toApplication = (r: ApplicationRow): Application => ({
   uid: r.uid, companyUid: r.company_uid, name: r.name, revision: r.revision, type: r.type, category: r.category, communication: r.communication, data: r.data
 })
 
-export function createApplicationsRepository (q: Queryable): ApplicationsRepository {
+/** The reads: applications by uid, by key or by filter, and those installed on systems. */
+function applicationReads (q: Queryable): Pick<ApplicationsRepository, 'findByUids' | 'find' | 'findByKey' | 'ofSystem' | 'forSystems'> {
   return {
     async findByUids (companyUid, uids) {
       const { rows } = await q.query<ApplicationRow>(
@@ -47,6 +48,36 @@ export function createApplicationsRepository (q: Queryable): ApplicationsReposit
         [companyUid, type, revision])
       return rows[0] === undefined ? undefined : toApplication(rows[0])
     },
+    async ofSystem (systemUid) {
+      // Software (APPLICATION) before FIRMWARE, then by type: the order a system's applications are shown in.
+      const { rows } = await q.query<ApplicationRow>(
+        `SELECT a.* FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
+         WHERE sa.system_uid = $1 ORDER BY a.category, a.type, a.name`, [systemUid])
+      return rows.map(toApplication)
+    },
+    async forSystems (systemUids) {
+      const out = new Map<string, Application[]>(systemUids.map((u) => [u, []]))
+      if (systemUids.length === 0) return out
+      // Which applications each system has, then each application once: the systems of a fleet share a few
+      // applications, whose data trees are large (a chunk of 100 systems of one firmware read its tree 100 times).
+      const { rows: links } = await q.query<{ system_uid: string, application_uid: string }>(
+        `SELECT sa.system_uid, sa.application_uid FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
+         WHERE sa.system_uid = ANY($1::text[]) ORDER BY sa.system_uid, a.category, a.type, a.name`, [systemUids])
+      if (links.length === 0) return out
+      const { rows } = await q.query<ApplicationRow>('SELECT * FROM applications WHERE uid = ANY($1::text[])', [[...new Set(links.map((l) => l.application_uid))]])
+      const apps = new Map(rows.map((r) => [r.uid, toApplication(r)]))
+      for (const l of links) {
+        const a = apps.get(l.application_uid)
+        if (a !== undefined) out.get(l.system_uid)?.push(a)
+      }
+      return out
+    }
+  }
+}
+
+/** The writes: an application inserted, replaced or put by its key, and its data tree and communication. */
+function applicationWrites (q: Queryable): Omit<ApplicationsRepository, 'findByUids' | 'find' | 'findByKey' | 'ofSystem' | 'forSystems'> {
+  return {
     async insert (a, createdAt) {
       try {
         await q.query(
@@ -78,30 +109,10 @@ export function createApplicationsRepository (q: Queryable): ApplicationsReposit
     },
     async setCommunication (uid, communication) {
       await q.query('UPDATE applications SET communication = $2::jsonb WHERE uid = $1', [uid, JSON.stringify(communication)])
-    },
-    async ofSystem (systemUid) {
-      // Software (APPLICATION) before FIRMWARE, then by type: the order a system's applications are shown in.
-      const { rows } = await q.query<ApplicationRow>(
-        `SELECT a.* FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
-         WHERE sa.system_uid = $1 ORDER BY a.category, a.type, a.name`, [systemUid])
-      return rows.map(toApplication)
-    },
-    async forSystems (systemUids) {
-      const out = new Map<string, Application[]>(systemUids.map((u) => [u, []]))
-      if (systemUids.length === 0) return out
-      // Which applications each system has, then each application once: the systems of a fleet share a few
-      // applications, whose data trees are large (a chunk of 100 systems of one firmware read its tree 100 times).
-      const { rows: links } = await q.query<{ system_uid: string, application_uid: string }>(
-        `SELECT sa.system_uid, sa.application_uid FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid
-         WHERE sa.system_uid = ANY($1::text[]) ORDER BY sa.system_uid, a.category, a.type, a.name`, [systemUids])
-      if (links.length === 0) return out
-      const { rows } = await q.query<ApplicationRow>('SELECT * FROM applications WHERE uid = ANY($1::text[])', [[...new Set(links.map((l) => l.application_uid))]])
-      const apps = new Map(rows.map((r) => [r.uid, toApplication(r)]))
-      for (const l of links) {
-        const a = apps.get(l.application_uid)
-        if (a !== undefined) out.get(l.system_uid)?.push(a)
-      }
-      return out
     }
   }
+}
+
+export function createApplicationsRepository (q: Queryable): ApplicationsRepository {
+  return { ...applicationReads(q), ...applicationWrites(q) }
 }

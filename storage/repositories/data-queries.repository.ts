@@ -41,8 +41,8 @@ async function wholeHours (q: Queryable, query: AggregateQuery, systems: string[
   return rows.length > 0 ? undefined : [first, end]
 }
 
-export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOptions = {}): DataQueriesRepository {
-  const useRollups = opts.rollups ?? true
+/** Points and messages as stored: last values, raw series, a system's messages and their points. */
+function seriesReads (q: Queryable): Omit<DataQueriesRepository, 'aggregate'> {
   return {
     async systemsOf (companyUid, uids) {
       if (uids.length === 0) return []
@@ -50,7 +50,6 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
         'SELECT uid FROM systems WHERE company_uid = $1 AND uid = ANY($2::text[])', [companyUid, uids])
       return rows.map((r) => r.uid)
     },
-
     async last (systemUid, selection) {
       const base = 'SELECT data_id, ts, num, str FROM data_last WHERE system_uid = $1'
       const { rows } = 'ids' in selection
@@ -60,7 +59,6 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
           : await q.query<PointRow>(`${base} ORDER BY data_id`, [systemUid])
       return rows.map(toPoint)
     },
-
     async raw (systemUids, dataIds, range, size) {
       // The LIMIT applies per (system, data id) pair, inside the lateral subquery, on the series index. Each series
       // comes back as one JSON array of [ts, num, str]: 5 systems × 10 ids × 500 points were 25,000 rows to send,
@@ -80,7 +78,6 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
       }
       return out
     },
-
     async rawJson (systemUids, dataIds, range, size) {
       // The value as raw() decodes it (core/ports/telemetry.ts decodeValue): num (1 or 0 for a boolean), else str,
       // JSON's null for a NaN or an infinity. float8 text is the shortest that reads back the same double.
@@ -97,7 +94,35 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
         [systemUids, dataIds, range.from, range.to, size])
       return rows.flatMap((r) => r.json === null ? [] : [{ systemUid: r.system_uid, dataId: r.data_id, json: `[${r.json}]` }])
     },
+    async messages (systemUid, range, after, limit) {
+      // The order of the index (system_uid, ts DESC, uid): the cursor continues after (ts, uid) in that order.
+      const cursor = after === null ? '' : 'AND (ts < $4 OR (ts = $4 AND uid > $5))'
+      const params = after === null
+        ? [systemUid, range.from, range.to, limit]
+        : [systemUid, range.from, range.to, after.ts, after.uid, limit]
+      const { rows } = await q.query<MessageRow>(
+        `SELECT uid, ts, protocol, nb_data_points FROM device_messages
+         WHERE system_uid = $1 AND ts >= $2 AND ts < $3 ${cursor}
+         ORDER BY ts DESC, uid LIMIT $${params.length}`, params)
+      return rows.map(toMessage)
+    },
+    async message (systemUid, uid) {
+      const { rows } = await q.query<MessageRow>(
+        'SELECT uid, ts, protocol, nb_data_points FROM device_messages WHERE system_uid = $1 AND uid = $2', [systemUid, uid])
+      return rows[0] === undefined ? undefined : toMessage(rows[0])
+    },
+    async messagePoints (systemUid, messageUid) {
+      const { rows } = await q.query<PointRow>(
+        `SELECT data_id, ts, num, str FROM data_points WHERE message_uid = $1 AND system_uid = $2
+         ORDER BY data_id, ts DESC`, [messageUid, systemUid])
+      return rows.map(toPoint)
+    }
+  }
+}
 
+/** Aggregations: over the rollups where whole hours and days allow it (useRollups), else over points and records. */
+function aggregations (q: Queryable, useRollups: boolean): Pick<DataQueriesRepository, 'aggregate'> {
+  return {
     async aggregate (query) {
       if (query.buckets.length === 0) return []
       const keys = 'systems' in query.targets ? query.targets.systems : query.targets.companies
@@ -123,32 +148,10 @@ export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOpti
       const { rows } = await q.query<{ key: string, data_id: string, bucket: number, v: number | null }>(statement.text, statement.values)
       // width_bucket answers 1 for the first bucket; nothing outside [from, to) is read, so 0 never comes back.
       return rows.map((r): AggregateRow => ({ key: r.key, dataId: r.data_id, bucket: r.bucket - 1, v: r.v === null || !Number.isFinite(Number(r.v)) ? null : Number(r.v) }))
-    },
-
-    async messages (systemUid, range, after, limit) {
-      // The order of the index (system_uid, ts DESC, uid): the cursor continues after (ts, uid) in that order.
-      const cursor = after === null ? '' : 'AND (ts < $4 OR (ts = $4 AND uid > $5))'
-      const params = after === null
-        ? [systemUid, range.from, range.to, limit]
-        : [systemUid, range.from, range.to, after.ts, after.uid, limit]
-      const { rows } = await q.query<MessageRow>(
-        `SELECT uid, ts, protocol, nb_data_points FROM device_messages
-         WHERE system_uid = $1 AND ts >= $2 AND ts < $3 ${cursor}
-         ORDER BY ts DESC, uid LIMIT $${params.length}`, params)
-      return rows.map(toMessage)
-    },
-
-    async message (systemUid, uid) {
-      const { rows } = await q.query<MessageRow>(
-        'SELECT uid, ts, protocol, nb_data_points FROM device_messages WHERE system_uid = $1 AND uid = $2', [systemUid, uid])
-      return rows[0] === undefined ? undefined : toMessage(rows[0])
-    },
-
-    async messagePoints (systemUid, messageUid) {
-      const { rows } = await q.query<PointRow>(
-        `SELECT data_id, ts, num, str FROM data_points WHERE message_uid = $1 AND system_uid = $2
-         ORDER BY data_id, ts DESC`, [messageUid, systemUid])
-      return rows.map(toPoint)
     }
   }
+}
+
+export function createDataQueriesRepository (q: Queryable, opts: DataQueriesOptions = {}): DataQueriesRepository {
+  return { ...seriesReads(q), ...aggregations(q, opts.rollups ?? true) }
 }

@@ -8,8 +8,9 @@ interface TaskRow { body: DeviceTask, created_at: number, seq: number }
 /** Oldest first; tasks written within the same ms in the order they were written (0028_device_task_order.sql). */
 const byAge = (a: TaskRow, b: TaskRow): number => Number(a.created_at) - Number(b.created_at) || Number(a.seq) - Number(b.seq)
 
-export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepository {
-  const repo: DeviceTasksRepository = {
+/** The way out: tasks written, then taken for delivery (marked SENT), again when unanswered. */
+function taskDeliveries (q: Queryable): Pick<DeviceTasksRepository, 'insert' | 'take' | 'takeMany' | 'takeStale' | 'withPending'> {
+  return {
     async insert (tasks) {
       if (tasks.length === 0) return
       await q.query(
@@ -74,7 +75,13 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
         `SELECT DISTINCT system_uid FROM device_tasks
          WHERE system_uid = ANY($1::text[]) AND protocol = $2 AND state = 'PENDING'`, [systemUids, protocol])
       return rows.map((r) => r.system_uid)
-    },
+    }
+  }
+}
+
+/** The way back: devices' answers recorded, tasks withdrawn, answers the engine may not have heard, states. */
+function taskAnswers (q: Queryable): Omit<DeviceTasksRepository, 'insert' | 'take' | 'takeMany' | 'takeStale' | 'withPending'> {
+  const answers: Omit<DeviceTasksRepository, 'insert' | 'take' | 'takeMany' | 'takeStale' | 'withPending'> = {
     async answerMany (requests, now) {
       // One row per system and task: the first request and ack that name it (an UPDATE joined twice to a row updates
       // it once). Keyed by the system too: another system naming a task does not hide its own device's ack.
@@ -97,7 +104,7 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
       return out
     },
     async answer (systemUid, acks, now) {
-      return (await repo.answerMany([{ systemUid, acks }], now))[0] ?? []
+      return (await answers.answerMany([{ systemUid, acks }], now))[0] ?? []
     },
     async withdraw (taskUids, now) {
       if (taskUids.length === 0) return []
@@ -123,5 +130,9 @@ export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepositor
       return new Map(rows.map((r) => [r.uid, r.state]))
     }
   }
-  return repo
+  return answers
+}
+
+export function createDeviceTasksRepository (q: Queryable): DeviceTasksRepository {
+  return { ...taskDeliveries(q), ...taskAnswers(q) }
 }

@@ -25,22 +25,23 @@ function bound (ms: number): string {
 // (a waiting ACCESS EXCLUSIVE request blocks every later one): past this, the run fails and the next one retries.
 const LOCK_TIMEOUT = "SET LOCAL lock_timeout = '10s'"
 
+/** Whether the partition is attached to data_points. */
+async function attached (q: Queryable, name: string): Promise<boolean> {
+  const { rows } = await q.query(
+    `SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+     WHERE i.inhparent = 'data_points'::regclass AND c.relname = $1`, [name])
+  return rows.length > 0
+}
+
+/** The columns of data_points in order, so that moving rows follows whatever later migrations add. */
+async function columns (q: Queryable): Promise<string> {
+  const { rows } = await q.query<{ cols: string }>(
+    `SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS cols FROM pg_attribute
+     WHERE attrelid = 'data_points'::regclass AND attnum > 0 AND NOT attisdropped`)
+  return rows[0]?.cols ?? ''
+}
+
 export function createPointPartitionsRepository (q: Queryable): PointPartitionsRepository {
-  async function attached (name: string): Promise<boolean> {
-    const { rows } = await q.query(
-      `SELECT 1 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-       WHERE i.inhparent = 'data_points'::regclass AND c.relname = $1`, [name])
-    return rows.length > 0
-  }
-
-  /** The columns of data_points in order, so that moving rows follows whatever later migrations add. */
-  async function columns (): Promise<string> {
-    const { rows } = await q.query<{ cols: string }>(
-      `SELECT string_agg(quote_ident(attname), ', ' ORDER BY attnum) AS cols FROM pg_attribute
-       WHERE attrelid = 'data_points'::regclass AND attnum > 0 AND NOT attisdropped`)
-    return rows[0]?.cols ?? ''
-  }
-
   return {
     async months () {
       const { rows } = await q.query<{ name: string }>(
@@ -76,8 +77,8 @@ export function createPointPartitionsRepository (q: Queryable): PointPartitionsR
       // however long the move takes. Both modes keep a second upkeep out.
       await q.query(`LOCK TABLE ONLY data_points IN ${holdInserts ? 'SHARE ROW EXCLUSIVE' : 'SHARE UPDATE EXCLUSIVE'} MODE`)
       await q.query(`LOCK TABLE ${DEFAULT} IN SHARE ROW EXCLUSIVE MODE`)
-      if (await attached(name)) return undefined
-      const cols = await columns()
+      if (await attached(q, name)) return undefined
+      const cols = await columns(q)
       // A table of its own attached afterwards (not CREATE TABLE ... PARTITION OF, which locks the parent against
       // every insert); its indexes are built by the ATTACH, after the rows are in.
       await q.query(`CREATE TABLE ${name} (LIKE data_points)`)
@@ -91,7 +92,7 @@ export function createPointPartitionsRepository (q: Queryable): PointPartitionsR
     async drop (month) {
       const name = partitionName(month)
       await q.query(LOCK_TIMEOUT)
-      if (!(await attached(name))) return false
+      if (!(await attached(q, name))) return false
       await q.query(`ALTER TABLE data_points DETACH PARTITION ${name}`)
       await q.query(`DROP TABLE ${name}`)
       return true

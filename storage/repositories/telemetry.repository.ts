@@ -20,7 +20,8 @@ function durationMs (text: string): string {
 // lockSystems takes FOR NO KEY UPDATE: the flush never changes a key.
 interface StateRow { uid: string, company_uid: string, comm_status: string, last_comm_date: string | null, data: Record<string, unknown>, data_ts: Record<string, number> }
 
-export function createTelemetryRepository (q: Queryable): TelemetryRepository {
+/** The systems' side of traffic: their state locked, read and updated, the comm status sweep, mobile numbers; and messages. */
+function systemTraffic (q: Queryable): Pick<TelemetryRepository, 'lockSystems' | 'insertMessages' | 'updateSystems' | 'mobileNumbers' | 'sweepCommStatus'> {
   return {
     async lockSystems (uids) {
       const sorted = [...new Set(uids)].sort()
@@ -59,6 +60,43 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
       for (const r of found) if (r.company_uid === null) inserted.push(r.uid); else known.set(r.uid, r.company_uid)
       return { known, inserted: again ? inserted : rows.filter((r) => known.has(r.systemUid)).map((r) => r.uid) }
     },
+    async updateSystems (rows) {
+      if (rows.length === 0) return
+      await q.query(
+        `UPDATE system_state st SET data = v.data, data_ts = v.data_ts, comm_status = 'OK',
+           last_comm_date = GREATEST(coalesce(st.last_comm_date, 0), v.lc)
+         FROM jsonb_to_recordset($1::jsonb) AS v(uid text, data jsonb, data_ts jsonb, lc bigint)
+         WHERE st.system_uid = v.uid`,
+        [JSON.stringify(rows.map((r) => ({ uid: r.uid, data: r.data, data_ts: r.dataTs, lc: r.lastCommDate })))])
+    },
+    async mobileNumbers (systemUids) {
+      if (systemUids.length === 0) return new Map()
+      const { rows } = await q.query<{ uid: string, mobile_number: string }>(
+        `SELECT s.uid, b.mobile_number FROM systems s JOIN subscriptions b ON b.uid = s.subscription_uid
+         WHERE s.uid = ANY($1::text[]) AND b.mobile_number IS NOT NULL AND b.mobile_number <> ''`, [systemUids])
+      return new Map(rows.map((r) => [r.uid, r.mobile_number]))
+    },
+    async sweepCommStatus (now, defaultPeriodMs) {
+      // The expected period is the heartbeat period when the heartbeat is ON, else the configured default: WARNING
+      // once a period is missed, ERROR after two (conventions.md §Data). A heartbeat sla ({warning, error}, fleet-api.md
+      // §System) replaces those two delays when given.
+      const hb = (path: string): string => durationMs(`CASE WHEN upper(heartbeat ->> 'state') = 'ON' THEN heartbeat #>> '${path}' END`)
+      const res = await q.query<{ uid: string, company_uid: string, comm_status: string, last_comm_date: string | null }>(
+        `UPDATE system_state st SET comm_status = x.status FROM (
+           SELECT uid, company_uid, CASE WHEN $1 - last_comm_date > greatest(e, w) THEN 'ERROR' WHEN $1 - last_comm_date > w THEN 'WARNING' ELSE 'OK' END AS status
+           FROM (SELECT uid, company_uid, last_comm_date, coalesce(sw, p) AS w, coalesce(se, 2 * p) AS e
+                 FROM (SELECT s.uid, s.company_uid, t.last_comm_date, coalesce(${hb('{period}')}, $2) AS p, ${hb('{sla,warning}')} AS sw, ${hb('{sla,error}')} AS se
+                       FROM system_state t JOIN systems s ON s.uid = t.system_uid WHERE t.last_comm_date IS NOT NULL) t) u) x
+         WHERE st.system_uid = x.uid AND st.comm_status <> x.status
+         RETURNING st.system_uid AS uid, x.company_uid, st.comm_status, st.last_comm_date`, [now, defaultPeriodMs])
+      return res.rows.map((r) => ({ uid: r.uid, companyUid: r.company_uid, status: r.comm_status, lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date) }))
+    }
+  }
+}
+
+/** The data of traffic: points with their rollup increments, last values, acks, and what a retrieve received. */
+function dataTraffic (q: Queryable): Omit<TelemetryRepository, 'lockSystems' | 'insertMessages' | 'updateSystems' | 'mobileNumbers' | 'sweepCommStatus'> {
+  return {
     async insertPoints (rows) {
       if (rows.length === 0) return
       const enc = rows.map((r) => encodeValue(r.value))
@@ -89,15 +127,6 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
         [textArray(rows.map((r) => r.systemUid)), textArray(rows.map((r) => r.dataId)), numberArray(rows.map((r) => r.ts)),
           numberArray(enc.map((e) => e.num)), textArray(enc.map((e) => e.str))])
     },
-    async updateSystems (rows) {
-      if (rows.length === 0) return
-      await q.query(
-        `UPDATE system_state st SET data = v.data, data_ts = v.data_ts, comm_status = 'OK',
-           last_comm_date = GREATEST(coalesce(st.last_comm_date, 0), v.lc)
-         FROM jsonb_to_recordset($1::jsonb) AS v(uid text, data jsonb, data_ts jsonb, lc bigint)
-         WHERE st.system_uid = v.uid`,
-        [JSON.stringify(rows.map((r) => ({ uid: r.uid, data: r.data, data_ts: r.dataTs, lc: r.lastCommDate })))])
-    },
     async insertAcks (rows) {
       if (rows.length === 0) return
       await q.query(
@@ -112,28 +141,10 @@ export function createTelemetryRepository (q: Queryable): TelemetryRepository {
         `SELECT DISTINCT p.data_id FROM device_messages m JOIN data_points p ON p.message_uid = m.uid
          WHERE m.system_uid = $1 AND m.received_at >= $2 AND p.data_id = ANY($3::text[])`, [systemUid, since, [...dataIds]])
       return rows.map((r) => r.data_id)
-    },
-    async mobileNumbers (systemUids) {
-      if (systemUids.length === 0) return new Map()
-      const { rows } = await q.query<{ uid: string, mobile_number: string }>(
-        `SELECT s.uid, b.mobile_number FROM systems s JOIN subscriptions b ON b.uid = s.subscription_uid
-         WHERE s.uid = ANY($1::text[]) AND b.mobile_number IS NOT NULL AND b.mobile_number <> ''`, [systemUids])
-      return new Map(rows.map((r) => [r.uid, r.mobile_number]))
-    },
-    async sweepCommStatus (now, defaultPeriodMs) {
-      // The expected period is the heartbeat period when the heartbeat is ON, else the configured default: WARNING
-      // once a period is missed, ERROR after two (conventions.md §Data). A heartbeat sla ({warning, error}, fleet-api.md
-      // §System) replaces those two delays when given.
-      const hb = (path: string): string => durationMs(`CASE WHEN upper(heartbeat ->> 'state') = 'ON' THEN heartbeat #>> '${path}' END`)
-      const res = await q.query<{ uid: string, company_uid: string, comm_status: string, last_comm_date: string | null }>(
-        `UPDATE system_state st SET comm_status = x.status FROM (
-           SELECT uid, company_uid, CASE WHEN $1 - last_comm_date > greatest(e, w) THEN 'ERROR' WHEN $1 - last_comm_date > w THEN 'WARNING' ELSE 'OK' END AS status
-           FROM (SELECT uid, company_uid, last_comm_date, coalesce(sw, p) AS w, coalesce(se, 2 * p) AS e
-                 FROM (SELECT s.uid, s.company_uid, t.last_comm_date, coalesce(${hb('{period}')}, $2) AS p, ${hb('{sla,warning}')} AS sw, ${hb('{sla,error}')} AS se
-                       FROM system_state t JOIN systems s ON s.uid = t.system_uid WHERE t.last_comm_date IS NOT NULL) t) u) x
-         WHERE st.system_uid = x.uid AND st.comm_status <> x.status
-         RETURNING st.system_uid AS uid, x.company_uid, st.comm_status, st.last_comm_date`, [now, defaultPeriodMs])
-      return res.rows.map((r) => ({ uid: r.uid, companyUid: r.company_uid, status: r.comm_status, lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date) }))
     }
   }
+}
+
+export function createTelemetryRepository (q: Queryable): TelemetryRepository {
+  return { ...systemTraffic(q), ...dataTraffic(q) }
 }

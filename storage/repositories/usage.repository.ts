@@ -50,7 +50,8 @@ function toRecord (r: RecordRow): UsageRecord & { systemUid: string } {
 /** Most recent first; of records starting together, the one ending last, then the latest stored. */
 const NEWEST_FIRST = 'start_ts DESC, end_ts DESC NULLS LAST, id DESC'
 
-export function createUsageRepository (q: Queryable): UsageRepository {
+/** The systems' side: which systems rows name, their billing, the month's bytes and the usage status. */
+function usageSystems (q: Queryable): Pick<UsageRepository, 'targets' | 'billing' | 'addMonthBytes' | 'setUsageStatus'> {
   return {
     async targets (companyUid, uids, iccids) {
       if (uids.length === 0 && iccids.length === 0) return []
@@ -59,7 +60,6 @@ export function createUsageRepository (q: Queryable): UsageRepository {
          WHERE s.company_uid = $1 AND (s.uid = ANY($2::text[]) OR b.identifier = ANY($3::text[]))`, [companyUid, uids, iccids])
       return rows.map((r): UsageTarget => ({ uid: r.uid, name: r.name, iccid: r.iccid }))
     },
-
     async billing (companyUid, systemUids) {
       const out = new Map<string, SystemBilling>()
       if (systemUids.length === 0) return out
@@ -70,7 +70,32 @@ export function createUsageRepository (q: Queryable): UsageRepository {
       for (const r of rows) out.set(r.uid, { limit: num(r.limit_bytes), increments: { dataBytes: num(r.data_inc), voiceSeconds: num(r.voice_inc) } })
       return out
     },
+    async addMonthBytes (added, monthStart, now) {
+      if (added.size === 0) return []
+      // Locked in uid order first: two imports adding to the same systems never deadlock. NO KEY UPDATE, the lock the
+      // UPDATE itself takes: FOR UPDATE would also wait on the KEY SHARE locks that the records' foreign key took in
+      // the other import's transaction, while that one waits for ours.
+      await q.query('SELECT uid FROM systems WHERE uid = ANY($1::text[]) ORDER BY uid FOR NO KEY UPDATE', [[...added.keys()]])
+      const { rows } = await q.query<{ uid: string, total: number | string, limit_bytes: number | string | null }>(
+        `UPDATE systems s SET month_bytes_time = $4,
+           month_bytes_total = (CASE WHEN s.month_bytes_time >= $3 THEN s.month_bytes_total ELSE 0 END) + a.bytes
+         FROM unnest($1::text[], $2::int8[]) AS a (uid, bytes) WHERE s.uid = a.uid
+         RETURNING s.uid, s.month_bytes_total AS total, (SELECT o.limit_bytes FROM offers o WHERE o.uid = s.offer_uid) AS limit_bytes`,
+        [[...added.keys()], [...added.values()], monthStart, now])
+      return rows.map((r) => ({ systemUid: r.uid, bytesTotal: Number(r.total), limit: num(r.limit_bytes) }))
+    },
+    async setUsageStatus (rows: readonly MonthUsage[]) {
+      if (rows.length === 0) return
+      await q.query(
+        'UPDATE systems s SET usage_status = u.status FROM unnest($1::text[], $2::text[]) AS u (uid, status) WHERE s.uid = u.uid',
+        [rows.map((r) => r.systemUid), rows.map((r) => r.status)])
+    }
+  }
+}
 
+/** The records: stored once with their daily rollups, listed and got. */
+function usageRecords (q: Queryable): Omit<UsageRepository, 'targets' | 'billing' | 'addMonthBytes' | 'setUsageStatus'> {
+  return {
     async insert (records) {
       if (records.length === 0) return []
       const col = <T>(f: (r: NewUsageRecord) => T): T[] => records.map(f)
@@ -93,14 +118,12 @@ export function createUsageRepository (q: Queryable): UsageRepository {
       await addUsageRollups(q, rows.map((r) => Number(r.id)))
       return rows.map((r) => ({ systemUid: r.system_uid, type: r.type, start: Number(r.start_ts), bytesTotal: num(r.bytes_total) }))
     },
-
     async list (systemUid, range, size) {
       const { rows } = await q.query<RecordRow>(
         `SELECT ${COLUMNS} FROM usage_records WHERE system_uid = $1 AND start_ts >= $2 AND start_ts < $3
          ORDER BY ${NEWEST_FIRST} LIMIT $4`, [systemUid, range.from, range.to, size])
       return rows.map(toRecord)
     },
-
     async listMany (systemUids, range, size) {
       if (systemUids.length === 0) return []
       // The LIMIT applies per (system, type) pair, inside the lateral subquery, on the (system, type, start) index.
@@ -114,34 +137,15 @@ export function createUsageRepository (q: Queryable): UsageRepository {
          ORDER BY r.system_uid, r.type, r.start_ts DESC, r.end_ts DESC NULLS LAST`, [systemUids, range.from, range.to, size])
       return rows.map(toRecord)
     },
-
     async get (systemUid, uid) {
       const { rows } = await q.query<RecordRow>(
         `SELECT ${COLUMNS} FROM usage_records WHERE system_uid = $1 AND uid = $2
          ORDER BY partial, end_ts DESC NULLS LAST, start_ts DESC, id DESC LIMIT 1`, [systemUid, uid])
       return rows[0] === undefined ? undefined : toRecord(rows[0])
-    },
-
-    async addMonthBytes (added, monthStart, now) {
-      if (added.size === 0) return []
-      // Locked in uid order first: two imports adding to the same systems never deadlock. NO KEY UPDATE, the lock the
-      // UPDATE itself takes: FOR UPDATE would also wait on the KEY SHARE locks that the records' foreign key took in
-      // the other import's transaction, while that one waits for ours.
-      await q.query('SELECT uid FROM systems WHERE uid = ANY($1::text[]) ORDER BY uid FOR NO KEY UPDATE', [[...added.keys()]])
-      const { rows } = await q.query<{ uid: string, total: number | string, limit_bytes: number | string | null }>(
-        `UPDATE systems s SET month_bytes_time = $4,
-           month_bytes_total = (CASE WHEN s.month_bytes_time >= $3 THEN s.month_bytes_total ELSE 0 END) + a.bytes
-         FROM unnest($1::text[], $2::int8[]) AS a (uid, bytes) WHERE s.uid = a.uid
-         RETURNING s.uid, s.month_bytes_total AS total, (SELECT o.limit_bytes FROM offers o WHERE o.uid = s.offer_uid) AS limit_bytes`,
-        [[...added.keys()], [...added.values()], monthStart, now])
-      return rows.map((r) => ({ systemUid: r.uid, bytesTotal: Number(r.total), limit: num(r.limit_bytes) }))
-    },
-
-    async setUsageStatus (rows: readonly MonthUsage[]) {
-      if (rows.length === 0) return
-      await q.query(
-        'UPDATE systems s SET usage_status = u.status FROM unnest($1::text[], $2::text[]) AS u (uid, status) WHERE s.uid = u.uid',
-        [rows.map((r) => r.systemUid), rows.map((r) => r.status)])
     }
   }
+}
+
+export function createUsageRepository (q: Queryable): UsageRepository {
+  return { ...usageSystems(q), ...usageRecords(q) }
 }
