@@ -2,17 +2,29 @@
 // adds its contract file here.
 import type { RepositoryContract } from './store.js'
 import { systemsFindContract } from './systems-find.contract.js'
+import { systemsWriteContract } from './systems-write.contract.js'
 import { deviceTasksContract } from './device-tasks.contract.js'
+import { operationsContract } from './operations.contract.js'
 import { telemetryContract } from './telemetry.contract.js'
 import { dataQueriesContract } from './data-queries.contract.js'
 import { accountsContract } from './accounts.contract.js'
 import { tokensContract } from './tokens.contract.js'
+import { usageContract } from './usage.contract.js'
+import { applicationsContract } from './applications.contract.js'
+import { gatewaysContract } from './gateways.contract.js'
+import { pointPartitionsContract } from './point-partitions.contract.js'
 
 export const CONTRACTS: RepositoryContract[] = [
   systemsFindContract,
+  systemsWriteContract,
   deviceTasksContract,
+  operationsContract,
   telemetryContract,
   dataQueriesContract,
   accountsContract,
-  tokensContract
+  tokensContract,
+  usageContract,
+  applicationsContract,
+  gatewaysContract,
+  pointPartitionsContract
 ]
