@@ -307,6 +307,16 @@ describe('fleet CLI: configuration, usage, README', { timeout: 120_000 }, () => 
     expect(r.stdout).toBe('')
   })
 
+  it('prints a command\'s own usage on --help, before reading the configuration or opening the store', async () => {
+    const dataDir = join(tmpdir(), 'fleet-never-created')
+    for (const command of ['serve', 'migrate', 'seed', 'admin', 'broker']) {
+      const r = await runFleet([command, '--help'], { ...quiet, HTTP_PORT: 'abc', DATA_DIR: dataDir })
+      expect(r).toMatchObject({ code: 0, stderr: '' })
+      expect(r.stdout).toMatch(new RegExp(`^usage: fleet ${command}\n  ${command} `))
+    }
+    expect(existsSync(dataDir)).toBe(false)
+  })
+
   it('exits with 2 and the usage on an unknown command', async () => {
     const r = await runFleet(['frobnicate'], quiet)
     expect(r.code).toBe(2)
