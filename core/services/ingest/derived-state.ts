@@ -19,6 +19,41 @@ interface Pending {
   latest: Map<string, DataPoint>
 }
 
+/**
+ * One flush: the systems' state rows locked in uid order, their last values and System data written together, then
+ * the live stream told which systems this brought back to OK.
+ */
+async function write (inTransaction: UnitOfWork, events: EventBus | undefined, batch: Map<string, Pending>): Promise<void> {
+  const uids = [...batch.keys()].sort()
+  const states = await inTransaction(async (tx) => {
+    const states = await tx.telemetry.lockSystems(uids)
+    const last: LastRow[] = []
+    const updates: SystemIngestUpdate[] = []
+    for (const state of states) {
+      const p = batch.get(state.uid)
+      if (p === undefined) continue
+      for (const point of p.latest.values()) last.push({ systemUid: state.uid, dataId: point.dataId, ts: point.ts, value: point.value })
+      // Only points at least as recent as the field's stored time change System data: a late message never wins.
+      const fresh = [...p.latest.values()].filter((point) => {
+        const field = mappedField(point.dataId)?.field
+        return field !== undefined && point.ts >= (state.dataTs[field] ?? -Infinity)
+      })
+      const dataTs = { ...state.dataTs }
+      for (const point of fresh) {
+        const field = mappedField(point.dataId)?.field
+        if (field !== undefined) dataTs[field] = point.ts
+      }
+      const data = fresh.length === 0 ? state.data : applyPoints(state.data as unknown as SystemData, fresh) as unknown as Record<string, unknown>
+      updates.push({ uid: state.uid, data, dataTs, lastCommDate: p.lastComm })
+    }
+    // Sent together: the store runs one while this thread sends the other (core/settled.ts).
+    await settledInOrder([tx.telemetry.upsertLast(last), tx.telemetry.updateSystems(updates)])
+    return states
+  })
+  // Live stream (issue 15): the systems this flush brought back to OK.
+  if (events?.listening() === true) events.publish(commStatusEvents(states, (uid) => batch.get(uid)?.lastComm ?? 0))
+}
+
 export interface DerivedStateOptions { flushMs?: number }
 
 export function createDerivedState ({ inTransaction, log, options = {}, events }: { inTransaction: UnitOfWork, log: Logger, options?: DerivedStateOptions, events?: EventBus | undefined }) {
@@ -51,37 +86,6 @@ export function createDerivedState ({ inTransaction, log, options = {}, events }
    */
   function touch (systemUid: string, at: number): void { fold(systemUid, at, []) }
 
-  async function write (batch: Map<string, Pending>): Promise<void> {
-    const uids = [...batch.keys()].sort()
-    const states = await inTransaction(async (tx) => {
-      const states = await tx.telemetry.lockSystems(uids)
-      const last: LastRow[] = []
-      const updates: SystemIngestUpdate[] = []
-      for (const state of states) {
-        const p = batch.get(state.uid)
-        if (p === undefined) continue
-        for (const point of p.latest.values()) last.push({ systemUid: state.uid, dataId: point.dataId, ts: point.ts, value: point.value })
-        // Only points at least as recent as the field's stored time change System data: a late message never wins.
-        const fresh = [...p.latest.values()].filter((point) => {
-          const field = mappedField(point.dataId)?.field
-          return field !== undefined && point.ts >= (state.dataTs[field] ?? -Infinity)
-        })
-        const dataTs = { ...state.dataTs }
-        for (const point of fresh) {
-          const field = mappedField(point.dataId)?.field
-          if (field !== undefined) dataTs[field] = point.ts
-        }
-        const data = fresh.length === 0 ? state.data : applyPoints(state.data as unknown as SystemData, fresh) as unknown as Record<string, unknown>
-        updates.push({ uid: state.uid, data, dataTs, lastCommDate: p.lastComm })
-      }
-      // Sent together: the store runs one while this thread sends the other (core/settled.ts).
-      await settledInOrder([tx.telemetry.upsertLast(last), tx.telemetry.updateSystems(updates)])
-      return states
-    })
-    // Live stream (issue 15): the systems this flush brought back to OK.
-    if (events?.listening() === true) events.publish(commStatusEvents(states, (uid) => batch.get(uid)?.lastComm ?? 0))
-  }
-
   /** Writes what is pending; resolves when written (tests and shutdown use it). */
   async function flush (): Promise<void> {
     clearTimeout(timer)
@@ -91,7 +95,7 @@ export function createDerivedState ({ inTransaction, log, options = {}, events }
     flushing = flushing.then(async () => {
       if (batch.size === 0) return
       try {
-        await write(batch)
+        await write(inTransaction, events, batch)
       } catch (err) {
         // A lost store connection is passing: the batch goes back to be written with the next flush.
         if (isStoreUnavailable(err)) for (const [uid, p] of batch) fold(uid, p.lastComm, p.latest.values())
