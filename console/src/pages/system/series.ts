@@ -42,9 +42,11 @@ export function defaultInterval (range: TimeRange): string {
   return '1year'
 }
 
+const INTERVAL = new RegExp(`^(\\d{1,2})(${UNITS.join('|')})$`)
+
 /** `6hour` → {n: 6, unit: 'hour'}; null when not a valid interval (multiplier 1 to 50, README, "Devices and telemetry"). */
 export function parseInterval (text: string): { n: number, unit: typeof UNITS[number] } | null {
-  const m = /^(\d{1,2})(hour|day|month|year)$/.exec(text)
+  const m = INTERVAL.exec(text)
   if (m === null) return null
   const n = Number(m[1])
   return n >= 1 && n <= 50 ? { n, unit: m[2] as typeof UNITS[number] } : null
