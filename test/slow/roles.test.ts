@@ -13,6 +13,7 @@ import { cliService, until } from '../helpers/cli-service.js'
 import { inspect, pgliteStore, postgresStore, quiet } from '../helpers/cli-stores.js'
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/env.js'
 import { startMosquitto } from '../helpers/mosquitto.js'
+import { eventually } from '../helpers/eventually.js'
 
 const CLIENT_SECRET = 'roles-secret'
 const ADMIN_PASSWORD = 'roles-password'
@@ -244,13 +245,7 @@ describe.each(servers)('a cluster of two api, two worker and two ingest processe
     expect(asked).toBeGreaterThan(10)
 
     // Every message the broker acknowledged is stored (what waited in the killed process's sessions included).
-    const deadline = Date.now() + 90_000
-    for (;;) {
-      try { await expectAllStored(api1, acked); break } catch (err) {
-        if (Date.now() > deadline) throw err
-        await new Promise((resolve) => setTimeout(resolve, 1000))
-      }
-    }
+    await eventually(async () => { await expectAllStored(api1, acked); return true }, { timeoutMs: 90_000, intervalMs: 1000, retryErrors: true })
     for (const p of Object.values(procs)) p.signal('SIGTERM')
     for (const [name, p] of Object.entries(procs)) if (name !== 'worker-1') expect(await p.exited()).toEqual({ code: 0, signal: null })
     // One device task per system: nothing was created twice.
