@@ -67,7 +67,7 @@ export const accountsContract = defineContract('Account repositories', {
     expect((await repos.profiles.findByUid(co, profile.uid))?.rights).toEqual([])
     const a = await newUser(repos, co, { email: `${uniq('Ann')}@Test.local`, name: 'ann 100%' })
     const b = await newUser(repos, co, { name: 'Bob_x' })
-    const c = await newUser(repos, co, { name: 'bobby' })
+    const c = await newUser(repos, co, { name: 'Rebob' })
     await newUser(repos, co) // no membership: not listed
     for (const u of [a, b]) await repos.memberships.put(u, co, null, false)
     await repos.memberships.put(c, co, profile.uid, true)

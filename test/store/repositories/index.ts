@@ -12,6 +12,7 @@ import { tokensContract } from './tokens.contract.js'
 import { usageContract } from './usage.contract.js'
 import { applicationsContract } from './applications.contract.js'
 import { gatewaysContract } from './gateways.contract.js'
+import { catalogueContract } from './catalogue.contract.js'
 import { pointPartitionsContract } from './point-partitions.contract.js'
 
 export const CONTRACTS: RepositoryContract[] = [
@@ -26,5 +27,6 @@ export const CONTRACTS: RepositoryContract[] = [
   usageContract,
   applicationsContract,
   gatewaysContract,
+  catalogueContract,
   pointPartitionsContract
 ]
