@@ -14,6 +14,9 @@ import { applicationsContract } from './applications.contract.js'
 import { gatewaysContract } from './gateways.contract.js'
 import { catalogueContract } from './catalogue.contract.js'
 import { pointPartitionsContract } from './point-partitions.contract.js'
+import { m3daContract } from './m3da.contract.js'
+import { msciPollsContract } from './msci-polls.contract.js'
+import { sparkplugContract } from './sparkplug.contract.js'
 
 export const CONTRACTS: RepositoryContract[] = [
   systemsFindContract,
@@ -28,5 +31,8 @@ export const CONTRACTS: RepositoryContract[] = [
   applicationsContract,
   gatewaysContract,
   catalogueContract,
-  pointPartitionsContract
+  pointPartitionsContract,
+  m3daContract,
+  msciPollsContract,
+  sparkplugContract
 ]
