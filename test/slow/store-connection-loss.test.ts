@@ -14,6 +14,7 @@ import { TEST_DATABASE_URL } from '../helpers/env.js'
 import { freePort, spawnFleet } from '../helpers/child.js'
 import { inspect, postgresStore, quiet } from '../helpers/cli-stores.js'
 import { startFleet } from '../../simulator/fleet.js'
+import { eventually } from '../helpers/eventually.js'
 
 const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
 
@@ -262,7 +263,7 @@ onPostgres?.('store connection lost: the service process on PostgreSQL', () => {
     const afterStrikes = total()
     // Traffic resumes within the ingest's store retry window (30 s, core/services/ingest/ingest.service.ts): on a
     // loaded CI machine the reconnections after the last strike took longer than the 10 s this waited before.
-    for (let i = 0; i < 600 && total() < afterStrikes + 100; i++) await pause(50)
+    await eventually(() => total() >= afterStrikes + 100, { timeoutMs: 30_000, what: 'traffic to resume after the strikes', seen: () => `${total() - afterStrikes} messages since` })
     expect(total()).toBeGreaterThanOrEqual(afterStrikes + 100)
     expect(fleet.stats()).toMatchObject({ connected: 10, errors: 0 })
     await fleet.stop()
