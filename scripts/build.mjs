@@ -77,6 +77,25 @@ function typescriptCompile (out) {
   throw new Error(`tsc exited with ${r.status ?? r.signal}`)
 }
 
+/**
+ * Renames the finished build to dist/, the previous one out of the way first. Another build may put its own in place
+ * between the two renames: then this one moves that aside too and tries again (whichever ends last is dist/).
+ */
+async function swapIn (out) {
+  for (let attempt = 1; ; attempt++) {
+    const old = `${out}-old${attempt}`
+    await rename(DIST, old).catch((err) => { if (err.code !== 'ENOENT') throw err })
+    try {
+      await rename(out, DIST)
+      break
+    } catch (err) {
+      if ((err.code !== 'ENOTEMPTY' && err.code !== 'EEXIST') || attempt === 5) throw err
+    } finally {
+      await rm(old, { recursive: true, force: true })
+    }
+  }
+}
+
 async function build () {
   if (resolveOrUndefined('typescript/bin/tsc') === undefined || resolveOrUndefined('esbuild') === undefined) {
     if (!args.has('--prepare')) throw new Error('typescript and esbuild are needed to build (npm install, with the development dependencies)')
@@ -96,10 +115,7 @@ async function build () {
     const stamp = join(out, '.built')
     await writeFile(stamp, JSON.stringify({ sources: [...roots, CONSOLE_SRC], files: CONFIG_FILES }) + '\n')
     await utimes(stamp, startedAt, startedAt)
-    const old = `${out}-old`
-    await rename(DIST, old).catch((err) => { if (err.code !== 'ENOENT') throw err })
-    await rename(out, DIST)
-    await rm(old, { recursive: true, force: true })
+    await swapIn(out)
   } catch (err) {
     await rm(out, { recursive: true, force: true })
     throw err
