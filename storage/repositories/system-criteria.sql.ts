@@ -1,6 +1,7 @@
 import type { SystemCriteria, DateBound } from '../../core/domain/system-criteria.js'
 import { containsPattern } from './users.repository.js'
 import { USAGE_STATUS_SQL } from './data-usage.sql.js'
+import { NEVER_COMMUNICATED } from '../../core/domain/comm-status.js'
 
 /** Collects $n parameters while a WHERE clause is built. */
 export class Params {
@@ -83,7 +84,7 @@ export function criteriaConditions (c: SystemCriteria, p: Params): string[] {
   if (c.states !== undefined) w.push(`s.state = ANY(${p.add(c.states)}::text[])`)
   if (c.lifeCycleStates !== undefined) w.push(`s.life_cycle_state = ANY(${p.add(c.lifeCycleStates)}::text[])`)
   if (c.activityStates !== undefined) w.push(`s.activity_state = ANY(${p.add(c.activityStates)}::text[])`)
-  if (c.commStatus !== undefined) w.push(`coalesce(st.comm_status, 'UNDEFINED') = ANY(${p.add(c.commStatus)}::text[])`)
+  if (c.commStatus !== undefined) w.push(`coalesce(st.comm_status, '${NEVER_COMMUNICATED}') = ANY(${p.add(c.commStatus)}::text[])`)
   if (c.syncStatus !== undefined) w.push(`s.sync_status = ANY(${p.add(c.syncStatus)}::text[])`)
   if (c.lastAppliedTemplate !== undefined) w.push(`s.last_applied_template = ${p.add(c.lastAppliedTemplate)}`)
   if (c.lastConfigName !== undefined) w.push(`s.last_config_name = ${p.add(c.lastConfigName)}`)

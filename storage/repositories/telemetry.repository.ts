@@ -1,6 +1,7 @@
 import type { Queryable } from '../../core/ports/store.js'
 import { encodeValue, type IngestSystemState, type TelemetryRepository } from '../../core/ports/telemetry.js'
 import { hourStats } from '../../core/domain/rollup.js'
+import { ERROR_AFTER_PERIODS, ON_TRAFFIC, WARNING_AFTER_PERIODS } from '../../core/domain/comm-status.js'
 import { foldRollupDeltas, insertRollupDeltas } from './rollups.sql.js'
 import { numberArray, textArray } from '../sql-arrays.js'
 import { settledInOrder } from '../../core/settled.js'
@@ -63,7 +64,7 @@ function systemTraffic (q: Queryable): Pick<TelemetryRepository, 'lockSystems' |
     async updateSystems (rows) {
       if (rows.length === 0) return
       await q.query(
-        `UPDATE system_state st SET data = v.data, data_ts = v.data_ts, comm_status = 'OK',
+        `UPDATE system_state st SET data = v.data, data_ts = v.data_ts, comm_status = '${ON_TRAFFIC}',
            last_comm_date = GREATEST(coalesce(st.last_comm_date, 0), v.lc)
          FROM jsonb_to_recordset($1::jsonb) AS v(uid text, data jsonb, data_ts jsonb, lc bigint)
          WHERE st.system_uid = v.uid`,
@@ -77,18 +78,18 @@ function systemTraffic (q: Queryable): Pick<TelemetryRepository, 'lockSystems' |
       return new Map(rows.map((r) => [r.uid, r.mobile_number]))
     },
     async sweepCommStatus (now, defaultPeriodMs) {
-      // The expected period is the heartbeat period when the heartbeat is ON, else the configured default: WARNING
-      // once a period is missed, ERROR after two (conventions.md §Data). A heartbeat sla ({warning, error}, fleet-api.md
-      // §System) replaces those two delays when given.
+      // core/domain/comm-status.ts (commDelays, commStatusAt) in one statement: the expected period is the heartbeat
+      // period when the heartbeat is ON, else the configured default; the periods missed before WARNING and before
+      // ERROR are the domain's ($3, $4); a heartbeat sla ({warning, error}) replaces those two delays when given.
       const hb = (path: string): string => durationMs(`CASE WHEN upper(heartbeat ->> 'state') = 'ON' THEN heartbeat #>> '${path}' END`)
       const res = await q.query<{ uid: string, company_uid: string, comm_status: string, last_comm_date: string | null }>(
         `UPDATE system_state st SET comm_status = x.status FROM (
            SELECT uid, company_uid, CASE WHEN $1 - last_comm_date > greatest(e, w) THEN 'ERROR' WHEN $1 - last_comm_date > w THEN 'WARNING' ELSE 'OK' END AS status
-           FROM (SELECT uid, company_uid, last_comm_date, coalesce(sw, p) AS w, coalesce(se, 2 * p) AS e
+           FROM (SELECT uid, company_uid, last_comm_date, coalesce(sw, $3 * p) AS w, coalesce(se, $4 * p) AS e
                  FROM (SELECT s.uid, s.company_uid, t.last_comm_date, coalesce(${hb('{period}')}, $2) AS p, ${hb('{sla,warning}')} AS sw, ${hb('{sla,error}')} AS se
                        FROM system_state t JOIN systems s ON s.uid = t.system_uid WHERE t.last_comm_date IS NOT NULL) t) u) x
          WHERE st.system_uid = x.uid AND st.comm_status <> x.status
-         RETURNING st.system_uid AS uid, x.company_uid, st.comm_status, st.last_comm_date`, [now, defaultPeriodMs])
+         RETURNING st.system_uid AS uid, x.company_uid, st.comm_status, st.last_comm_date`, [now, defaultPeriodMs, WARNING_AFTER_PERIODS, ERROR_AFTER_PERIODS])
       return res.rows.map((r) => ({ uid: r.uid, companyUid: r.company_uid, status: r.comm_status, lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date) }))
     }
   }

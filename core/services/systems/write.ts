@@ -6,6 +6,7 @@ import { LIFE_CYCLE_MOVES, type Communication, type Gateway, type Subscription }
 import { initialSystemData } from '../../domain/system-data.js'
 import { newUid } from '../../security/secrets.js'
 import type { SystemInput } from './input.js'
+import { NEVER_COMMUNICATED } from '../../domain/comm-status.js'
 import {
   bindCommIdentifiers, checkAssignment, checkCommunication, checkCompatibility, checkDevicePasswords, resolveApplications, resolveGateway,
   resolveSubscription
@@ -66,7 +67,7 @@ export async function insertSystem (tx: Tx, company: Pick<Company, 'uid' | 'syst
     activationDate: null,
     lastStateChangeDate: now,
     lastCommDate: null,
-    commStatus: 'UNDEFINED',
+    commStatus: NEVER_COMMUNICATED,
     lastSyncDate: null,
     syncStatus: 'NOT_SYNC',
     labels: [...new Set(input.labels ?? [])],

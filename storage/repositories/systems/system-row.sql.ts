@@ -3,6 +3,7 @@ import type { System } from '../../../core/domain/system.js'
 import { initialSystemData } from '../../../core/domain/system-data.js'
 import { toGateway, type GatewayRow } from '../gateways.repository.js'
 import { toSubscription, type SubscriptionRow } from '../subscriptions.repository.js'
+import { NEVER_COMMUNICATED } from '../../../core/domain/comm-status.js'
 
 export interface Row {
   uid: string
@@ -42,7 +43,7 @@ export interface Row {
 // skipping the binary form is cheaper.
 // The state device traffic changes (lastCommDate, commStatus, System data) is the row of system_state
 // (storage/migrations/0024_system_state.sql); a system without one has never communicated.
-export const SELECT = `SELECT s.*, st.last_comm_date, coalesce(st.comm_status, 'UNDEFINED') AS comm_status, st.data,
+export const SELECT = `SELECT s.*, st.last_comm_date, coalesce(st.comm_status, '${NEVER_COMMUNICATED}') AS comm_status, st.data,
   row_to_json(g) AS gw, row_to_json(b) AS sub, row_to_json(o) AS offer,
   (SELECT json_agg(json_build_object('uid', a.uid, 'name', a.name, 'revision', a.revision, 'type', a.type,
      'category', a.category) ORDER BY a.type, a.name)
