@@ -12,6 +12,7 @@ import { tokensContract } from './tokens.contract.js'
 import { usageContract } from './usage.contract.js'
 import { applicationsContract } from './applications.contract.js'
 import { gatewaysContract } from './gateways.contract.js'
+import { subscriptionsContract } from './subscriptions.contract.js'
 import { catalogueContract } from './catalogue.contract.js'
 import { pointPartitionsContract } from './point-partitions.contract.js'
 import { m3daContract } from './m3da.contract.js'
@@ -30,6 +31,7 @@ export const CONTRACTS: RepositoryContract[] = [
   usageContract,
   applicationsContract,
   gatewaysContract,
+  subscriptionsContract,
   catalogueContract,
   pointPartitionsContract,
   m3daContract,
