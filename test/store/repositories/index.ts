@@ -5,6 +5,7 @@ import { systemsFindContract } from './systems-find.contract.js'
 import { systemsWriteContract } from './systems-write.contract.js'
 import { deviceTasksContract } from './device-tasks.contract.js'
 import { operationsContract } from './operations.contract.js'
+import { operationsLifecycleContract } from './operations-lifecycle.contract.js'
 import { telemetryContract } from './telemetry.contract.js'
 import { dataQueriesContract } from './data-queries.contract.js'
 import { accountsContract } from './accounts.contract.js'
@@ -24,6 +25,7 @@ export const CONTRACTS: RepositoryContract[] = [
   systemsWriteContract,
   deviceTasksContract,
   operationsContract,
+  operationsLifecycleContract,
   telemetryContract,
   dataQueriesContract,
   accountsContract,

@@ -4,9 +4,10 @@ import { expect } from 'vitest'
 import { createRepositories } from '../../../storage/repositories/index.js'
 import { defineContract, newCompany, newSystem, uniq, type Repos } from './store.js'
 
-type Op = Parameters<Repos['operations']['insert']>[0]
+export type Op = Parameters<Repos['operations']['insert']>[0]
 
-function operation (companyUid: string, patch: Partial<Op> = {}): Op {
+/** An operation of the company, SCHEDULED, with `patch` over it. */
+export function operation (companyUid: string, patch: Partial<Op> = {}): Op {
   return {
     uid: uniq('op'),
     companyUid,
