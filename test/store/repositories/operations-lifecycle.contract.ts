@@ -72,5 +72,31 @@ export const operationsLifecycleContract = defineContract('OperationsRepository 
     expect((await repos.operations.pendingFollowups()).map((o) => o.uid)).toContain(parent.uid)
     await repos.operations.clearFollowups(parent.uid)
     expect((await repos.operations.pendingFollowups()).map((o) => o.uid)).not.toContain(parent.uid)
+  },
+
+  'records callback tries (the latest outcome kept), a rollout abort once, and the answers the engine may not have heard': async ({ repos }) => {
+    const co = await newCompany(repos)
+    const op = await withTasks(repos, co, 2)
+    await repos.operations.recordCallback(op.uid, { at: 200, status: 500, error: 'http 500', delivered: false })
+    await repos.operations.recordCallback(op.uid, { at: 100, status: 200, error: null, delivered: true }) // ended late
+    expect((await repos.operations.find(op.uid))?.callbackDelivery).toEqual({ attempts: 2, lastStatus: 500, lastError: 'http 500', lastAttemptAt: 200, delivered: false })
+    const abortedBy = { reason: 'failure.threshold' as const, failurePercent: 12.5, minTasks: 2, ended: 2, failed: 1 }
+    expect(await repos.operations.setAborted(op.uid, abortedBy, 300)).toBe(true)
+    expect(await repos.operations.setAborted(op.uid, { ...abortedBy, failed: 2 }, 400)).toBe(false)
+    expect(await repos.operations.find(op.uid)).toMatchObject({ abortedBy, cancelDate: 300 })
+    // The latest device task of each open operation task that has an answer: the process stopped before the engine heard it.
+    await repos.operations.setTaskResults(op.tasks.map((uid) => ({ uid, state: 'IN_PROGRESS' as const })), 10)
+    const dt = (n: number, at: number): Parameters<Repos['deviceTasks']['insert']>[0][number] => {
+      const uid = uniq('dt')
+      return { uid, systemUid: op.systems[n]!, operationUid: op.uid, operationTaskUid: op.tasks[n]!, protocol: 'MQTT', task: { uid, timestamp: at, read: ['x'] }, createdAt: at }
+    }
+    const [older, newer, other] = [dt(0, 1), dt(0, 2), dt(1, 1)]
+    await repos.deviceTasks.insert([older, newer, other])
+    await repos.deviceTasks.answer(op.systems[0]!, [{ taskUid: older.uid, status: 'OK', message: null }, { taskUid: newer.uid, status: 'ERROR', message: 'no' }], 50)
+    const mine = (await repos.deviceTasks.unheard()).filter((a) => a.operationUid === op.uid)
+    expect(mine).toEqual([{ taskUid: newer.uid, systemUid: op.systems[0], operationUid: op.uid, operationTaskUid: op.tasks[0], status: 'ERROR', message: 'no', at: 50 }])
+    expect((await repos.deviceTasks.unheard(50)).filter((a) => a.operationUid === op.uid)).toEqual([])
+    const locked = await repos.operations.lockTasks([op.tasks[1]!, op.tasks[0]!, 'none'])
+    expect([...locked.keys()].sort()).toEqual([...op.tasks].sort())
   }
 })
