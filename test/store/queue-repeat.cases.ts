@@ -1,0 +1,115 @@
+// The JobQueue contract's cases for repeatable jobs and long handlers (test/store/queue.contract.ts).
+import { expect } from 'vitest'
+import type { JobInfo } from '../../core/ports/queue.js'
+import { open, until, worker, type Handlers, type QueueCase } from './queue-harness.js'
+
+// Repeatable jobs (core/ports/queue.ts repeat()): the periodic work of bin/serve.ts, once per period in a cluster.
+const PERIOD_MS = 300
+
+/** Run starts of a repeatable job never come closer than half a period: no period ran twice. */
+function expectOncePerPeriod (starts: number[]): void {
+  const gaps = starts.slice(1).map((t, i) => t - (starts[i] as number))
+  expect(gaps.every((g) => g >= PERIOD_MS / 2), `gaps between runs: ${gaps.join(', ')}`).toBe(true)
+}
+
+export const REPEAT_CASES: Record<string, QueueCase> = {
+  'runs a repeatable job about every period with its payload, even after a run that threw': async (harness) => {
+    const h = harness()
+    const runs: Array<{ at: number, payload: unknown, job: JobInfo }> = []
+    const { q, failures } = await worker(h, {
+      tick: async (payload, job) => {
+        runs.push({ at: Date.now(), payload, job })
+        if (runs.length === 1) throw new Error('sweep failed') // reported to onError; the next period runs all the same
+      }
+    })
+    const declared = Date.now()
+    await q.repeat('tick', PERIOD_MS, { sweep: 'timeouts' })
+    await until(() => runs.length >= 4, 'four runs')
+    const elapsed = (runs[3]?.at ?? 0) - declared
+    // The first run is due at once, the next three one period apart each.
+    expect(elapsed).toBeGreaterThanOrEqual(3 * PERIOD_MS - 30)
+    expect(elapsed).toBeLessThan(3 * PERIOD_MS + 1500)
+    expectOncePerPeriod(runs.map((r) => r.at))
+    expect(runs[0]?.payload).toEqual({ sweep: 'timeouts' })
+    expect(runs[0]?.job).toEqual({ id: 'repeat:tick', name: 'tick', attempt: 1, attempts: 1 })
+    expect(failures).toEqual([])
+    await expect(q.repeat('tick', 0, null)).rejects.toThrow(RangeError)
+  },
+
+  'runs a repeatable job declared by two queues (two processes) once per period between them': async (harness) => {
+    const h = harness()
+    const starts: number[] = []
+    const byQueue = { a: 0, b: 0 }
+    const a = await open(h)
+    const b = await open(h)
+    await a.work({ tick: async () => { starts.push(Date.now()); byQueue.a++ } }, { concurrency: 2 })
+    await b.work({ tick: async () => { starts.push(Date.now()); byQueue.b++ } }, { concurrency: 2 })
+    const declared = Date.now()
+    await Promise.all([a.repeat('tick', PERIOD_MS, null), b.repeat('tick', PERIOD_MS, null)])
+    await until(() => Date.now() - declared >= 8 * PERIOD_MS, 'eight periods', 20_000)
+    await a.close()
+    await b.close()
+    const elapsed = Date.now() - declared
+    expectOncePerPeriod(starts)
+    expect(starts.length).toBeLessThanOrEqual(Math.floor(elapsed / PERIOD_MS) + 1)
+    expect(starts.length).toBeGreaterThanOrEqual(5)
+  },
+
+  'stops running a repeatable job in a queue once it is closed': async (harness) => {
+    const h = harness()
+    let runs = 0
+    const q = await open(h)
+    await q.work({ tick: async () => { runs++ } }, { concurrency: 1 })
+    await q.repeat('tick', PERIOD_MS, null)
+    await until(() => runs >= 2, 'two runs')
+    await q.close()
+    const seen = runs
+    await new Promise((resolve) => setTimeout(resolve, 3 * PERIOD_MS))
+    expect(runs).toBe(seen)
+  },
+
+  'does not duplicate a repeatable job declared again at a restart': async (harness) => {
+    const h = harness()
+    const starts: number[] = []
+    const handlers: Handlers = { tick: async () => { starts.push(Date.now()) } }
+    const first = await open(h)
+    await first.work(handlers, { concurrency: 1 })
+    await first.repeat('tick', PERIOD_MS, null)
+    await until(() => starts.length >= 2, 'two runs')
+    await first.close()
+    // The restart: a new queue declares the job again (twice: a start that declares it more than once).
+    const restarted = await open(h)
+    await restarted.repeat('tick', PERIOD_MS, null)
+    await restarted.repeat('tick', PERIOD_MS, null)
+    await restarted.work(handlers, { concurrency: 2 })
+    const before = starts.length
+    const from = Date.now()
+    await until(() => Date.now() - from >= 5 * PERIOD_MS, 'five periods', 20_000)
+    await restarted.close()
+    expectOncePerPeriod(starts)
+    expect(starts.length - before).toBeGreaterThanOrEqual(3)
+    expect(starts.length - before).toBeLessThanOrEqual(6)
+  },
+
+  'keeps the lease of a handler that runs longer than it: the job runs once': async (harness) => {
+    const h = harness()
+    let runs = 0
+    let done = false
+    const handlers: Handlers = {
+      long: async () => {
+        runs++
+        await new Promise((resolve) => setTimeout(resolve, h.leaseMs * 2.5))
+        done = true
+      }
+    }
+    const a = await open(h)
+    const b = await open(h)
+    await a.work(handlers, { concurrency: 1 })
+    await b.work(handlers, { concurrency: 1 })
+    await a.enqueue('long', null)
+    await until(() => done, 'the long job', 20_000)
+    await a.close()
+    await b.close()
+    expect(runs).toBe(1)
+  }
+}
