@@ -1,6 +1,6 @@
 import neostandard from 'neostandard'
 
-// shared/style.md §2.11: neostandard, and the import rules of §2.2 per folder. The regexes match relative imports
+// docs/testing.md: neostandard, and the import rules of §2.2 per folder. The regexes match relative imports
 // that climb to a top-level folder (`../../storage/x.js`), not same-named subfolders such as core/services/ingest.
 const top = (...dirs) => ({ regex: `^(\\.\\./)+(${dirs.join('|')})/` })
 

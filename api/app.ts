@@ -41,7 +41,7 @@ import { pageHeaders, swaggerCsp } from './page-headers.js'
 
 export interface ApiOptions {
   /**
-   * Serve the API (on by default): OAuth, /api/v1 and its docs. Off in a process without the `api` role (issue 14),
+   * Serve the API (on by default): OAuth, /api/v1 and its docs. Off in a process without the `api` role,
    * which keeps health, readiness, metrics and the device-facing routes.
    */
   api?: boolean
@@ -87,7 +87,7 @@ async function registerCommon (app: FastifyInstance, ctx: AppContext, opts: ApiO
   await app.register(errorHandler)
   // The error bodies every route references (api/schemas/common.schema.ts), with or without the docs.
   for (const schema of sharedSchemas) app.addSchema(schema)
-  // Operability (issue 8): CORS first so that every answer (a shed one too) carries its headers, then timing, then
+  // Operability: CORS first so that every answer (a shed one too) carries its headers, then timing, then
   // shedding; health, readiness and metrics sit outside /api/v1, so no token and no rate limit.
   await app.register(corsPlugin, { origins: ctx.config.CORS_ORIGINS })
   const httpMetrics = createHttpMetrics(ctx.metrics)
@@ -150,7 +150,7 @@ async function registerV1 (v1: FastifyInstance, ctx: AppContext, rate: { rateCou
   })
 }
 
-/** The HTTP API, built but not listening (shared/style.md §2.1: build, don't listen). */
+/** The HTTP API, built but not listening (docs/architecture.md#house-rules: build, don't listen). */
 export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise<FastifyInstance> {
   const app = createServer(ctx)
   await registerCommon(app, ctx, opts)
@@ -163,7 +163,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   await app.register(oauthRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate })
   await app.register(authorizeRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate, publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
   await app.register(async (v1) => { await registerV1(v1, ctx, rate) }, { prefix: '/api/v1' })
-  // The web console (issue 15): served where the API is, bundled on first use.
+  // The web console: served where the API is, bundled on first use.
   await app.register(consoleRoutes, { publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
   await app.register(faviconRoute)
   for (const plugin of opts.plugins ?? []) await app.register(plugin)

@@ -1,4 +1,4 @@
-// The OpenAPI document of the API (issue 8, Operability): served at /api/docs/json, read by Swagger UI at /api/docs.
+// The OpenAPI document of the API (docs/monitoring.md): served at /api/docs/json, read by Swagger UI at /api/docs.
 // It is the user's reference, so its texts say what a caller needs without pointing to documents a clone lacks.
 import type { SwaggerOptions } from '@fastify/swagger'
 
@@ -43,8 +43,8 @@ const tags = [
   { name: 'devices', description: 'The REST device API (HTTP Basic): send data, read tasks, acknowledge them' }
 ]
 
-// The Authorize button of Swagger UI fetches a token itself through these flows (conventions.md §Authentication);
-// `bearer` stays for a token pasted by hand, `basic` is the devices' scheme (conventions.md §Devices).
+// The Authorize button of Swagger UI fetches a token itself through these flows (docs/api.md#get-a-token);
+// `bearer` stays for a token pasted by hand, `basic` is the devices' scheme (docs/devices.md).
 const securitySchemes = {
   oauth2: {
     type: 'oauth2',

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify'
 
-/** fleet-api.md: "empty 200 response" — no body at all. */
+/** docs/api.md: "empty 200 response" — no body at all. */
 export async function sendEmpty (reply: FastifyReply): Promise<FastifyReply> {
   return await reply.status(200).send()
 }

@@ -1,12 +1,12 @@
 import type { Actor } from '../core/domain/actor.js'
 import type { CompanyAccess } from '../core/services/access.js'
 
-/** How a route finds its context company (fleet-api.md §Conventions 6). */
+/** How a route finds its context company (docs/api.md#using-the-api). */
 export type ContextFrom = 'query' | 'path' | 'none'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The right of the endpoint's row in fleet-api.md; null when none is needed. */
+    /** The right of the endpoint's row in docs/api.md; null when none is needed. */
     right?: string | null
     /** 'query': the `company` parameter (default); 'path': the `uid` path parameter; 'none': no company. */
     context?: ContextFrom

@@ -1,4 +1,4 @@
-// Cluster ingest (issue 14): messages committed per second behind Mosquitto with 1 and with 2 ingest processes, and
+// Cluster ingest: messages committed per second behind Mosquitto with 1 and with 2 ingest processes, and
 // the embedded broker's figure in the same run.
 //
 // Everything runs on this machine, on one PostgreSQL database (DATABASE_URL, a scratch database dropped after):

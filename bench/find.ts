@@ -27,7 +27,7 @@ const PATHS_PER_KIND = 300
 const some = (): number => 1 + randomInt(SYSTEMS)
 const paths = (make: (j: number) => string): string[] => Array.from({ length: PATHS_PER_KIND }, (_, j) => `/api/v1/systems?${make(j)}`)
 
-/** The mix: what a fleet console asks most (issue: Systems, find + speed). */
+/** The mix: what a fleet console asks most (Systems, find + speed). */
 function kinds (): LoadKind[] {
   return [
     { name: 'first page, all fields', paths: paths(() => 'size=20') },

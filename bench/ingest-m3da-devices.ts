@@ -1,6 +1,6 @@
 // The M3DA device side of `npm run bench -- ingest --protocol m3da` (run by bench/ingest.ts, not on its own): one TCP
 // connection per device, each sending envelopes of one data message (3 points, the MQTT bench's) as fast as the
-// replies come. M3DA allows one package in flight per peer (protocols.md §2.5), so each connection waits for its
+// replies come. M3DA allows one package in flight per peer (docs/protocols/m3da.md), so each connection waits for its
 // reply before it sends again. Envelopes are built and secured by the simulator's agent pieces (its link, session
 // and payload objects), over the codecs of protocols/.
 //

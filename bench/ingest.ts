@@ -7,8 +7,8 @@
 // clients against a bare aedes broker (no hooks, memory persistence) on another port: the ratio is what storing
 // before acknowledging costs.
 //
-// With `--protocol m3da` (issue 10, "Speed"), the bare broker is left out. After the MQTT devices, in the same run:
-// the same MQTT devices with one message in flight each (M3DA allows one package in flight, protocols.md §2.5: the
+// With `--protocol m3da` (docs/protocols/m3da.md), the bare broker is left out. After the MQTT devices, in the same run:
+// the same MQTT devices with one message in flight each (M3DA allows one package in flight, docs/protocols/m3da.md: the
 // same number of messages outstanding), then the same number of M3DA agents over TCP (bench/lib/m3da-ingest.ts),
 // unsecured, then hmac-sha1 + aes-cbc-128. Each group's committed messages and points per second are printed beside
 // the MQTT figures and their ratios to them, and so is the CPU one message cost the service, the device process and
@@ -74,7 +74,7 @@ interface Figures {
   cpu: CpuPerMessage
 }
 
-/** Systems 1..n of seed-systems, each reachable over MQTT as SN<i> with PASSWORD (conventions.md §Devices). */
+/** Systems 1..n of seed-systems, each reachable over MQTT as SN<i> with PASSWORD (docs/devices.md). */
 async function seedDevices (db: Db, companyUid: string, n: number): Promise<void> {
   await seedSystems(db, companyUid, n, Date.now())
   await db.query('UPDATE systems SET communication = $1::jsonb', [JSON.stringify({ mqtt: { password: PASSWORD } })])
@@ -148,8 +148,8 @@ async function measureGroup (r: Running, name: string, protocol: 'MQTT' | 'M3DA'
 async function otherGroups (r: Running): Promise<GroupFigures[]> {
   if (!M3DA) return []
   const groups: GroupFigures[] = []
-  // The same MQTT devices with one message in flight each, as M3DA allows one package in flight (protocols.md
-  // §2.5): the same number of messages outstanding, so the same batches, as the M3DA groups.
+  // The same MQTT devices with one message in flight each, as M3DA allows one package in flight
+  // (docs/protocols/m3da.md): the same number of messages outstanding, so the same batches, as the M3DA groups.
   const name = 'MQTT, one in flight'
   console.log(`   ${name}: ${DEVICES} connections, 1 in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
   groups.push(await measureGroup(r, name, 'MQTT', async () => {
@@ -208,7 +208,7 @@ async function benchOn (store: 'pglite' | 'postgres'): Promise<Figures> {
     const config = benchConfig(dataDir, scratch?.url, {
       FLEET_ADMIN_PASSWORD: 'bench-password',
       FLEET_CLIENT_SECRET: 'bench-secret',
-      // DATA_ROLLUPS=false measures the ingest without the hourly rollups it writes in the same transaction (issue 12).
+      // DATA_ROLLUPS=false measures the ingest without the hourly rollups it writes in the same transaction.
       DATA_ROLLUPS: process.env.DATA_ROLLUPS
     })
     const infra = await openInfra(config)

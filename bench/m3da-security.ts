@@ -8,7 +8,7 @@
 //     points) and frame the reply (PUBACK / the status envelope, sealed when secured).
 // The ratio column is each path's cost over MQTT's, per side. The ingest bench runs the devices, the service and the
 // store on the same cores: these figures are the part of its secured-vs-MQTT gap that no change of the service's
-// pipeline can close (protocols.md §2.8: a fresh key, IV and two HMACs per envelope and direction).
+// pipeline can close (docs/protocols/m3da.md: a fresh key, IV and two HMACs per envelope and direction).
 //
 // Env: BENCH_PACKAGES (50000 per path and side, after 5000 of warm-up).
 import mqtt from 'mqtt-packet'

@@ -1,6 +1,6 @@
 // Data queries over HTTP: raw and aggregated points on 50 systems × 30 days of one-minute data; p50/p99 per kind,
 // each asked of a service folding the hourly rollups and then of one reading the raw points only (DATA_ROLLUPS=false)
-// on the same store, with the speed-up of the rollups beside (issue 12).
+// on the same store, with the speed-up of the rollups beside.
 //
 // The store gets BENCH_SYSTEMS systems with BENCH_DATA_IDS series each, one point a minute for BENCH_DAYS days
 // (inserted with generate_series, indexes built after the load, the rollups rebuilt from them as the ingest would

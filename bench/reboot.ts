@@ -5,13 +5,13 @@
 // through the Db port (bench/lib/seed-devices.ts: the public generic MQTT firmware application, an MQTT password,
 // one label). A second child process (bench/lib/devices-process.ts) runs N of the simulator's MQTT devices, one
 // connection each, connected at a steady pace and subscribed to their tasks. Then, through HTTP, selected by that
-// label (a uid list is capped at 100, fleet-api.md): a reboot operation (each device goes off for --reboot-ms,
+// label (a uid list is capped at 100, docs/api.md): a reboot operation (each device goes off for --reboot-ms,
 // `_NUMBER_OF_RESETS` + 1, comes back, reports, acks), then an apply-settings operation with `reboot: false`
 // (each device applies the write and acks). For each: request → FINISHED with every task SUCCESS, tasks/s, and
 // the service's RSS with the N connections before, at most while it ran (sampled at each poll) and at the end.
 // What the devices report is checked: one restart each, the setting written on each.
 //
-// Target (issue 9, "Speed"), printed beside the figures and not asserted: on PostgreSQL every device rebooted and
+// Target (docs/benchmarks.md), printed beside the figures and not asserted: on PostgreSQL every device rebooted and
 // acknowledged in under 10 s, the service under 1 GiB RSS.
 //
 // Flags: --devices N (10000), --connect-rate R (devices connected per second, 500), --reboot-ms MS (1000),
@@ -58,7 +58,7 @@ const SETTING = { key: 'config.reportPeriodS', value: 120 }
 const POLL_MS = 100
 const MIB = 1024 * 1024
 const mib = (b: number): number => Math.round(b / MIB)
-// Issue 9, "Speed": on PostgreSQL.
+// docs/benchmarks.md: on PostgreSQL.
 const TARGET = { seconds: 10, rssBytes: 1024 * MIB }
 
 type Store = 'postgres' | 'pglite'
@@ -101,7 +101,7 @@ const open = (op: Op): string => op.counters.filter((c) => c.state !== 'SUCCESS'
 /** POSTs the operation, asked again while the service sheds it; its uid, or undefined when the kind is unknown (404). */
 async function postOperation (svc: ServiceProcess, headers: Record<string, string>, operation: string, path: string, body: unknown): Promise<string | undefined> {
   let res: Response
-  // 503: the service shed the request (event loop or in-flight limits, README "Health, metrics and overload"),
+  // 503: the service shed the request (event loop or in-flight limits, docs/monitoring.md),
   // before creating anything; it is asked again a moment later, as a client would.
   for (;;) {
     res = await fetch(`${svc.origin}/api/v1/operations/systems/${path}`, { method: 'POST', headers, body: JSON.stringify(body) })

@@ -1,6 +1,6 @@
 // Usage records: import 1,000,000 records through the usage import, then the multi-system list and aggregations of
 // usage data ids over 50 systems (monthly DATA_BYTES_TOTAL, daily DATA_SESSION and DATA_BYTES_TOTAL); rows/s and
-// p50/p99. The aggregations are asked of the service folding the daily usage rollups (issue 12), then of one reading
+// p50/p99. The aggregations are asked of the service folding the daily usage rollups, then of one reading
 // the usage records only (DATA_ROLLUPS=false) on the same store, with the speed-up beside.
 //
 // The service runs in this process as bin/serve.ts assembles it (engine workers included; PGlite in a temporary

@@ -1,4 +1,4 @@
-// Device credentials in an external broker (issue 14), wired: the dynamic security sync of MQTT_URL's Mosquitto
+// Device credentials in an external broker, wired: the dynamic security sync of MQTT_URL's Mosquitto
 // behind the core port (bin/context.ts), and `fleet broker sync`.
 import type { Config } from '../core/config.js'
 import type { Db } from '../core/ports/store.js'

@@ -1,4 +1,4 @@
-// The composition root (shared/style.md §2.4): the only place that wires storage/ to core/.
+// The composition root (docs/architecture.md#layers): the only place that wires storage/ to core/.
 import type { Config } from '../core/config.js'
 import type { AppContext } from '../core/context.js'
 import type { Logger } from '../core/logger.js'
@@ -46,7 +46,7 @@ export interface Infrastructure {
   events?: EventBus
 }
 
-// One try of a callback: name resolution, connection and the answer's headers (conventions.md §Callbacks).
+// One try of a callback: name resolution, connection and the answer's headers (docs/operations.md#bulk-operations).
 const CALLBACK_TIMEOUT_MS = 10_000
 
 /** The queue (jobs table, or BullMQ with REDIS_URL), the callback sender and the mailer of the operations engine. */
@@ -82,7 +82,7 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
 export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { pushers?: TaskPushers, brokerSync?: DynsecSync } = {}): AppContext {
   const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
   const ownTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx, { rollups: config.DATA_ROLLUPS })))
-  // With an external Mosquitto, device logins follow every committed change into its dynamic security (issue 14).
+  // With an external Mosquitto, device logins follow every committed change into its dynamic security.
   // `opts.brokerSync`: the process's one sync, which its periodic full sync shares (bin/serve.ts), so that the two never
   // interleave their reads and writes. The context closes it either way.
   const brokerSync = opts.brokerSync ?? openBrokerSync(config, infra.db, log)

@@ -126,7 +126,7 @@ async function main (argv: string[]): Promise<void> {
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
-  // What a user can fix is one line (README, "Command line"); a stack trace only for what is a bug of the service.
+  // What a user can fix is one line (docs/cli.md#command-line); a stack trace only for what is a bug of the service.
   if (err instanceof ConfigError || err instanceof SeedError || err instanceof StartFailure || err instanceof StoreLockedError) process.stderr.write(`fleet: ${err.message}\n`)
   else process.stderr.write(`fleet: ${(err as Error).stack ?? String(err)}\n`)
   process.exit(1)

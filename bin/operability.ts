@@ -1,4 +1,4 @@
-// What GET /ready checks and the device gauges of GET /metrics, wired from the parts they look at (issue 8, Operability).
+// What GET /ready checks and the device gauges of GET /metrics, wired from the parts they look at (docs/monitoring.md).
 import type { ReadinessCheck } from '../api/routes/health.routes.js'
 import type { MetricsRegistry } from '../core/metrics.js'
 import type { Db } from '../core/ports/store.js'

@@ -26,8 +26,9 @@ async function hold (port: number, host: string): Promise<Server> {
  */
 export async function checkPorts (config: Readonly<PortConfig>): Promise<void> {
   const wanted: Array<[string, number]> = [['HTTP_PORT', config.HTTP_PORT]]
-  // With MQTT_URL the devices connect to that broker and the service binds no MQTT port (README, "External MQTT
-  // broker: ingest"): a busy MQTT_PORT, often that very broker on 1883, is none of its business.
+  // With MQTT_URL the devices connect to that broker and the service binds no MQTT port
+  // (docs/cluster.md#external-mqtt-broker-ingest): a busy MQTT_PORT, often that very broker on 1883, is none of its
+  // business.
   const ports = TRANSPORT_PORTS.filter((v) => !(v === 'MQTT_PORT' && config.MQTT_URL !== undefined))
   if (config.FLEET_ROLES.includes('ingest')) for (const v of ports) wanted.push([v, config[v]])
   const held: Server[] = []

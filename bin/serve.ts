@@ -37,10 +37,10 @@ export interface AssembleOptions {
   transports?: readonly ProtocolEntry[]
 }
 
-// README, "Devices and telemetry": commStatus follows the expected period; checking every 30 s is precise enough for periods
+// docs/devices.md: commStatus follows the expected period; checking every 30 s is precise enough for periods
 // counted in minutes or hours.
 const COMM_SWEEP_MS = 30_000
-// Operation timeouts are looked for this often (README, "Bulk operations": operation.timeout).
+// Operation timeouts are looked for this often (docs/operations.md#bulk-operations: operation.timeout).
 const TIMEOUT_SWEEP_MS = 5_000
 // The points partitions are made two months ahead (core/domain/point-partitions.ts): hourly is ample for that, and
 // takes the points of a device with an odd clock out of the default partition within the hour.
@@ -62,7 +62,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   // keeps them ahead afterwards).
   await ctx.services.pointPartitions.ensureAhead()
   const { ingest, devices } = ctx.services
-  // Roles (issue 14): every process builds the transports, so that any of them can deliver tasks (through the
+  // Roles: every process builds the transports, so that any of them can deliver tasks (through the
   // external broker) and run the transports' jobs; only an ingest process accepts device traffic.
   const roles = new Set(config.FLEET_ROLES)
   const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
@@ -81,7 +81,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
     readiness: readinessChecks(infra.db, roles.has('ingest') ? transports : []),
     plugins: (roles.has('ingest') ? transports : []).flatMap((t) => t.http === undefined ? [] : [t.http]).map((http) => async (app: FastifyInstance) => { await app.register(http) })
   })
-  // Operation workers run in every process with the worker role (one process by default: README, "Running a cluster"). The sweepers are
+  // Operation workers run in every process with the worker role (one process by default: docs/cluster.md). The sweepers are
   // repeatable jobs of the queue, not timers: in a cluster each runs once per period, in whichever process claims it.
   // A failed sweep goes to the queue's onError (logged); the next period sweeps again.
   const { engine } = ctx.services.operations

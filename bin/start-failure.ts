@@ -1,5 +1,5 @@
 // What a user sees when the service cannot start: one line that says what failed and which variable to change,
-// never a stack trace (README, "Command line"). Passwords in URLs are masked, since this line goes to terminals
+// never a stack trace (docs/cli.md#command-line). Passwords in URLs are masked, since this line goes to terminals
 // and logs.
 
 /** A start failure already explained in one line; the CLI prints its message and exits 1. */

@@ -1,4 +1,4 @@
-// The only module that reads the environment (shared/style.md §2.3): parsed once at start,
+// The only module that reads the environment (docs/architecture.md#house-rules): parsed once at start,
 // validated, frozen and passed down. A bad value stops the start with a message naming the variable. The variables
 // are described by area in core/config/; the order below is the order they are checked in.
 import { DEFAULT_PASSWORD_HASH_COST } from './security/secrets.js'

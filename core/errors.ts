@@ -1,6 +1,6 @@
-// One catalogue of error codes (shared/style.md §2.8). The codes are the strings of fleet-api.md §Errors;
-// the HTTP status of each lives here and nowhere else (shared/spec/conventions.md §Errors: business and
-// validation errors answer 400, a missing right 403, a bad token 401, an unknown route 404, rate limit 429).
+// One catalogue of error codes (docs/architecture.md#house-rules). The codes are the strings of
+// docs/api.md#using-the-api; the HTTP status of each lives here and nowhere else (docs/api.md#using-the-api: business
+// and validation errors answer 400, a missing right 403, a bad token 401, an unknown route 404, rate limit 429).
 
 const SPEC_CODES = [
   // set G: gateway identifiers
@@ -51,18 +51,18 @@ const SPEC_CODES = [
   'operation.reset.missing.reset.action.in.system'
 ] as const
 
-/** Codes of ours, not in fleet-api.md (kept short and reviewed). */
+/** Codes of ours, not in docs/api.md (kept short and reviewed). */
 const OWN_CODES = {
   'request.invalid': 400, // a body or query that fails its JSON schema, with no spec code for it
-  'sort.invalid.field': 400, // conventions.md §Lists: sort on an attribute that is not sortable
-  'operation.timeout': 400, // conventions.md §Operations: a task still running at timeoutDate
-  'operation.device.error': 400, // conventions.md §Device tasks: the device answered ERROR (its message is the task's)
-  'callback.invalid': 400, // conventions.md §Callbacks: a callback that is not an http(s) URL
-  'callback.forbidden': 400, // conventions.md §Callbacks: a callback host in a loopback, link-local or private network
-  'system.msci.host.forbidden': 400, // an MSCI host the service never polls: link-local, metadata, multicast (README.md)
-  'system.password.too.weak': 400, // a device login password under 8 characters, spaces at either end aside (README.md)
-  'template.not.unique': 400, // issue 9: a setting template name is taken in the company
-  // fleet-api.md's wake-up row lists no code: these follow the reboot and reset rows (core/operations/kinds/wakeup.ts)
+  'sort.invalid.field': 400, // docs/api.md#using-the-api: sort on an attribute that is not sortable
+  'operation.timeout': 400, // docs/operations.md#bulk-operations: a task still running at timeoutDate
+  'operation.device.error': 400, // docs/devices.md: the device answered ERROR (its message is the task's)
+  'callback.invalid': 400, // docs/operations.md#bulk-operations: a callback that is not an http(s) URL
+  'callback.forbidden': 400, // docs/operations.md#bulk-operations: a callback host in a loopback, link-local or private network
+  'system.msci.host.forbidden': 400, // an MSCI host the service never polls: link-local, metadata, multicast (docs/protocols/msci.md)
+  'system.password.too.weak': 400, // a device login password under 8 characters, spaces at either end aside (docs/security.md)
+  'template.not.unique': 400, // a setting template name is taken in the company
+  // docs/api.md's wake-up row lists no code: these follow the reboot and reset rows(core/operations/kinds/wakeup.ts)
   'wakeup.invalid.action': 400,
   'operation.wakeup.missing.connect.action.in.system': 400,
   'ip.forbidden': 403, // company ipFiltering refuses the caller's address

@@ -1,4 +1,4 @@
-// The metrics port (issue 8, Operability): the counters, histograms and gauges the services report to. Declared here
+// The metrics port (docs/monitoring.md): the counters, histograms and gauges the services report to. Declared here
 // so that core/ never imports a metrics library; bin/ passes in the Prometheus implementation (metrics/prom-registry.ts)
 // and tests or one-shot commands may use noMetrics.
 

@@ -1,5 +1,6 @@
-// Device limits (README "Device limits"): one device must not take the service from the others. One authenticated
-// device sending as fast as it could once queued hundreds of thousands of messages in front of everyone's, so:
+// Device limits (docs/security.md#device-limits): one device must not take the service from the others. One
+// authenticated device sending as fast as it could once queued hundreds of thousands of messages in front of
+// everyone's, so:
 // - each device has a budget of messages and of bytes per second on a transport (token buckets, with a burst of
 //   DEVICE_RATE_BURST_S seconds); a message over it is refused and not stored, in each protocol's way;
 // - a device that keeps at it (DEVICE_RATE_DISCONNECT_AFTER refusals within 10 s) has its connection closed;

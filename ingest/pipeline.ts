@@ -1,4 +1,4 @@
-// The one ingest pipeline of every device transport (shared/design.md "How data flows"; issue 9, the seams):
+// The one ingest pipeline of every device transport (docs/architecture.md#how-data-flows; the seams):
 // decode (the transport's decoder) → normalise → accept (stored, resolves after commit) or refuse (counted) → the
 // outcome the transport turns into its acknowledgement (a PUBACK, an HTTP status, an M3DA reply). Acks take the same
 // road to ingest.acceptAcks. A transport only knows its wire; what is stored and counted is decided here.
@@ -14,7 +14,7 @@ export type PipelineOutcome =
   | { kind: 'refused', reason: string }
   | { kind: 'forbidden' }
 
-/** What a decoder answers: never throws on input (shared/style.md §2.6). */
+/** What a decoder answers: never throws on input (docs/architecture.md#how-data-flows). */
 export type Decoded<T> = ({ ok: true } & T) | { ok: false, reason: string }
 
 /** Turns a payload into data points; `receivedAt` stamps the points the device did not stamp. */
@@ -29,7 +29,7 @@ export type Normaliser = (points: readonly DataPoint[], device: DeviceRef, proto
 export interface PipelineDeps {
   ingest: Pick<IngestService, 'accept' | 'acceptAcks' | 'refuse'>
   now: () => number
-  /** The device protocol the messages are stored under (conventions.md §Devices). */
+  /** The device protocol the messages are stored under (docs/devices.md). */
   protocol: DeviceProtocol
   /** Default: the AirVantage normaliser, which keeps every point as it came (ingest/normalise). */
   normalise?: Normaliser

@@ -1,4 +1,4 @@
-// Device listeners behind a TCP reverse proxy (README "Behind a proxy"): with MQTT_PROXY_PROTOCOL or
+// Device listeners behind a TCP reverse proxy (docs/security.md#behind-a-proxy): with MQTT_PROXY_PROTOCOL or
 // M3DA_PROXY_PROTOCOL on, every connection must come from a TRUST_PROXY address and start with a PROXY protocol header
 // (protocols/proxy/header.ts), whose client address then stands for the connection's everywhere (device IP filters,
 // the login gate, login throttling, logs). Anything else is closed before a byte reaches the device protocol: a

@@ -28,7 +28,7 @@ export interface TransportDeps {
   metrics: MetricsRegistry
   now: () => number
   /**
-   * Whether this process takes device traffic (the `ingest` role, issue 14; default true). Without it a transport
+   * Whether this process takes device traffic (the `ingest` role; default true). Without it a transport
    * still delivers tasks where it can from here (an external broker) and runs its jobs, but reads nothing from devices.
    */
   accept?: boolean
@@ -37,7 +37,7 @@ export interface TransportDeps {
 export interface DeviceTransport {
   /** Its name in logs, metrics and errors ("mqtt", "rest", "m3da"...). */
   readonly name: string
-  /** The device protocols whose tasks it carries (conventions.md §Devices: MQTT, REST, M3DA, ...). */
+  /** The device protocols whose tasks it carries (docs/devices.md: MQTT, REST, M3DA, ...). */
   readonly protocols: readonly DeviceProtocol[]
   /** Routes it serves on the service's HTTP port (REST device API, MQTT over WebSocket...). */
   readonly http?: FastifyPluginAsync

@@ -1,4 +1,4 @@
-// Gauges of the infrastructure the services run on (issue 8, Operability): the store's connections and the job
+// Gauges of the infrastructure the services run on (docs/monitoring.md): the store's connections and the job
 // queue's depth, read at scrape time from the ports (core/ports/store.ts Db.poolStats, core/ports/queue.ts JobQueue.depth).
 import type { MetricsRegistry } from '../core/metrics.js'
 import type { Db } from '../core/ports/store.js'

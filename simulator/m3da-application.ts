@@ -1,5 +1,5 @@
 // The firmware application a simulated M3DA device is registered with. Who must authenticate is read from the
-// system's M3DA application (conventions.md §Devices): an agent without security is admitted only when its
+// system's M3DA application (docs/devices.md): an agent without security is admitted only when its
 // communication parameters say `authentication: "none"`, and a secured agent's cipher is the one `encryption` names.
 // The public generic.m3da application names neither, so the simulator gives the company an application of its own
 // per security setting, with the generic firmware's data tree (its settings and actions, so that the device
@@ -13,7 +13,7 @@ export function m3daApplicationType (security: M3daSecurity): string {
   return security.mode === 'none' ? 'simulator.m3da.none' : `simulator.m3da.${security.mac}.${security.cipher}`
 }
 
-/** The communication parameters of that application (conventions.md §Applications, §Devices). */
+/** The communication parameters of that application (docs/api.md#applications-and-templates, docs/devices.md). */
 export function m3daParameters (security: M3daSecurity): Record<string, string> {
   return security.mode === 'none' ? { authentication: 'none' } : { authentication: security.mac, encryption: security.cipher }
 }

@@ -1,5 +1,5 @@
-// Registers simulated devices the way an installer would: an OAuth 2 token (conventions.md §Authentication), then
-// POST /api/v1/systems with the gateway, the SIM and the protocol passwords (fleet-api.md §Create system).
+// Registers simulated devices the way an installer would: an OAuth 2 token (docs/api.md#get-a-token), then
+// POST /api/v1/systems with the gateway, the SIM and the protocol passwords (docs/api.md#systems).
 import type { DeviceIdentity } from './devices/identity.js'
 
 export interface ApiCredentials {
@@ -16,7 +16,7 @@ export interface ApiClient {
   url: string
   token: string
   /**
-   * A JSON request with the bearer token; 429 answers are retried after Retry-After (conventions.md §Rate limiting).
+   * A JSON request with the bearer token; 429 answers are retried after Retry-After (docs/api.md#using-the-api).
    * With a contentType the body is a string sent as it is (a CSV file).
    */
   request (method: string, path: string, body?: unknown, contentType?: string): Promise<{ status: number, json: unknown }>
@@ -64,7 +64,7 @@ export async function connectApi (c: ApiCredentials): Promise<ApiClient> {
         })
         const t = await r.text()
         // 429 (rate limit) and 503 (shed under load, or the store briefly lost) both mean nothing changed and
-        // Retry-After says when to come back (conventions.md §Errors shape).
+        // Retry-After says when to come back (docs/api.md#using-the-api).
         if ((r.status === 429 || r.status === 503) && attempt < MAX_RATE_RETRIES) {
           await sleep(1000 * Math.max(1, Number(r.headers.get('retry-after') ?? 1)))
           continue
@@ -76,14 +76,14 @@ export async function connectApi (c: ApiCredentials): Promise<ApiClient> {
 }
 
 export interface RegisterOptions {
-  /** Labels of the created system (fleet-api.md §System labels), e.g. to find a run's devices again. */
+  /** Labels of the created system (docs/api.md#systems), e.g. to find a run's devices again. */
   labels?: string[]
   type?: string
-  /** The application the system runs (its firmware), linked by uid (fleet-api.md §Create system). */
+  /** The application the system runs (its firmware), linked by uid (docs/api.md#systems). */
   applicationUid?: string | undefined
   /**
-   * The system's M3DA secret (fleet-api.md §Communication): `password`, the identity's M3DA password that the agent
-   * signs with; `registrationPassword`, the same string as the one it auto-registers with (protocols.md §2.8.6);
+   * The system's M3DA secret (docs/api.md#systems): `password`, the identity's M3DA password that the agent
+   * signs with; `registrationPassword`, the same string as the one it auto-registers with (docs/protocols/m3da.md);
    * none (default): no M3DA secret, as for an agent without security.
    */
   m3da?: 'password' | 'registrationPassword' | 'none'

@@ -1,5 +1,5 @@
 // The SMS gateway of a simulated fleet: the service's SMS_GATEWAY_URL points here, and its connection requests
-// (conventions.md §Device tasks: POST `{"to": <mobileNumber>, "text", "system"}` as JSON, a 2xx answer means sent)
+// (docs/devices.md: POST `{"to": <mobileNumber>, "text", "system"}` as JSON, a 2xx answer means sent)
 // reach the device whose SIM has that number, as a shoulder-tap SMS would.
 import { once } from 'node:events'
 import { createServer, type ServerResponse } from 'node:http'

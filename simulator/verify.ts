@@ -11,7 +11,7 @@ export interface Verification {
   ok: boolean
 }
 
-// The API's largest page (conventions.md §Lists: size at most 500).
+// The API's largest page (docs/api.md#using-the-api: size at most 500).
 const PAGE = 500
 
 /** Counts the messages the service stored for one system, page by page. */

@@ -8,7 +8,7 @@ import { startPgliteThread, type PgliteThread } from './pglite-thread.js'
 // PGlite runs in a thread of its own (storage/pglite-worker.ts): its statements execute in WebAssembly, synchronously,
 // and in the service's thread they held the event loop for as long as they ran. There the MQTT sessions, the HTTP
 // requests and the store took turns on one core; in a worker the store has the other one (bench ingest on PGlite:
-// see README §Benchmarks). The answers are the same: rows by structured clone, errors with their fields.
+// see docs/benchmarks.md). The answers are the same: rows by structured clone, errors with their fields.
 
 /** The embedded store, and the image of its files that another in-memory store can start from. */
 export interface PgliteDb extends Db {

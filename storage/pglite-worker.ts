@@ -6,7 +6,7 @@ import { pg_trgm as pgTrgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { errorFields, type Answer, type Ready, type Request, type WorkerInput } from './pglite-protocol.js'
 
 // int8 and numeric come back as JS numbers on both adapters: timestamps are epoch ms in bigint columns,
-// well inside Number's safe range (shared/spec/conventions.md §HTTP basics: timestamps are epoch ms).
+// well inside Number's safe range (docs/api.md#using-the-api: timestamps are epoch ms).
 // bytea comes back as bytes (text format '\\x<hex>'); storage/pglite-db.ts makes them Buffers, as pg answers them.
 const parsers = {
   [types.INT8]: Number,

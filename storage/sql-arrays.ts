@@ -1,8 +1,8 @@
-// PostgreSQL array literals for the parameters of the batch statements (`unnest($1::text[], ...)`, shared/design.md
-// §Storage). node-postgres turns a JavaScript array into a literal itself, quoting and escaping every element with
-// two regular expressions and a new string each: for the ingest's batches of thousands of points that was about a
-// twentieth of the service's CPU and much of its garbage (bench ingest profile). Here an element that needs no
-// quoting (uids, data ids, numbers: nearly all of them) is written as it is.
+// PostgreSQL array literals for the parameters of the batch statements (`unnest($1::text[], ...)`,
+// docs/architecture.md#storage). node-postgres turns a JavaScript array into a literal itself, quoting and escaping
+// every element with two regular expressions and a new string each: for the ingest's batches of thousands of points
+// that was about a twentieth of the service's CPU and much of its garbage (bench ingest profile). Here an element that
+// needs no quoting (uids, data ids, numbers: nearly all of them) is written as it is.
 
 /** Characters an unquoted array element may hold: none of `{}",\`, whitespace or anything else PostgreSQL reads. */
 const PLAIN = /^[A-Za-z0-9_.:@+\-/]+$/

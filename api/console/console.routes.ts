@@ -5,7 +5,7 @@ import { requestConsoleBase, type ConsoleAddressConfig } from './console-base.js
 import { pageHeaders } from '../page-headers.js'
 
 /**
- * The web console (issue 15) under /console/: index.html, app.js and app.css (with their source maps). Open routes:
+ * The web console under /console/: index.html, app.js and app.css (with their source maps). Open routes:
  * the console signs in itself (OAuth 2 code grant with PKCE, client fleet-console) and calls /api/v1 with its token.
  */
 export default async function consoleRoutes (app: FastifyInstance, address: ConsoleAddressConfig): Promise<void> {

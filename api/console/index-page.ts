@@ -1,4 +1,4 @@
-// The console's one page (issue 15): the shell (console/src/main.ts) renders everything; routes are in the hash.
+// The console's one page: the shell (console/src/main.ts) renders everything; routes are in the hash.
 
 /**
  * The Content-Security-Policy of every console file: scripts and styles of the console itself only (no inline script

@@ -14,7 +14,7 @@
 // only: the same limit that keeps PostgreSQL's answers fast makes PGlite's slow, and a busy machine halves both.
 // A request served alone that took longer does not cut it: it was slow by itself (a big export), not for the others,
 // and serving fewer would not make it faster. Routes slower than targetMs on their own still keep the limit low
-// when they run beside others: such a deployment raises OVERLOAD_TARGET_MS (README "Health, metrics and overload").
+// when they run beside others: such a deployment raises OVERLOAD_TARGET_MS (docs/monitoring.md).
 
 export interface AdmissionOptions {
   /** Upper bound of the limit: API requests served at once. */

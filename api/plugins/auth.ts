@@ -15,7 +15,7 @@ export interface AuthOptions {
   ratePerSecond: number
 }
 
-/** conventions.md §Authentication: `Authorization: Bearer <t>` or the query parameter `access_token`. */
+/** docs/api.md#get-a-token: `Authorization: Bearer <t>` or the query parameter `access_token`. */
 export function bearerToken (req: FastifyRequest): string | undefined {
   const header = req.headers.authorization
   if (header !== undefined && /^bearer /i.test(header)) return header.slice(7).trim()
@@ -24,7 +24,7 @@ export function bearerToken (req: FastifyRequest): string | undefined {
 }
 
 /**
- * conventions.md §Rate limiting: a fixed window of one second, per token (per address for the token endpoint).
+ * docs/api.md#using-the-api: a fixed window of one second, per token (per address for the token endpoint).
  * The error carries retryAfterS, which the error handler renders as the Retry-After header.
  */
 export async function enforceRate (counter: RateCounter, key: string, perSecond: number): Promise<void> {

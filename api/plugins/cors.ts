@@ -1,4 +1,4 @@
-// CORS for browser applications (issue 8, Operability): CORS_ORIGINS lists the origins allowed to call the API (or '*');
+// CORS for browser applications (docs/monitoring.md): CORS_ORIGINS lists the origins allowed to call the API (or '*');
 // unset, no CORS header is sent and browsers keep other origins out. Registered before every route, so a preflight
 // (OPTIONS with Origin and Access-Control-Request-Method) is answered before authentication, rate limits and shedding.
 import fp from 'fastify-plugin'
@@ -12,7 +12,7 @@ export default fp(async (app: FastifyInstance, opts: CorsOptions) => {
   await app.register(cors, {
     origin: opts.origins === '*' ? '*' : opts.origins,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    // Bearer tokens travel in Authorization (conventions.md §Authentication); no cookies, so no credentials mode.
+    // Bearer tokens travel in Authorization (docs/api.md#get-a-token); no cookies, so no credentials mode.
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'],
     exposedHeaders: ['Retry-After', 'X-Request-Id', 'WWW-Authenticate'],
     maxAge: 600

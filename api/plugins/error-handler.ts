@@ -5,7 +5,7 @@ import { isStoreUnavailable } from '../../core/store-errors.js'
 
 interface AjvError { keyword: string, instancePath: string, message?: string, params?: Record<string, unknown> }
 
-// shared/style.md §2.8: where the spec names a code for a schema-level failure, the Ajv keyword maps to it.
+// docs/architecture.md#house-rules: where the spec names a code for a schema-level failure, the Ajv keyword maps to it.
 const KEYWORD_CODES: Record<string, ErrorCode> = { enum: 'unknown.enum.value', maxLength: 'value.too.long' }
 
 /**
@@ -37,7 +37,7 @@ function fromValidation (err: FastifyError & { validationContext?: string }): Fl
  * A PostgreSQL (or PGlite) error that a value of the request caused: class 22, data exception (22003 a number out
  * of range, 22P02 text that is not a number, 22021 a NUL byte, 22008 a date out of range...) and class 54, program
  * limit exceeded (54000: a value too long for its index). Validation should have refused such a value; this is the
- * safety net that keeps it a 400 (conventions.md §Errors: bad input never answers 500). The statement failed, so
+ * safety net that keeps it a 400 (docs/api.md#using-the-api: bad input never answers 500). The statement failed, so
  * its transaction rolled back and the request changed nothing.
  */
 export function isStoreInputError (err: unknown): boolean {
@@ -45,7 +45,7 @@ export function isStoreInputError (err: unknown): boolean {
   return typeof e?.code === 'string' && typeof e.severity === 'string' && /^(22|54)[0-9A-Z]{3}$/.test(e.code)
 }
 
-/** Any thrown thing to the one wire shape of conventions.md §Errors. */
+/** Any thrown thing to the one wire shape of docs/api.md#using-the-api. */
 export function toFleetError (err: unknown): FleetError {
   if (isFleetError(err)) return err
   const fe = err as FastifyError
@@ -71,7 +71,7 @@ export const MAX_PATH_PARAM_LENGTH = 100
 /**
  * What the router refuses before any hook runs (Fastify's `frameworkErrors`): a path parameter longer than
  * MAX_PATH_PARAM_LENGTH, or a path that is not valid percent-encoding. The same 400 as every bad request
- * (conventions.md §Errors) rather than Fastify's own 414 and 400 bodies.
+ * (docs/api.md#using-the-api) rather than Fastify's own 414 and 400 bodies.
  */
 export function frameworkError (err: FastifyError, reply: FastifyReply): FastifyReply {
   const why = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -80,7 +80,7 @@ export function frameworkError (err: FastifyError, reply: FastifyReply): Fastify
   return reply.status(400).send({ error: 'request.invalid', errorParameters: ['path', why] })
 }
 
-/** Renders every error once: 400 business codes, 401/403/404/429 as conventions.md §Errors says, 500 otherwise. */
+/** Renders every error once: 400 business codes, 401/403/404/429 as docs/api.md#using-the-api says, 500 otherwise. */
 export default fp(async (app: FastifyInstance) => {
   app.setErrorHandler(async (err, req, reply) => {
     const e = toFleetError(err)
@@ -88,7 +88,8 @@ export default fp(async (app: FastifyInstance) => {
     // A store error turned 400 is a value that validation let through: logged with its cause, to be fixed there.
     else if (isStoreInputError(err)) req.log.warn({ err }, 'request rejected by the store')
     else req.log.info({ code: e.code, params: e.params }, 'request rejected')
-    // conventions.md §Errors: a 429 carries Retry-After (seconds); enforceRate (plugins/auth.ts) puts it on the error.
+    // docs/api.md#using-the-api: a 429 carries Retry-After (seconds); enforceRate (plugins/auth.ts) puts it on the
+    // error.
     const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS
     if (typeof retryAfterS === 'number') reply.header('retry-after', String(retryAfterS))
     else if (e.code === 'service.unavailable') reply.header('retry-after', String(STORE_RETRY_AFTER_S))

@@ -1,4 +1,4 @@
-// Request durations for Prometheus (issue 8, Operability), labelled by the route pattern (/api/v1/systems/:uid), never
+// Request durations for Prometheus (docs/monitoring.md), labelled by the route pattern (/api/v1/systems/:uid), never
 // the raw URL, so that uids and query strings do not make one series each.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'

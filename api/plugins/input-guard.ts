@@ -1,4 +1,4 @@
-// Text the store cannot hold is refused before any route sees it (conventions.md §Errors: bad input answers 400,
+// Text the store cannot hold is refused before any route sees it (docs/api.md#using-the-api: bad input answers 400,
 // never 500). PostgreSQL text never holds U+0000: a NUL byte in a value that reaches a query fails the statement
 // (22021), so every string of the request that code may use is checked once, here, rather than in each route.
 import fp from 'fastify-plugin'

@@ -14,7 +14,7 @@ export default fp(async (app: FastifyInstance) => {
     if (text.trim() === '') { done(null, undefined); return }
     parseJson(req, text, (err, value) => {
       if (err === null) { done(null, value); return }
-      // conventions.md §Errors: the parameters say what to fix; Fastify's message says only "not valid JSON".
+      // docs/api.md#using-the-api: the parameters say what to fix; Fastify's message says only "not valid JSON".
       let why = 'not valid JSON'
       try { JSON.parse(text); why = 'a __proto__ or constructor.prototype key is not allowed' } catch {}
       done(new FleetError('request.invalid', ['body', why]), undefined)

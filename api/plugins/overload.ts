@@ -1,5 +1,5 @@
 // Load shedding: under overload a request is refused at once with 503 service.unavailable and Retry-After (the
-// error shape of every refusal: README "Errors") rather than queued until the client gives up. Routes with
+// error shape of every refusal: docs/api.md#using-the-api) rather than queued until the client gives up. Routes with
 // `config.shed === false` (health, readiness, metrics) are always answered: they are how an operator sees the overload.
 //
 // Signals:

@@ -9,11 +9,11 @@ import { ApplicationCreateBody, ApplicationFindQuery, ApplicationUidParams, Appl
 
 export interface ApplicationsRoutesOptions { applications: ApplicationsService }
 
-// Changing an application needs the right that creating one needs (conventions.md §Applications).
+// Changing an application needs the right that creating one needs (docs/api.md#applications-and-templates).
 const EDIT_RIGHT = 'entities.applications.create'
 
 /**
- * The application catalogue (issue: Systems) and its model (issue 9): discover public and company applications,
+ * The application catalogue (docs/api.md#systems) and its model: discover public and company applications,
  * add the company's own, and set what their devices understand.
  */
 const applicationsRoutes: FastifyPluginAsyncTypebox<ApplicationsRoutesOptions> = async (app, { applications }) => {
@@ -43,7 +43,8 @@ const applicationsRoutes: FastifyPluginAsyncTypebox<ApplicationsRoutesOptions> =
     data: req.body.data as DataNode[] | undefined
   }))
 
-  // The two parts of the model (conventions.md §Applications): each PUT replaces its part and answers an empty body.
+  // The two parts of the model (docs/api.md#applications-and-templates): each PUT replaces its part and answers an
+  // empty body.
   const parts = [
     {
       part: 'data',

@@ -1,4 +1,4 @@
-// The sign-in page of the authorization_code grant (README, "Get a token"): a form that posts the user's e-mail and
+// The sign-in page of the authorization_code grant (docs/api.md#get-a-token): a form that posts the user's e-mail and
 // password back to /api/oauth/authorize with the client's request in hidden fields. It looks like the console (its
 // colours and card), and speaks of signing in when the client is the console itself: "asks to act on your behalf"
 // is consent wording, which only another application warrants.

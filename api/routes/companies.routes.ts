@@ -11,7 +11,7 @@ const CompanyUid = uidParams('uid of the company (the context company)')
 
 export interface CompaniesRoutesOptions { companies: CompaniesService, pictures: CompanyPictureService }
 
-/** fleet-api.md §Companies: the context company is the `uid` of the path. */
+/** docs/api.md#users-and-companies: the context company is the `uid` of the path. */
 const companiesRoutes: FastifyPluginAsyncTypebox<CompaniesRoutesOptions> = async (app, { companies, pictures }) => {
   app.get('/company/:uid', {
     config: { right: 'accountNetwork.company.viewDetails', context: 'path' },
@@ -49,7 +49,7 @@ const companiesRoutes: FastifyPluginAsyncTypebox<CompaniesRoutesOptions> = async
 
   await app.register(async (scope) => {
     // The picture is the raw body; any content type reaches the service, which answers invalid.format.
-    // The transport stops reading at the limit of fleet-api.md §Limits (750 KB); a larger body is still a
+    // The transport stops reading at the limit of docs/api.md#limits (750 KB); a larger body is still a
     // picture too large, so it answers file.too.large (400) rather than the generic 413.
     scope.removeAllContentTypeParsers()
     scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: MAX_PICTURE_BYTES }, (_req, body, done) => { done(null, body) })

@@ -1,4 +1,4 @@
-// The routes of the CSV operations (fleet-api.md §Register, §Import, §Bulk edit): the request is read here into a
+// The routes of the CSV operations (docs/operations.md#csv-operations): the request is read here into a
 // CsvUpload (core/operations/csv/operation.ts) as it arrives, the file through core/operations/csv/read.ts, which
 // stops at 10 MB; the kind checks the rest and creates the operation.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
@@ -15,7 +15,7 @@ import { OperationRef } from '../schemas/operations.schema.js'
 
 export interface CsvOperationsRoutesOptions { operations: OperationsService }
 
-/** Media types of a raw CSV body (bulk edit: fleet-api.md states application/octet-stream). */
+/** Media types of a raw CSV body (bulk edit: docs/api.md states application/octet-stream). */
 const RAW_TYPES = ['application/octet-stream', 'text/csv', 'text/plain']
 
 /** A JSON part larger than this is no set of default values. */

@@ -10,8 +10,8 @@ const CompanyMembership = Type.Object({
 })
 
 /**
- * The companies the caller may act in with `company=<uid>` (fleet-api.md §Conventions 6), which fleet-api.md does
- * not list anywhere: the web console's company switcher (issue 15) offers them. Ours, not the spec's.
+ * The companies the caller may act in with `company=<uid>` (docs/api.md#using-the-api), which docs/api.md does
+ * not list anywhere: the web console's company switcher offers them. Ours, not the spec's.
  */
 const currentCompaniesRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get('/users/current/companies', {

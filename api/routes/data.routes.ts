@@ -10,7 +10,7 @@ const right = 'entities.systems.view'
 const SystemUid = uidParams('uid of the system')
 
 /**
- * fleet-api.md §Systems: last, raw, aggregated and fleet data points. The static segments of /systems/data/...
+ * docs/api.md#systems: last, raw, aggregated and fleet data points. The static segments of /systems/data/...
  * win over the /systems/:uid parameter in the router, so these never reach the system routes.
  */
 const dataRoutes: FastifyPluginAsyncTypebox<DataRoutesOptions> = async (app, { data }) => {

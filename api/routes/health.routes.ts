@@ -1,4 +1,4 @@
-// Liveness and readiness for orchestrators and load balancers (issue 8, Operability). Both are open (no token), outside
+// Liveness and readiness for orchestrators and load balancers (docs/monitoring.md). Both are open (no token), outside
 // the rate limits (they are not under /api/v1) and never shed (config.shed false).
 //   GET /health  the process answers HTTP: 200 {"status":"ok"}.
 //   GET /ready   it can serve: every check passes (store answers, migrations applied, device listeners up): 200;

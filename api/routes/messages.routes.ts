@@ -9,14 +9,14 @@ export interface MessagesRoutesOptions { messages: MessagesService }
 const right = 'entities.systems.view'
 const SystemUid = uidParams('uid of the system')
 
-/** conventions.md §Lists: `next` is the URL of the following page, on the address the caller used. */
+/** docs/api.md#using-the-api: `next` is the URL of the following page, on the address the caller used. */
 function nextUrl (req: FastifyRequest, systemUid: string, company: string | undefined, next: NextPage): string {
   const q = new URLSearchParams({ from: String(next.from), to: String(next.to), size: String(next.size), cursor: next.cursor })
   if (company !== undefined) q.set('company', company)
   return `${req.protocol}://${req.host}/api/v1/systems/${encodeURIComponent(systemUid)}/messages?${q.toString()}`
 }
 
-/** fleet-api.md §Messages: the list `{next, messages}` and the detail with its data. */
+/** docs/devices.md: the list `{next, messages}` and the detail with its data. */
 const messagesRoutes: FastifyPluginAsyncTypebox<MessagesRoutesOptions> = async (app, { messages }) => {
   app.get('/systems/:uid/messages', {
     config: { right },

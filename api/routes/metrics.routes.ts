@@ -1,4 +1,4 @@
-// GET /metrics: the Prometheus exposition (issue 8, Operability). Open unless METRICS_TOKEN is set; then it needs
+// GET /metrics: the Prometheus exposition (docs/monitoring.md). Open unless METRICS_TOKEN is set; then it needs
 // `Authorization: Bearer <METRICS_TOKEN>` (a scraper's bearer_token), compared in constant time.
 import { timingSafeEqual } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'

@@ -42,7 +42,7 @@ function refused (reply: FastifyReply, err: unknown, redirectUri: string | undef
 }
 
 /**
- * `/api/oauth/authorize` (conventions.md §Authentication; RFC 6749 §4.1): GET shows the sign-in form, POST checks
+ * `/api/oauth/authorize` (docs/api.md#get-a-token; RFC 6749 §4.1): GET shows the sign-in form, POST checks
  * the credentials and redirects to the client with `code` and `state` in the query, or, for the implicit grant
  * (response_type=token, §4.2), with `access_token`, `token_type`, `expires_in` and `state` in the fragment. A bad
  * client or redirect URI is answered here (400), never redirected; an unsupported response_type is sent to the
@@ -93,7 +93,8 @@ export default async function authorizeRoutes (app: FastifyInstance, { auth, rat
       const fields: PageFields = { response_type: r.responseType ?? '', client_id: r.clientId ?? '', redirect_uri: r.redirectUri ?? '', state: r.state, ...pkceFields(r) }
       const page = (status: number, error: string): FastifyReply =>
         html(reply, status, signInPage(fields, { clientName: r.clientId ?? '', username, error }), r.redirectUri ?? r.consoleRedirectUri)
-      // login-throttle.ts: during a wait the form is shown again with the wait, and Retry-After (conventions.md §Errors).
+      // login-throttle.ts: during a wait the form is shown again with the wait, and Retry-After
+      // (docs/api.md#using-the-api).
       const retryAfterS = (err as { retryAfterS?: unknown }).retryAfterS
       if (isFleetError(err) && err.code === 'rate.limit.exceeded' && typeof retryAfterS === 'number') {
         return page(429, `Too many failed sign-ins: try again in ${retryAfterS} s.`).header('retry-after', String(retryAfterS))

@@ -9,7 +9,7 @@ export interface OAuthRoutesOptions { auth: AuthService, rateCounter: RateCounte
 
 type Params = Record<string, unknown>
 
-/** A non-empty parameter of the form body, else of the query (conventions.md §Authentication: both are read). */
+/** A non-empty parameter of the form body, else of the query (docs/api.md#get-a-token: both are read). */
 export function param (req: FastifyRequest, name: string): string | undefined {
   for (const source of [req.body, req.query] as Params[]) {
     const v = source?.[name]
@@ -18,7 +18,7 @@ export function param (req: FastifyRequest, name: string): string | undefined {
   return undefined
 }
 
-/** Client credentials in an HTTP Basic header, in the form body or in the query (conventions.md §Authentication). */
+/** Client credentials in an HTTP Basic header, in the form body or in the query (docs/api.md#get-a-token). */
 function tokenRequest (req: FastifyRequest): TokenRequest {
   let clientId = param(req, 'client_id')
   let clientSecret = param(req, 'client_secret')
@@ -58,7 +58,7 @@ export default async function oauthRoutes (app: FastifyInstance, { auth, rateCou
     }
   }
   const expire = async (req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    // The token named in the query is the one to revoke (conventions.md §Authentication: expire?access_token=<t>);
+    // The token named in the query is the one to revoke (docs/api.md#get-a-token: expire?access_token=<t>);
     // a client that also sends its own bearer header must not log itself out with someone else's stale token.
     const t = param(req, 'access_token') ?? bearerToken(req)
     if (t !== undefined) await auth.expire(t)

@@ -10,12 +10,12 @@ export interface OperationsRoutesOptions { operations: OperationsService }
 // Reading operations needs the view right on systems: an operation is a view of what was done to systems.
 const VIEW = 'entities.systems.view'
 const OperationUid = uidParams('uid of the operation')
-// Every operation answers {operation} at once and runs in the background (fleet-api.md §Conventions 10).
+// Every operation answers {operation} at once and runs in the background (docs/api.md#using-the-api).
 const ASYNC = 'Answers the uid of the created operation at once; follow it with GET /api/v1/operations/{uid}.'
 
-/** fleet-api.md §Operations on systems, and the operation resource of conventions.md §Operations. */
+/** docs/operations.md#bulk-operations, and the operation resource of docs/operations.md#bulk-operations. */
 const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions> = async (app, { operations }) => {
-  // One route per operation type (core/operations/kinds/index.ts), with the right of its fleet-api.md row.
+  // One route per operation type (core/operations/kinds/index.ts), with the right of its docs/api.md row.
   for (const kind of operations.kinds) {
     if (kind.route.upload !== undefined) continue // read from a file: ./csv-operations.routes.ts
     const onSystem = kind.route.path.includes(':uid')

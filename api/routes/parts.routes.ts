@@ -5,7 +5,7 @@ import { GatewayFindQuery, GatewayView, SubscriptionFindQuery, SubscriptionView 
 
 export interface PartsRoutesOptions { parts: PartsService }
 
-// fleet-api.md gives gateways and subscriptions no endpoint rows: they are parts of systems, so reading them needs
+// docs/api.md gives gateways and subscriptions no endpoint rows: they are parts of systems, so reading them needs
 // what reading systems needs.
 const VIEW = 'entities.systems.view'
 

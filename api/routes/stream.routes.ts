@@ -1,6 +1,6 @@
-// GET /api/v1/stream (issue 15; README "Live stream"): committed changes over a WebSocket. The upgrade request goes
+// GET /api/v1/stream (docs/stream.md): committed changes over a WebSocket. The upgrade request goes
 // through the API's hooks like any call (api/plugins/auth.ts): the token as `Authorization: Bearer` or the
-// `access_token` query parameter (conventions.md §Authentication; browsers cannot set headers on a WebSocket), the
+// `access_token` query parameter (docs/api.md#get-a-token; browsers cannot set headers on a WebSocket), the
 // rate limit, and the context company of the `company` parameter; a refusal answers the API's HTTP error instead of
 // upgrading. Afterwards the token, the company access and the rights are checked again every STREAM_RECHECK_MS.
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
@@ -59,7 +59,7 @@ const MAX_MESSAGE_BYTES = 64 * 1024
 /** Commands of one stream being run at once; more are refused with rate.limit.exceeded rather than queued. */
 const MAX_IN_FLIGHT = 16
 
-/** The wire shape of a refusal (conventions.md §Errors), as a stream message. */
+/** The wire shape of a refusal (docs/api.md#using-the-api), as a stream message. */
 function errorMessage (err: unknown, ref: string | null): ServerMessage {
   const e = toFleetError(err)
   return { event: 'error', ref, error: e.code, errorParameters: [...e.params] }

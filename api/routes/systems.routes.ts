@@ -9,7 +9,7 @@ const SystemUid = uidParams('uid of the system')
 
 export interface SystemsRoutesOptions { systems: SystemsService }
 
-/** fleet-api.md §Systems: find, create, edit, delete, details, options. */
+/** docs/api.md#systems: find, create, edit, delete, details, options. */
 const systemsRoutes: FastifyPluginAsyncTypebox<SystemsRoutesOptions> = async (app, { systems }) => {
   app.get('/systems', {
     config: { right: 'entities.systems.view' },

@@ -6,7 +6,7 @@ import { TemplateCreateBody, TemplateFindQuery, TemplateView } from '../schemas/
 export interface TemplatesRoutesOptions { templates: TemplatesService }
 
 /**
- * Setting templates (issue 9): a client finds here the templateId to apply. Viewing needs the right to view systems,
+ * Setting templates: a client finds here the templateId to apply. Viewing needs the right to view systems,
  * creating the right to apply settings (what a template is for).
  */
 const templatesRoutes: FastifyPluginAsyncTypebox<TemplatesRoutesOptions> = async (app, { templates }) => {

@@ -5,12 +5,12 @@ import { UsagePointsView, UsageRecordParams, UsageRecordsManyQuery, UsageRecords
 
 export interface UsageRoutesOptions { usage: UsageService }
 
-// fleet-api.md §Systems gives entities.systems.view to the lists and "entities.system.view (as written)" to the
+// docs/api.md#systems gives entities.systems.view to the lists and "entities.system.view (as written)" to the
 // detail: no such right exists elsewhere, so the detail asks for the lists' right.
 const right = 'entities.systems.view'
 
 /**
- * fleet-api.md §Usage records. The static /systems/usages/records wins over the /systems/:uid parameter in the
+ * docs/usage.md. The static /systems/usages/records wins over the /systems/:uid parameter in the
  * router. The import that feeds them is an operation (core/operations/kinds/usage-import.ts).
  */
 const usageRoutes: FastifyPluginAsyncTypebox<UsageRoutesOptions> = async (app, { usage }) => {

@@ -7,7 +7,7 @@ import { UserCompanyQuery, UserEditBody, UserFindQuery, UserListItem, UserUidPar
 
 export interface UsersRoutesOptions { users: UsersService }
 
-/** fleet-api.md §Users. */
+/** docs/api.md#users-and-companies. */
 const usersRoutes: FastifyPluginAsyncTypebox<UsersRoutesOptions> = async (app, { users }) => {
   app.get('/users/current', {
     config: { context: 'none' },

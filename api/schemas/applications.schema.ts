@@ -1,4 +1,5 @@
-// The application catalogue and its model (conventions.md §Applications; fleet-api.md §Application).
+// The application catalogue and its model (docs/api.md#applications-and-templates;
+// docs/api.md#applications-and-templates).
 import { Type } from 'typebox'
 import { APPLICATION_CATEGORY_INPUTS } from '../../core/domain/system.js'
 import { CommunicationSchema, DataTreeSchema } from '../../core/schemas/application-model.schema.js'

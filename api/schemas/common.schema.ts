@@ -1,4 +1,4 @@
-// Spec conventions, once (shared/style.md §2.5): paging, the company parameter, error bodies, list params.
+// Spec conventions, once (docs/architecture.md#layers): paging, the company parameter, error bodies, list params.
 import { Type, type Static, type TSchema } from 'typebox'
 import { Offset } from './numbers.schema.js'
 
@@ -11,19 +11,19 @@ export const UidOf = (description: string) => Type.String({ minLength: 1, descri
 /**
  * Allowed values shown in the OpenAPI document only (merged by api/openapi.ts). For parameters the service checks
  * itself: a schema `enum` or `pattern` would answer unknown.enum.value or request.invalid instead of the code
- * fleet-api.md §Errors gives (aggregation.invalid.timescale, sort.invalid.field, ...), and a `maximum` would refuse
- * what conventions.md §Lists clamps.
+ * docs/api.md#using-the-api gives (aggregation.invalid.timescale, sort.invalid.field, ...), and a `maximum` would
+ * refuse what docs/api.md#using-the-api clamps.
  */
 export const documented = (allowed: { enum?: readonly unknown[], pattern?: string, minimum?: number, maximum?: number, default?: unknown }) =>
   ({ 'x-allowed': allowed })
 
-/** fleet-api.md §Conventions 6: the optional context company. */
+/** docs/api.md#using-the-api: the optional context company. */
 export const CompanyParam = UidOf('Context company: the uid of the caller\'s company (the default) or of a partner company')
 export const CompanyQuery = Type.Object({ company: Type.Optional(CompanyParam) })
 
 export const uidParams = (description: string) => Type.Object({ uid: UidOf(description) })
 
-/** Repeated keys or comma separated (conventions.md §HTTP basics). */
+/** Repeated keys or comma separated (docs/api.md#using-the-api). */
 export const ListParam = Type.Union([Type.String(), Type.Array(Type.String())])
 /** A list parameter; its allowed values, when given, are shown on the items of the repeated-keys form. */
 export const listParam = (description: string, values?: readonly string[]) =>
@@ -31,7 +31,7 @@ export const listParam = (description: string, values?: readonly string[]) =>
     description: `${description}. Several values: comma separated or repeated keys`
   })
 
-/** conventions.md §Lists: paging, fields, sort. */
+/** docs/api.md#using-the-api: paging, fields, sort. */
 export const PageQuery = {
   offset: Type.Optional(Offset({ default: 0, description: 'Index of the first item of the page' })),
   size: Type.Optional(Type.Integer({ minimum: 0, default: 100, description: 'Items per page, at most 500 (a larger size is clamped to 500)', ...documented({ maximum: 500 }) })),
@@ -41,7 +41,7 @@ export const PageQuery = {
   desc: Type.Optional(listParam('Sort descending by these fields (alias of orderBy=<field>:desc)'))
 }
 
-/** fleet-api.md §Conventions 7; the example of the item, when it has one, makes the page's. */
+/** docs/api.md#using-the-api; the example of the item, when it has one, makes the page's. */
 export function Page<T extends TSchema> (item: T) {
   const example = (item as { examples?: unknown[] }).examples?.[0]
   return Type.Object({
@@ -52,13 +52,13 @@ export function Page<T extends TSchema> (item: T) {
   }, { description: 'A page of the list', ...(example === undefined ? {} : { examples: [{ items: [example], count: 1, size: 1, offset: 0 }] }) })
 }
 
-/** conventions.md §Errors: one shared component, referenced by every route. */
+/** docs/api.md#using-the-api: one shared component, referenced by every route. */
 export const ErrorBody = Type.Object({
   error: Type.String({ description: 'The error code', examples: ['system.unknown'] }),
   errorParameters: Type.Array(Type.String(), { description: 'What the code refers to, as strings' })
 }, { $id: 'ErrorBody', title: 'ErrorBody', description: 'An error', examples: [{ error: 'system.unknown', errorParameters: ['5d0a9c7e4b6f4c2f8a1e3b7d9c0f1a2b'] }] })
 
-/** conventions.md §Errors: a missing, invalid or expired token (RFC 6750). */
+/** docs/api.md#using-the-api: a missing, invalid or expired token (RFC 6750). */
 export const TokenErrorBody = Type.Object({
   error: Type.String({ description: 'invalid_token' }),
   error_description: Type.String({ description: 'Why the token was refused' })
@@ -70,7 +70,7 @@ export const sharedSchemas = [ErrorBody, TokenErrorBody]
 type ErrorShape = Static<typeof ErrorBody>
 const ref = <T>(id: string, description: string, extra: Record<string, unknown> = {}) => Type.Unsafe<T>({ $ref: `${id}#`, description, ...extra })
 
-/** The error responses of conventions.md §Errors, for the `response` of a route (with its 200). */
+/** The error responses of docs/api.md#using-the-api, for the `response` of a route (with its 200). */
 export const errors = {
   400: ref<ErrorShape>('ErrorBody', 'Business or validation error: the code names what is wrong and how to fix it'),
   401: ref<Static<typeof TokenErrorBody>>('TokenError', 'No access token, or an invalid or expired one'),
@@ -85,5 +85,5 @@ export const errors = {
   })
 }
 
-/** An empty 200 body (fleet-api.md: "empty 200 response"). */
+/** An empty 200 body (docs/api.md: "empty 200 response"). */
 export const Empty = Type.Unsafe<undefined>({ type: 'null', description: 'Empty body' })

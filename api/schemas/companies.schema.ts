@@ -5,7 +5,7 @@ import { documented } from './common.schema.js'
 // would turn null into "" (an address cleared with null would be stored as "", a null range end rejected).
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([Type.Null(), t])
 
-/** fleet-api.md §Company: ipFilters and deviceIpFilters. */
+/** docs/api.md#users-and-companies: ipFilters and deviceIpFilters. */
 export const IpFilters = Type.Object({
   startIPAddress: Type.Optional(Nullable(Type.String())),
   endIPAddress: Type.Optional(Nullable(Type.String())),
@@ -38,7 +38,7 @@ export const CompanyView = Type.Object({
   examples: [{ uid: '8b0c2d4e6f8a0b1c3f9c2b7a1d4e4f6a', name: 'Acme', address: '1 Main Street', nFactor: false, ipFiltering: false, ipFilters: { startIPAddress: null, endIPAddress: null, ipAddresses: [] }, deviceIpFiltering: false, deviceIpFilters: { startIPAddress: null, endIPAddress: null, ipAddresses: [] }, picture: null }]
 })
 
-/** A partial Company; fields that cannot be edited are accepted and ignored (fleet-api.md §Companies, Edit). */
+/** A partial Company; fields that cannot be edited are accepted and ignored (docs/api.md#users-and-companies, Edit). */
 export const CompanyEditBody = Type.Object({
   name: Type.Optional(Nullable(Type.String())),
   address: Type.Optional(Nullable(Type.String())),

@@ -1,10 +1,10 @@
-// The data and message endpoints of fleet-api.md §Systems (§Last data points ... §Messages).
+// The data and message endpoints of docs/api.md#systems (§Last data points ... §Messages).
 import { Type } from 'typebox'
 import { CompanyParam, documented, listParam, UidOf } from './common.schema.js'
 import { EpochTime } from './numbers.schema.js'
 import { AGGREGATE_FN_NAMES, DEFAULT_AGGREGATE_FN, INTERVAL_PATTERN } from '../../core/domain/aggregation.js'
 
-/** Epoch ms; seconds and microseconds are tolerated (conventions.md §HTTP basics). */
+/** Epoch ms; seconds and microseconds are tolerated (docs/api.md#using-the-api). */
 const time = (description: string) => Type.Optional(EpochTime({ description: `${description} (epoch ms; seconds and microseconds are converted)` }))
 const size = (description: string) => Type.Optional(Type.Integer({ minimum: 0, description, ...documented({ maximum: 500, default: 100 }) }))
 const company = Type.Optional(CompanyParam)
@@ -15,7 +15,7 @@ export const LastDataQuery = Type.Object({
   idPrefix: Type.Optional(Type.String({ description: 'Read the data ids starting with this prefix (not empty, not with ids)' }))
 })
 
-// fleet-api.md §Raw data points: targetIds and dataIds are required, checked by the service (its own error codes).
+// docs/devices.md: targetIds and dataIds are required, checked by the service (its own error codes).
 const rangeQuery = {
   company,
   targetIds: Type.Optional(listParam('Required: system uids, at most 5')),
@@ -55,7 +55,7 @@ export const FleetDataQuery = Type.Object({
   }))
 })
 
-/** fleet-api.md §Data point shapes. */
+/** docs/devices.md. */
 const LastPoint = Type.Object({
   value: Type.Unknown({ description: 'The value: number, string, boolean or null' }),
   timestamp: Type.Integer({ description: 'When it was measured (epoch ms)' })
@@ -87,7 +87,7 @@ export const MessagesQuery = Type.Object({
 
 export const MessageParams = Type.Object({ uid: UidOf('uid of the system'), messageUid: UidOf('uid of the message') })
 
-/** fleet-api.md §Device message. */
+/** docs/devices.md. */
 const MessageFields = {
   uid: Type.String({ description: 'uid of the message' }),
   timestamp: Type.Integer({ description: 'Time of the message (epoch ms)' }),

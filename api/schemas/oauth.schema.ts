@@ -1,4 +1,4 @@
-// The OAuth 2 endpoints of conventions.md §Authentication, as documented in the OpenAPI document. Every parameter is
+// The OAuth 2 endpoints of docs/api.md#get-a-token, as documented in the OpenAPI document. Every parameter is
 // an optional string: the routes read the form body and the query themselves (api/routes/oauth.routes.ts `param`)
 // and answer the errors of RFC 6749 §5.2, so these schemas describe without refusing anything the routes accept.
 import { Type, type TProperties } from 'typebox'

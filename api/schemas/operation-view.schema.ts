@@ -1,5 +1,5 @@
-// The operation and task JSON of conventions.md §Operations (built by core/domain/operation.ts operationView and
-// taskView). Fastify serializes through these schemas: every field the service answers is listed.
+// The operation and task JSON of docs/operations.md#bulk-operations (built by core/domain/operation.ts operationView
+// and taskView). Fastify serializes through these schemas: every field the service answers is listed.
 import { Type } from 'typebox'
 import { OPERATION_STATES, OPERATION_TYPES, TASK_STATES } from '../../core/domain/operation.js'
 

@@ -6,7 +6,7 @@ import { OPERATION_STATES, OPERATION_TYPES, TASK_STATES } from '../../core/domai
 
 export { OperationRef, OperationView, TaskView } from './operation-view.schema.js'
 
-/** conventions.md §Operations: the filters of GET /operations; sorted newest first. */
+/** docs/operations.md#bulk-operations: the filters of GET /operations; sorted newest first. */
 export const OperationListQuery = Type.Object({
   company: Type.Optional(CompanyParam),
   uid: Type.Optional(listParam('Operations with these uids')),

@@ -1,4 +1,4 @@
-// GET /api/v1/gateways and GET /api/v1/subscriptions (fleet-api.md §Gateway, §Subscription; conventions.md §Lists).
+// GET /api/v1/gateways and GET /api/v1/subscriptions (docs/api.md#systems; docs/api.md#using-the-api).
 import { Type } from 'typebox'
 import { GATEWAY_SORTS, SUBSCRIPTION_SORTS } from '../../core/domain/parts.js'
 
@@ -37,7 +37,7 @@ export const SubscriptionFindQuery = Type.Object({
 
 const Text = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }))
 
-/** fleet-api.md §Gateway; with `fields`, only the chosen attributes are present. */
+/** docs/api.md#systems; with `fields`, only the chosen attributes are present. */
 export const GatewayView = Type.Object({
   uid: Type.Optional(Type.String({ description: 'Gateway uid' })),
   imei: Text('IMEI'),
@@ -47,7 +47,7 @@ export const GatewayView = Type.Object({
   creationDate: Type.Optional(Type.Integer({ description: 'Creation time, epoch milliseconds' }))
 }, { description: 'A gateway' })
 
-/** fleet-api.md §Subscription; with `fields`, only the chosen attributes are present. */
+/** docs/api.md#systems; with `fields`, only the chosen attributes are present. */
 export const SubscriptionView = Type.Object({
   uid: Type.Optional(Type.String({ description: 'Subscription uid' })),
   identifier: Type.Optional(Type.String({ description: 'ICCID or ESN' })),

@@ -1,4 +1,4 @@
-// The System as answered (fleet-api.md §System, §Gateway, §Subscription, §Communication, §System data; built by
+// The System as answered (docs/api.md#systems, docs/devices.md; built by
 // core/domain/system.ts systemView). Fastify serializes through this schema and drops what it does not list: every
 // field the service answers is here, and the open parts (data, metadata, heartbeat, reports) keep what they hold.
 import { Type, type TSchema } from 'typebox'
@@ -68,7 +68,7 @@ const Communication = Type.Object({
 
 const level = (of: string) => Type.Optional(oneOf(SIGNAL_LEVELS, `Level computed from ${of}`))
 
-/** fleet-api.md §System data; application data ids never appear here, but the object stays open. */
+/** docs/devices.md; application data ids never appear here, but the object stays open. */
 export const SystemDataView = open({
   apn: Type.Optional(str('Access point name')),
   cellId: Type.Optional(str('Cell id')),
@@ -203,5 +203,5 @@ type View = Record<string, unknown>
 
 export const SystemView = Type.Unsafe<View>(Type.Object(systemFields, { description: 'A system', examples: [example] }))
 
-/** A list item carries only the fields asked with `fields` (all of them when absent; fleet-api.md §Find systems). */
+/** A list item carries only the fields asked with `fields` (all of them when absent; docs/api.md#systems). */
 export const SystemListItem = Type.Unsafe<View>(Type.Partial(Type.Object(systemFields), { description: 'A system, with the requested fields only' }))

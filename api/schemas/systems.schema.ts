@@ -53,7 +53,7 @@ const Communication = Type.Object({
   mqtt: Type.Optional(Type.Union([Type.Object({ password: Type.Optional(Str) }), Type.Null()]))
 })
 
-/** A System fragment (fleet-api.md §Create system, §Edit system); read-only fields are accepted and ignored. */
+/** A System fragment (docs/api.md#systems); read-only fields are accepted and ignored. */
 export const SystemBody = Type.Object({
   name: Type.Optional(Str),
   type: Type.Optional(Str),
@@ -72,7 +72,7 @@ export const SystemBody = Type.Object({
 
 export { SystemListItem, SystemView } from './system-view.schema.js'
 
-// lastCommAfter → "Last communication at or after this time": the bounds of fleet-api.md §Find systems, inclusive.
+// lastCommAfter → "Last communication at or after this time": the bounds of docs/api.md#systems, inclusive.
 const BOUND_NAMES: Record<string, string> = { lastComm: 'Last communication', creation: 'Creation', activation: 'Activation', lastStateChange: 'Last change of life cycle state', lastSync: 'Last synchronisation' }
 const boundDescription = (b: string): string => {
   const m = /^(.*)(After|Before)$/.exec(b) ?? ['', b, 'After']

@@ -1,11 +1,11 @@
-// Setting templates (issue 9): named settings of a company, the `templateId` of apply settings.
+// Setting templates: named settings of a company, the `templateId` of apply settings.
 import { Type } from 'typebox'
 import { TEMPLATE_FIELDS } from '../../core/services/templates.service.js'
 import { CompanyParam, listParam, PageQuery } from './common.schema.js'
 
 const Setting = Type.Object({
   key: Type.String({ minLength: 1, maxLength: 255, description: 'Data id of the setting (config.reportPeriodS)' }),
-  // fleet-api.md §Apply settings: the JSON type of the value is the setting's type.
+  // docs/operations.md#bulk-operations: the JSON type of the value is the setting's type.
   value: Type.Union([Type.Boolean(), Type.Number(), Type.String({ maxLength: 10_000 })], { description: 'Value: true/false is a boolean, 1.0 a double, 1 an integer, a string a string' })
 }, { additionalProperties: false })
 

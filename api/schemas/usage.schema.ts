@@ -1,4 +1,4 @@
-// The usage record endpoints of fleet-api.md §Usage records and the record of §Usage record.
+// The usage record endpoints of docs/usage.md and the record of docs/usage.md.
 import { Type } from 'typebox'
 import { CompanyParam, documented, listParam, UidOf } from './common.schema.js'
 import { EpochTime } from './numbers.schema.js'
@@ -26,7 +26,7 @@ export const UsageRecordParams = Type.Object({ uid: UidOf('uid of the system'), 
 const text = (description: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], { description }))
 const long = (description: string) => Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description }))
 
-/** fleet-api.md §Usage record: the common fields, then those of each type (a record has its type's only). */
+/** docs/usage.md: the common fields, then those of each type (a record has its type's only). */
 export const UsageRecordView = Type.Object({
   uid: Type.String({ description: 'Constant for one session, the same for all its interim records' }),
   type: Type.String({ description: 'DATA, SMS_SENT, SMS_RECEIVED, VOICE_IN, VOICE_OUT or MSU' }),

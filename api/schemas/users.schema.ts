@@ -2,19 +2,19 @@ import { Type } from 'typebox'
 import { documented, listParam, PageQuery } from './common.schema.js'
 import { PHONE_NUMBER_PATTERN } from '../../core/domain/phone-number.js'
 
-// A uid the service looks up, of any length: an unknown one answers the code of fleet-api.md §Errors
+// A uid the service looks up, of any length: an unknown one answers the code of docs/api.md#using-the-api
 // (user.unknown, partner.unknown), not a schema error such as value.too.long.
 const LookupUid = (description: string) => Type.String({ minLength: 1, description })
 
 export const UserUidParams = Type.Object({ uid: LookupUid('uid of the user') })
 
-/** fleet-api.md §Conventions 6: the optional context company. */
+/** docs/api.md#using-the-api: the optional context company. */
 const Company = LookupUid('Context company: the uid of the caller\'s company (the default) or of a partner company')
 export const UserCompanyQuery = Type.Object({ company: Type.Optional(Company) })
 
 const Ref = Type.Object({ uid: Type.String({ description: 'uid' }), name: Type.String({ description: 'Name' }) })
 
-/** fleet-api.md §User. */
+/** docs/api.md#users-and-companies. */
 export const UserView = Type.Object({
   uid: Type.String({ description: 'uid of the user' }),
   email: Type.String({ description: 'E-mail, the login' }),

@@ -1,6 +1,6 @@
 // A lean MQTT 3.1.1 link for the simulator's devices (the DeviceTransport of simulator/transports/transport.ts),
 // for benchmarks that run thousands of them in one process: a bare socket and mqtt-packet's parser, about a tenth
-// of an mqtt.js client's memory. Same topics and behaviour as simulator/transports/mqtt.ts (protocols.md §3.1):
+// of an mqtt.js client's memory. Same topics and behaviour as simulator/transports/mqtt.ts (docs/protocols/mqtt.md):
 // username = serial number, a clean session, tasks on `<id>/tasks/json` (QoS 1, subscribed again after each
 // reconnection), data and acks on `<id>/messages/json` and `<id>/acks/json` at QoS 1, each resolved on its PUBACK.
 import { connect, type Socket } from 'node:net'

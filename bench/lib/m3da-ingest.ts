@@ -1,5 +1,5 @@
-// The M3DA part of `npm run bench -- ingest --protocol m3da` (issue 10, "Speed"): after the MQTT devices of the same
-// run, the same number of M3DA agents over TCP, first without security (their application's communication says
+// The M3DA part of `npm run bench -- ingest --protocol m3da` (docs/protocols/m3da.md): after the MQTT devices of the
+// same run, the same number of M3DA agents over TCP, first without security (their application's communication says
 // `authentication: "none"`), then with hmac-sha1 and aes-cbc-128 (each system has its M3DA password). Each group runs
 // in a device process of its own (bench/ingest-m3da-devices.ts); what it committed is counted in the store.
 import { spawn } from 'node:child_process'
@@ -23,7 +23,7 @@ export const m3daGroups = (n: number): M3daGroup[] => [
 
 /**
  * Gives systems 1..n an M3DA application that admits agents without security, and systems n+1..2n an M3DA password
- * and an application naming hmac-sha1 and aes-cbc-128 (conventions.md §Devices).
+ * and an application naming hmac-sha1 and aes-cbc-128 (docs/devices.md).
  */
 export async function seedM3da (db: Db, companyUid: string, n: number, now: number): Promise<void> {
   const apps = [

@@ -1,4 +1,4 @@
-// Seeds systems that real devices can log in as (conventions.md §Devices): the rows of seed-systems.ts, each with
+// Seeds systems that real devices can log in as (docs/devices.md): the rows of seed-systems.ts, each with
 // an MQTT password, its gateway serial number as communication identifier, one firmware application (a public
 // generic one, so that device operations find its actions and protocol) and a label to select them all by.
 import type { Db } from '../../core/ports/store.js'
@@ -9,7 +9,7 @@ export interface DeviceSeed {
   password: string
   /** Type of the public application every system carries instead of the bench ones (e.g. generic.mqtt). */
   applicationType: string
-  /** Added to every system's labels (selection by label: uids are capped at 100, fleet-api.md). */
+  /** Added to every system's labels (selection by label: uids are capped at 100, docs/api.md). */
   label: string
 }
 

@@ -29,7 +29,8 @@ export function benchConfig (dataDir: string, databaseUrl: string | undefined, e
     OVERLOAD_MAX_IN_FLIGHT: '0',
     // Every simulated device comes from 127.0.0.1: a fleet reconnecting at once would meet the per-address cap.
     UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: '1000000',
-    // A benchmark may drive few devices far past one device's budget (README "Device limits"): no per-device rate.
+    // A benchmark may drive few devices far past one device's budget (docs/security.md#device-limits): no per-device
+    // rate.
     DEVICE_RATE_MESSAGES_PER_S: '0',
     DEVICE_RATE_BYTES_PER_S: '0',
     DATA_DIR: dataDir,

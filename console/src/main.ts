@@ -1,4 +1,4 @@
-// The web console's shell (issue 15): signs in (OAuth 2 code grant with PKCE, lib/auth.ts), loads the session,
+// The web console's shell: signs in (OAuth 2 code grant with PKCE, lib/auth.ts), loads the session,
 // lays out the frame and routes the hash to the pages of pages/index.ts.
 import { h, replace } from './lib/dom.js'
 import { ApiClient, sentenceOf } from './lib/api.js'

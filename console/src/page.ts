@@ -1,4 +1,4 @@
-// The contract between the console's shell and its pages (issue 15): the shell signs in, routes and lays out; a page
+// The contract between the console's shell and its pages: the shell signs in, routes and lays out; a page
 // renders into the element it is given and stops its timers and stream subscriptions when disposed.
 import type { ApiClient } from './lib/api.js'
 import type { LiveStream } from './lib/stream.js'

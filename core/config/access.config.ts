@@ -14,7 +14,7 @@ export interface AccessConfig {
   /** Sign-in throttling: the first wait (ms); each further failure doubles it, up to 15 minutes. */
   LOGIN_THROTTLE_BASE_MS: number
   /**
-   * scrypt cost of the password and client secret hashes (log2 N; conventions.md §Authentication): 15 by default,
+   * scrypt cost of the password and client secret hashes (log2 N; docs/api.md#get-a-token): 15 by default,
    * about 50 ms a check. Each hash records its cost, so a change applies to hashes written after it.
    */
   PASSWORD_HASH_COST: number

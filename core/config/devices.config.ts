@@ -3,11 +3,11 @@
 import { ConfigError, optional, type Env } from './values.js'
 
 export interface DevicesConfig {
-  /** Embedded MQTT broker port (conventions.md §Devices). */
+  /** Embedded MQTT broker port (docs/devices.md). */
   MQTT_PORT: number
-  /** M3DA TCP port (conventions.md §Devices). */
+  /** M3DA TCP port (docs/devices.md). */
   M3DA_PORT: number
-  /** The server id of M3DA security (protocols.md §2.8.1: KS = MD5(serverId ‖ K)); the agents' default. */
+  /** The server id of M3DA security (docs/protocols/m3da.md: KS = MD5(serverId ‖ K)); the agents' default. */
   M3DA_SERVER_ID: string
   /** An MQTT connection (TCP or WebSocket) that has not been sent its CONNACK this long after it opened is closed (ms). */
   MQTT_CONNECT_TIMEOUT_MS: number
@@ -19,8 +19,8 @@ export interface DevicesConfig {
    */
   UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS: number
   /**
-   * Addresses or CIDR ranges of the reverse proxies in front of the service (README "Behind a proxy"): only from them
-   * is a forwarded client address believed (X-Forwarded-For, PROXY protocol). Empty: none.
+   * Addresses or CIDR ranges of the reverse proxies in front of the service (docs/security.md#behind-a-proxy): only
+   * from them is a forwarded client address believed (X-Forwarded-For, PROXY protocol). Empty: none.
    */
   TRUST_PROXY: string[]
   /** MQTT over TCP: every connection starts with a PROXY protocol header (v1 or v2) from a TRUST_PROXY address. */
@@ -35,9 +35,10 @@ export interface DevicesConfig {
   DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES: number
   /** Device logins: the first wait (ms); each further failure doubles it, up to 15 minutes. */
   DEVICE_LOGIN_THROTTLE_BASE_MS: number
-  /** The Sparkplug B host application id: the service's STATE topic is spBv1.0/STATE/<it> (protocols.md §4.1). */
+  /** The Sparkplug B host application id: the service's STATE topic is spBv1.0/STATE/<it>
+  * (docs/protocols/sparkplug.md). */
   SPARKPLUG_HOST_ID: string
-  /** AirLink gateways (MSCI) polled at once by one process (issue 13). */
+  /** AirLink gateways (MSCI) polled at once by one process. */
   MSCI_POLL_CONCURRENCY: number
   /** How long one SNMP or AceManager request to a gateway may take before the poll counts as failed (ms). */
   MSCI_TIMEOUT_MS: number
@@ -48,7 +49,7 @@ export interface DevicesConfig {
    */
   MSCI_ALLOWED_NETWORKS: string[] | undefined
   /**
-   * An external MQTT broker (issue 14): `mqtt://user:password@host:port`, the account the service uses there (the
+   * An external MQTT broker: `mqtt://user:password@host:port`, the account the service uses there (the
    * same account administers Mosquitto's dynamic security). Absent: the embedded broker. Never logged whole.
    */
   MQTT_URL: string | undefined
@@ -64,8 +65,8 @@ export interface DevicesConfig {
   /** Addresses (IPs, or CIDR ranges) allowed to call the HTTP authentication endpoints; undefined: any address. */
   BROKER_AUTH_ALLOW: string[] | undefined
   /**
-   * Device limits (README "Device limits"): messages per second one device may send on one transport; a message over
-   * the budget is refused (MQTT 5 PUBACK 0x97, REST 429, M3DA 503) and not stored. 0: no limit.
+   * Device limits (docs/security.md#device-limits): messages per second one device may send on one transport; a message
+   * over the budget is refused (MQTT 5 PUBACK 0x97, REST 429, M3DA 503) and not stored. 0: no limit.
    */
   DEVICE_RATE_MESSAGES_PER_S: number
   /** Device limits: payload bytes per second one device may send on one transport. 0: no limit. */

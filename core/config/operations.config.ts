@@ -4,7 +4,7 @@
 export interface OperationsConfig {
   /** Expected communication period of a system without heartbeat, for commStatus WARNING/ERROR. */
   COMM_PERIOD_S: number
-  /** Aggregations fold the hourly rollups (default); false: they read the raw points only (issue 12, Rollups). */
+  /** Aggregations fold the hourly rollups (default); false: they read the raw points only (docs/store.md#rollups). */
   DATA_ROLLUPS: boolean
   /**
    * Raw data points and device messages older than this many days expire, by whole UTC months (the monthly points
@@ -17,7 +17,7 @@ export interface OperationsConfig {
   SMTP_URL: string | undefined
   SMTP_FROM: string
   /**
-   * HTTP SMS gateway of the connection request (conventions.md §Device tasks: the SMS shoulder tap), http or https;
+   * HTTP SMS gateway of the connection request (docs/devices.md: the SMS shoulder tap), http or https;
    * credentials in the URL become Basic auth. Absent: tasks wait for the device's next connection.
    */
   SMS_GATEWAY_URL: string | undefined

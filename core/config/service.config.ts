@@ -40,16 +40,16 @@ export interface ServiceConfig {
   /** Retry-After (seconds) of a shed request. */
   OVERLOAD_RETRY_AFTER_S: number
   /**
-   * The name of this process in a cluster (issue 14; default: the host name): an ingest process's MQTT client ids at
+   * The name of this process in a cluster (default: the host name): an ingest process's MQTT client ids at
    * an external broker derive from it, so that a restarted process resumes its persistent sessions.
    */
   FLEET_NODE_ID: string
   /**
-   * What this process does (issue 14, roles): `api` the HTTP API, `ingest` the device transports, `worker` the
+   * What this process does (roles): `api` the HTTP API, `ingest` the device transports, `worker` the
    * operations engine and the repeatable jobs. Default: all three (one process).
    */
   FLEET_ROLES: readonly Role[]
-  /** Live stream (issue 15): bytes waiting to be sent to one client above which it is closed as too slow. */
+  /** Live stream: bytes waiting to be sent to one client above which it is closed as too slow. */
   STREAM_MAX_BUFFER_BYTES: number
   /** Live stream: how often (ms) a stream checks its token and rights again and re-reads its label and criteria. */
   STREAM_RECHECK_MS: number

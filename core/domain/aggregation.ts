@@ -1,12 +1,12 @@
-// Temporal aggregation of data points (fleet-api.md §Aggregated data points, §Fleet aggregated data points;
-// conventions.md §Data): the interval syntax, the folding functions and calendar buckets in UTC.
+// Temporal aggregation of data points (docs/devices.md;
+// docs/devices.md): the interval syntax, the folding functions and calendar buckets in UTC.
 import { FleetError } from '../errors.js'
 
 export const TIMESCALES = ['hour', 'day', 'month', 'year'] as const
 export type Timescale = typeof TIMESCALES[number]
 export interface Interval { n: number, unit: Timescale }
 
-/** fleet-api.md §Aggregated data points: interval default 1hour; §Limits: multiplier 1 to 50. */
+/** docs/devices.md: interval default 1hour; §Limits: multiplier 1 to 50. */
 export const DEFAULT_INTERVAL: Interval = { n: 1, unit: 'hour' }
 export const MAX_MULTIPLIER = 50
 /** What an interval error tells the caller (the last error parameter says how to fix the request). */
@@ -15,7 +15,7 @@ export const INTERVAL_FORM = `<n><unit>: n from 1 to ${MAX_MULTIPLIER}, unit ${T
 export const INTERVAL_PATTERN = `^([1-9]|[1-4][0-9]|${MAX_MULTIPLIER})(${TIMESCALES.join('|')})$`
 
 /**
- * `<n><unit>` (conventions.md §Data), unit case-insensitive; absent or empty: 1hour. The multiplier is read
+ * `<n><unit>` (docs/devices.md), unit case-insensitive; absent or empty: 1hour. The multiplier is read
  * first, so a value with both parts wrong answers aggregation.invalid.multiplier.
  * @throws FleetError aggregation.invalid.multiplier (missing, not an integer, below 1 or above 50),
  *   aggregation.invalid.timescale (unit not hour, day, month, year)
@@ -32,7 +32,7 @@ export function parseInterval (v: string | undefined): Interval {
   return { n, unit: scale }
 }
 
-/** conventions.md §Data: the folding functions of `fn` and `fleetFn`. */
+/** docs/devices.md: the folding functions of `fn` and `fleetFn`. */
 export const AGGREGATE_FNS = ['mean', 'min', 'max', 'sum', 'stddev', 'ss', 'cnt'] as const
 export type AggregateFn = typeof AGGREGATE_FNS[number]
 // A Map, not an object: `fn=__proto__` or `fn=constructor` must find nothing, not Object.prototype's members.
@@ -44,7 +44,7 @@ export const DEFAULT_AGGREGATE_FN: AggregateFn = 'mean'
 const FN_FORM = `one of ${AGGREGATE_FNS.join(', ')} (or ${[...FN_ALIASES.keys()].join(', ')})`
 
 /**
- * mean by default; `count` and `standarddeviation` are aliases (conventions.md §Data). fleet-api.md names no code
+ * mean by default; `count` and `standarddeviation` are aliases (docs/devices.md). docs/api.md names no code
  * for an unknown function: request.invalid with the parameter name, the value and the functions there are.
  * @throws FleetError request.invalid
  */
@@ -92,7 +92,7 @@ export function bucketEnd (start: number, iv: Interval): number {
 
 /**
  * The buckets to answer for [from, to), oldest first: the bucket holding `to - 1` and those before it, down to
- * the bucket holding `from`, at most `size` of them (fleet-api.md §Aggregated data points: most recent first,
+ * the bucket holding `from`, at most `size` of them (docs/devices.md: most recent first,
  * size per system and data). Every bucket of the range is listed, empty or not. With no `from` (its default is
  * null) the answer is simply the `size` buckets that end at `to`. The first bucket may start before `from`: it
  * keeps its calendar start as its timestamp and only the points from `from` on count.
@@ -109,7 +109,7 @@ export function bucketsOf (from: number | null, to: number, iv: Interval, size: 
   return out.reverse()
 }
 
-/** `now minus k months` (fleet-api.md §Limits, default time range), clamped to the last day of a shorter month. */
+/** `now minus k months` (docs/api.md#limits, default time range), clamped to the last day of a shorter month. */
 export function minusMonths (ts: number, k: number): number {
   const d = new Date(ts)
   const y = d.getUTCFullYear()
@@ -118,8 +118,8 @@ export function minusMonths (ts: number, k: number): number {
   return Date.UTC(y, m, Math.min(d.getUTCDate(), lastDay), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds())
 }
 
-// fleet-api.md §System usage data ids: counters computed from usage records. Each record is one point of the
-// series (its value below, its date as fleet-api.md says) and `fn` folds them like any other point.
+// docs/usage.md: counters computed from usage records. Each record is one point of the
+// series (its value below, its date as docs/api.md says) and `fn` folds them like any other point.
 export type UsageRecordType = 'DATA' | 'SMS_SENT' | 'SMS_RECEIVED' | 'VOICE_IN' | 'VOICE_OUT' | 'MSU'
 
 /**

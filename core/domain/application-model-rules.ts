@@ -1,5 +1,5 @@
-// The rules of the application model that its JSON schema cannot say (conventions.md §Applications): a data id
-// must name one element, so sibling ids differ; children, parameters and actionType belong to one element type
+// The rules of the application model that its JSON schema cannot say (docs/api.md#applications-and-templates): a data
+// id must name one element, so sibling ids differ; children, parameters and actionType belong to one element type
 // each (flattenData would silently drop them elsewhere); a protocol is listed once, with parameters it understands.
 import type { CommunicationEntry, DataNode } from './application-model.js'
 
@@ -27,7 +27,7 @@ export function dataTreeProblem (tree: readonly DataNode[], at = 'body'): ModelP
   return undefined
 }
 
-// The parameters (README, "AirLink gateways (MSCI)") of the MSCI (and SNMP) and M3DA entries.
+// The parameters (docs/protocols/msci.md) of the MSCI (and SNMP) and M3DA entries.
 const MSCI_ACCESS = ['snmp', 'acemanager']
 const SNMP_VERSIONS = ['2c', '3']
 const M3DA_ENCRYPTIONS = ['none', 'aes-cbc-128', 'aes-cbc-256', 'aes-ctr-128', 'aes-ctr-256']
@@ -48,7 +48,7 @@ function parameterProblem (e: CommunicationEntry, at: string): ParameterProblem 
       ? undefined
       : { field: `${at}/parameters/${key}`, message: `must be an integer from ${min} to ${max}`, unknownValue: false }
   if (e.type === 'MSCI') return oneOf('access', MSCI_ACCESS) ?? oneOf('snmpVersion', SNMP_VERSIONS) ?? int('port', 1, 65535) ?? int('pollPeriodS', 1, 31_536_000)
-  // SNMP is MSCI over SNMP (README.md "AirLink gateways (MSCI)"): the same parameters, its access SNMP only.
+  // SNMP is MSCI over SNMP (docs/protocols/msci.md): the same parameters, its access SNMP only.
   if (e.type === 'SNMP') return oneOf('access', ['snmp']) ?? oneOf('snmpVersion', SNMP_VERSIONS) ?? int('port', 1, 65535) ?? int('pollPeriodS', 1, 31_536_000)
   if (e.type === 'M3DA') {
     const auth = p.authentication

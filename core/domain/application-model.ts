@@ -1,6 +1,6 @@
-// The application model (conventions.md §Applications): what an application declares its device understands, in the
-// AirVantage shape real clients send. Its communication lists the protocols it speaks; its data is a tree of nodes,
-// variables, settings, commands and actions. The device operations read it to know what a system can be asked.
+// The application model (docs/api.md#applications-and-templates): what an application declares its device understands,
+// in the AirVantage shape real clients send. Its communication lists the protocols it speaks; its data is a tree of
+// nodes, variables, settings, commands and actions. The device operations read it to know what a system can be asked.
 import type { DeviceProtocol } from './device-message.js'
 
 export const ELEMENT_TYPES = ['node', 'variable', 'setting', 'command', 'action'] as const
@@ -23,7 +23,8 @@ export interface DataNode {
   actionType?: ActionType | null
 }
 
-/** Identifiers a device may log in with (conventions.md §Applications `commIdType`): the gateway's and the SIM's. */
+/** Identifiers a device may log in with (docs/api.md#applications-and-templates `commIdType`): the gateway's and the
+ * SIM's. */
 export const COMM_ID_TYPES = ['SERIAL', 'IMEI', 'MAC', 'ESN', 'MEID', 'ICCID', 'MSISDN'] as const
 
 /** One entry of `PUT /applications/{uid}/communication`: a protocol the application speaks. */
@@ -35,8 +36,8 @@ export interface CommunicationEntry {
 }
 
 /**
- * The communication parameters of the first application that speaks the protocol with any (conventions.md
- * §Devices: M3DA `authentication` and `encryption`, MSCI `access` and `pollPeriodS`...); empty when none gives any.
+ * The communication parameters of the first application that speaks the protocol with any (docs/devices.md: M3DA
+ * `authentication` and `encryption`, MSCI `access` and `pollPeriodS`...); empty when none gives any.
  */
 export function communicationParameters (applications: ReadonlyArray<{ communication: readonly CommunicationEntry[] }>, protocol: DeviceProtocol): Record<string, unknown> {
   for (const a of applications) {

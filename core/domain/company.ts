@@ -1,4 +1,4 @@
-/** fleet-api.md §Company: ipFilters and deviceIpFilters share this shape; start and end define a range. */
+/** docs/api.md#users-and-companies: ipFilters and deviceIpFilters share this shape; start and end define a range. */
 export interface IpFilters {
   startIPAddress: string | null
   endIPAddress: string | null

@@ -1,4 +1,4 @@
-// The web console (issue 15) signs in with the service's own OAuth 2: the authorization_code grant with PKCE, as a
+// The web console signs in with the service's own OAuth 2: the authorization_code grant with PKCE, as a
 // public client (no secret: a page cannot keep one). The client exists in every store (bootstrap.service.ts).
 import { isIP } from 'node:net'
 import { hostname } from 'node:os'

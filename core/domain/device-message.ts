@@ -1,12 +1,12 @@
-// The one representation every device protocol produces (shared/style.md §2.6; conventions.md §Devices: "Every
+// The one representation every device protocol produces (docs/architecture.md#how-data-flows; docs/devices.md: "Every
 // accepted device payload is stored as one device message ... with its data points"). Nothing downstream of a
 // normaliser knows which protocol carried the message, except through `protocol`.
 
-/** fleet-api.md §Device message shows MSCI; conventions.md §Devices adds MQTT, REST and M3DA. */
+/** docs/devices.md shows MSCI; docs/devices.md adds MQTT, REST and M3DA. */
 export const DEVICE_PROTOCOLS = ['MQTT', 'REST', 'M3DA', 'MSCI', 'SNMP', 'SPARKPLUG'] as const
 export type DeviceProtocol = typeof DEVICE_PROTOCOLS[number]
 
-/** A stored value: numbers, strings, booleans, or null (fleet-api.md §Data point shapes: number, string or null). */
+/** A stored value: numbers, strings, booleans, or null (docs/devices.md: number, string or null). */
 export type DataValue = number | string | boolean | null
 
 /** One point of a time series: device-management ids (`_RSSI`…) and application ids alike. */
@@ -24,11 +24,11 @@ export interface DeviceMessage {
   protocol: DeviceProtocol
   /** Server time of reception, ms. */
   receivedAt: number
-  /** The message timestamp of fleet-api.md §Device message: its latest point, or receivedAt when it has none. */
+  /** The message timestamp of docs/devices.md: its latest point, or receivedAt when it has none. */
   timestamp: number
   /** In payload order, duplicates kept. */
   points: DataPoint[]
-  /** fleet-api.md §Device message: "duplicates are counted". */
+  /** docs/devices.md: "duplicates are counted". */
   nbDataPoints: number
 }
 

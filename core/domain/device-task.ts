@@ -1,6 +1,6 @@
-// A task for a device (conventions.md §Device tasks): one per operation task of a device operation, carried by the
+// A task for a device (docs/devices.md): one per operation task of a device operation, carried by the
 // system's protocol and ended by the device's acknowledgement. The body is protocol-neutral: it has the shape of the
-// AirVantage JSON task (protocols.md §3.1) and each transport encodes it for its wire (JSON for MQTT and REST,
+// AirVantage JSON task (docs/protocols/mqtt.md) and each transport encodes it for its wire (JSON for MQTT and REST,
 // Bysant for M3DA...).
 import type { DataValue, DeviceProtocol } from './device-message.js'
 
@@ -29,7 +29,7 @@ export interface DeviceTaskRecord {
   operationUid: string | null
   /** The operation task it carries out (several device tasks may carry out one in turn: settings, then reboot). */
   operationTaskUid: string | null
-  /** The transport that carries it (conventions.md §Devices). */
+  /** The transport that carries it (docs/devices.md). */
   protocol: DeviceProtocol
   task: DeviceTask
   state: DeviceTaskState

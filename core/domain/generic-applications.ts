@@ -1,6 +1,6 @@
-// The public generic firmware applications (issue 9, "Application model"): one per protocol, seeded at every start,
-// so that any system can be read, configured, rebooted, reset and woken up without a company writing its own model.
-// The simulator and the tests name their data ids through the constants here.
+// The public generic firmware applications (docs/api.md#applications-and-templates): one per protocol, seeded at every
+// start, so that any system can be read, configured, rebooted, reset and woken up without a company writing its own
+// model. The simulator and the tests name their data ids through the constants here.
 import type { ActionType, DataNode, ValueType } from './application-model.js'
 import type { DeviceProtocol } from './device-message.js'
 import { SYSTEM_DATA_IDS, type FieldType } from './system-data.js'
@@ -40,7 +40,7 @@ const ACTION_TYPES_BY_ID: Record<keyof typeof GENERIC_ACTIONS, ActionType> = { r
 const VALUE_TYPE_OF: Record<FieldType, ValueType> = { double: 'double', integer: 'int', string: 'string' }
 
 /**
- * The data tree every generic firmware declares: the device-management variables of conventions.md §Data at the
+ * The data tree every generic firmware declares: the device-management variables of docs/devices.md at the
  * top (typed as the System data field they feed), the settings under `config`, the actions under `system`.
  */
 export function genericDataTree (): DataNode[] {

@@ -1,4 +1,4 @@
-// Gateway identifier formats (fleet-api.md set G). Each function answers whether the value is well formed.
+// Gateway identifier formats (docs/api.md set G). Each function answers whether the value is well formed.
 
 /** IMEI: 15 digits whose last is the Luhn check digit of the first 14 (3GPP TS 23.003 §6.2.1). */
 export function validImei (imei: string): boolean {

@@ -9,7 +9,7 @@ function family (ip: string): 'ipv4' | 'ipv6' | undefined {
 }
 
 /**
- * Checks a filters object (fleet-api.md §Company edit): every address must be an IPv4 or IPv6 address;
+ * Checks a filters object (docs/api.md#users-and-companies edit): every address must be an IPv4 or IPv6 address;
  * a range needs both ends, of one family, with start not greater than end.
  */
 export function ipFiltersProblem (f: IpFilters): IpFilterProblem | undefined {

@@ -1,7 +1,7 @@
 import { FleetError } from '../errors.js'
 import type { Page, Sort } from '../paging.js'
 
-// conventions.md §Lists: offset default 0; size default 100, maximum 500, larger is clamped.
+// docs/api.md#using-the-api: offset default 0; size default 100, maximum 500, larger is clamped.
 export const DEFAULT_PAGE_SIZE = 100
 export const MAX_PAGE_SIZE = 500
 
@@ -12,7 +12,7 @@ export function page (offset: number | undefined, size: number | undefined): Pag
   }
 }
 
-/** Multi-valued parameters come as repeated keys or comma separated (conventions.md §HTTP basics). */
+/** Multi-valued parameters come as repeated keys or comma separated (docs/api.md#using-the-api). */
 export function list (v: string | string[] | undefined): string[] | undefined {
   if (v === undefined) return undefined
   const parts = (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter((s) => s !== '')
@@ -20,7 +20,7 @@ export function list (v: string | string[] | undefined): string[] | undefined {
 }
 
 /**
- * `key1:value1,key2:value2` (conventions.md §HTTP basics; fleet-api.md §Conventions 9). Built with
+ * `key1:value1,key2:value2` (docs/api.md#using-the-api; docs/api.md#using-the-api). Built with
  * Object.fromEntries, so a key `__proto__` is an own key like any other (an assignment would drop it unseen).
  */
 export function map (v: string | string[] | undefined): Record<string, string> | undefined {
@@ -39,7 +39,7 @@ export interface SortQuery { orderBy?: string | string[] | undefined, asc?: stri
 
 /**
  * `orderBy=<field>[:asc|:desc][,...]`, with the aliases `asc=<field>` and `desc=<field>`.
- * @throws FleetError sort.invalid.field for an attribute that is not sortable (conventions.md §Lists), with the
+ * @throws FleetError sort.invalid.field for an attribute that is not sortable (docs/api.md#using-the-api), with the
  *   sortable ones, or for a direction other than asc and desc
  */
 export function sorts<F extends string> (q: SortQuery, sortable: readonly F[]): Array<Sort<F>> {
@@ -59,7 +59,7 @@ export function sorts<F extends string> (q: SortQuery, sortable: readonly F[]): 
   return out
 }
 
-/** `fields=a,b,c` (conventions.md §Lists): the attributes to answer, or the defaults when absent. */
+/** `fields=a,b,c` (docs/api.md#using-the-api): the attributes to answer, or the defaults when absent. */
 export function fields<F extends string> (v: string | string[] | undefined, selectable: readonly F[], defaults: readonly F[]): F[] {
   const asked = list(v)
   if (asked === undefined || asked.length === 0) return [...defaults]
@@ -73,7 +73,7 @@ export function pick<T extends object, F extends string> (obj: T, keys: readonly
   return out as Partial<T>
 }
 
-/** Timestamps are epoch ms; tolerate seconds and microseconds (conventions.md §HTTP basics). */
+/** Timestamps are epoch ms; tolerate seconds and microseconds (docs/api.md#using-the-api). */
 export function toMillis (t: number): number {
   if (Math.abs(t) < 1e11) return t * 1000
   if (Math.abs(t) > 1e14) return Math.trunc(t / 1000)

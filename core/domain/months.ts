@@ -1,5 +1,5 @@
 // UTC calendar months as epoch-ms ranges [start, end): the bounds of the monthly points partitions
-// (storage/migrations/0020_points_partitions.sql). Timestamps are epoch ms (conventions.md §HTTP basics).
+// (storage/migrations/0020_points_partitions.sql). Timestamps are epoch ms (docs/api.md#using-the-api).
 
 export interface Month {
   /** First ms of the month, UTC. */

@@ -1,4 +1,4 @@
-// The `communication.msci.host` of a system (README.md "AirLink gateways (MSCI)"): `host`, `host:port`, `[v6]` or
+// The `communication.msci.host` of a system (docs/protocols/msci.md): `host`, `host:port`, `[v6]` or
 // `[v6]:port`. Read where a system is written (an address the service must never poll is refused there) and where
 // a gateway is polled (ingest/msci/params.ts).
 import { isIP } from 'node:net'

@@ -1,4 +1,4 @@
-// Bulk operations (fleet-api.md §Operations on systems; conventions.md §Operations: the resource fleet-api.md
+// Bulk operations (docs/operations.md#bulk-operations; docs/operations.md#bulk-operations: the resource docs/api.md
 // does not show).
 import type { CallbackDelivery } from '../operations/callback-guard.js'
 
@@ -12,14 +12,14 @@ export type OperationState = typeof OPERATION_STATES[number]
 
 export const TASK_STATES = ['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'BEING_CANCELLED', 'CANCELLED'] as const
 export type TaskState = typeof TASK_STATES[number]
-/** Task states that end a task (fleet-api.md §States: dependsOn.states). */
+/** Task states that end a task (docs/api.md#systems: dependsOn.states). */
 export const FINAL_TASK_STATES = ['SUCCESS', 'FAILURE', 'CANCELLED'] as const
 export type FinalTaskState = typeof FINAL_TASK_STATES[number]
 
 export interface DependsOn { operation: string, states: FinalTaskState[] }
 
 /**
- * Why a rollout stopped (issue 9, safe rollouts; not in AirVantage): at least `minTasks` tasks had ended and the share
+ * Why a rollout stopped (safe rollouts; not in AirVantage): at least `minTasks` tasks had ended and the share
  * of FAILURE among them (`failed` of `ended`) reached `failurePercent`, so the remaining tasks were cancelled.
  */
 export interface AbortedBy { reason: 'failure.threshold', failurePercent: number, minTasks: number, ended: number, failed: number }
@@ -72,12 +72,12 @@ export interface NewTask { systemUid: string, systemName: string | null, params?
 
 export type Counters = Array<{ state: TaskState, count: number }>
 
-/** All six task states, always (conventions.md §Operations). */
+/** All six task states, always (docs/operations.md#bulk-operations). */
 export function counters (counts: Partial<Record<TaskState, number>>): Counters {
   return TASK_STATES.map((state) => ({ state, count: counts[state] ?? 0 }))
 }
 
-/** conventions.md §Operations: the operation JSON. */
+/** docs/operations.md#bulk-operations: the operation JSON. */
 export function operationView (op: Operation, counts: Partial<Record<TaskState, number>>): Record<string, unknown> {
   return {
     uid: op.uid,
@@ -100,12 +100,12 @@ export function operationView (op: Operation, counts: Partial<Record<TaskState, 
     callbackDelivery: op.callback === null ? null : op.callbackDelivery ?? { attempts: 0, lastStatus: null, lastError: null, lastAttemptAt: null, delivered: false },
     parameters: op.parameters,
     dependsOn: op.dependsOn,
-    // Not in AirVantage (issue 9, safe rollouts): why the remaining tasks were cancelled, null when they were not.
+    // Not in AirVantage (safe rollouts): why the remaining tasks were cancelled, null when they were not.
     abortedBy: op.abortedBy ?? null
   }
 }
 
-/** conventions.md §Operations: the task JSON. */
+/** docs/operations.md#bulk-operations: the task JSON. */
 export function taskView (t: Task): Record<string, unknown> {
   return {
     uid: t.uid,

@@ -1,13 +1,13 @@
-// What GET /api/v1/gateways and GET /api/v1/subscriptions find, show and sort (fleet-api.md §Gateway,
-// §Subscription; conventions.md §Lists). The finds are lookups: a client that knows an identifier asks whether the
-// company already has that gateway or SIM (the Android client, before it creates its system), so every filter is an
-// exact match, any of several values (repeated keys or comma separated).
+// What GET /api/v1/gateways and GET /api/v1/subscriptions find, show and sort (docs/api.md#systems;
+// docs/api.md#using-the-api). The finds are lookups: a client that knows an identifier asks whether the company already
+// has that gateway or SIM (the Android client, before it creates its system), so every filter is an exact match, any of
+// several values (repeated keys or comma separated).
 import type { GatewayView, SubscriptionView } from './system.js'
 
 export const GATEWAY_FILTERS = ['uid', 'imei', 'serialNumber', 'macAddress'] as const
 export type GatewayFilterKey = typeof GATEWAY_FILTERS[number]
 export type GatewayFilter = Partial<Record<GatewayFilterKey, string[]>>
-/** fleet-api.md §Gateway: the fields of a gateway, all shown by default. */
+/** docs/api.md#systems: the fields of a gateway, all shown by default. */
 export const GATEWAY_FIELDS = ['uid', 'imei', 'macAddress', 'serialNumber', 'type', 'creationDate'] as const satisfies ReadonlyArray<keyof GatewayView>
 export const GATEWAY_SORTS = ['creationDate', 'imei', 'serialNumber', 'macAddress', 'type'] as const
 export type GatewaySort = typeof GATEWAY_SORTS[number]
@@ -15,7 +15,7 @@ export type GatewaySort = typeof GATEWAY_SORTS[number]
 export const SUBSCRIPTION_FILTERS = ['uid', 'identifier', 'mobileNumber', 'networkIdentifier', 'operator'] as const
 export type SubscriptionFilterKey = typeof SUBSCRIPTION_FILTERS[number]
 export type SubscriptionFilter = Partial<Record<SubscriptionFilterKey, string[]>>
-/** fleet-api.md §Subscription: the fields of a subscription, all shown by default. */
+/** docs/api.md#systems: the fields of a subscription, all shown by default. */
 export const SUBSCRIPTION_FIELDS = ['uid', 'identifier', 'mobileNumber', 'networkIdentifier', 'ipAddress', 'requestedIp',
   'eid', 'operator', 'state', 'appletGeneration', 'formFactor', 'confType', 'technology', 'orderId', 'productRefName',
   'activationImei', 'imeiLock'] as const satisfies ReadonlyArray<keyof SubscriptionView>

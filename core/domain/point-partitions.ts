@@ -1,4 +1,4 @@
-// Which monthly partitions of the points exist, and which expire (issue 12, "Points that grow without end";
+// Which monthly partitions of the points exist, and which expire (docs/store.md#points-partitions-and-retention;
 // storage/migrations/0020_points_partitions.sql). Pure rules; core/services/data/point-partitions.service.ts
 // applies them.
 //

@@ -1,4 +1,4 @@
-// Redirect URIs of the authorization_code grant (conventions.md §Authentication; RFC 6749 §3.1.2): absolute, with
+// Redirect URIs of the authorization_code grant (docs/api.md#get-a-token; RFC 6749 §3.1.2): absolute, with
 // no fragment. http is allowed: clients on a developer's machine redirect to http://localhost.
 
 export function isRedirectUri (uri: string): boolean {

@@ -1,5 +1,5 @@
-// Rights are strings `<area>.<subject>.<action>` (fleet-api.md §User); the permission of each endpoint is
-// the one of its row in fleet-api.md §Endpoints. `administrator` stands for company administrators.
+// Rights are strings `<area>.<subject>.<action>` (docs/api.md#users-and-companies); the permission of each endpoint is
+// the one of its row in docs/api.md. `administrator` stands for company administrators.
 
 export const ADMINISTRATOR = 'administrator'
 

@@ -1,6 +1,6 @@
-// Hourly and daily rollups of data points (issue 12, Rollups; storage/migrations/0019_data_rollups.sql,
+// Hourly and daily rollups of data points (docs/store.md#rollups; storage/migrations/0019_data_rollups.sql,
 // 0027_data_rollups_daily.sql): what the points of one (system, data id, UTC hour or day) contribute to the folding
-// functions of conventions.md §Data. The ingest batch folds its points with hourStats() and dayStats() and the store
+// functions of docs/devices.md. The ingest batch folds its points with hourStats() and dayStats() and the store
 // merges each result into its period's row in the same transaction.
 import type { DataValue } from './device-message.js'
 
@@ -21,7 +21,7 @@ export interface PeriodStats {
   dataId: string
   /** The period's start (ms). */
   start: number
-  /** Present values: numbers, booleans, strings (conventions.md §Data: cnt). */
+  /** Present values: numbers, booleans, strings (docs/devices.md: cnt). */
   cnt: number
   /** Numeric values (booleans are 1 and 0) below WIDE in magnitude, and their sum, sum of squares, min, max. */
   nNum: number

@@ -1,5 +1,5 @@
-// The system filters of fleet-api.md §Find systems, which are also the `criteria` of a bulk-operation selection
-// (fleet-api.md §System selection). One type, one SQL translation (storage/repositories/system-criteria.sql.ts).
+// The system filters of docs/api.md#systems, which are also the `criteria` of a bulk-operation selection
+// (docs/operations.md#bulk-operations). One type, one SQL translation (storage/repositories/system-criteria.sql.ts).
 import { FleetError } from '../errors.js'
 
 export const GATEWAY_KEYS = ['uid', 'type', 'imei', 'macAddress', 'serialNumber'] as const
@@ -8,7 +8,7 @@ export const SUBSCRIPTION_KEYS = ['uid', 'operator', 'identifier', 'mobileNumber
 export const APPLICATION_KEYS = ['uid', 'name', 'revision', 'type'] as const
 export const DATA_KEYS = ['rssiLevel', 'ecioLevel', 'networkServiceType', 'roamingStatus', 'signalStrength',
   'rsrpLevel', 'rsrqLevel'] as const
-/** fleet-api.md §Operations, Label: the identifier lists of the label operation. */
+/** docs/operations.md#bulk-operations, Label: the identifier lists of the label operation. */
 export const IDENTIFIER_KINDS = ['name', 'gatewaySerialNumber', 'gatewayImei', 'gatewayMacAddress',
   'subscriptionIdentifier', 'subscriptionNetworkIdentifier', 'subscriptionIpAddress', 'subscriptionEid'] as const
 

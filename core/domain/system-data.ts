@@ -1,11 +1,11 @@
-// System data (fleet-api.md §System data): device-management values extracted from device traffic so that every
-// protocol gives the same representation. The id → field table and the levels are conventions.md §Data.
+// System data (docs/devices.md): device-management values extracted from device traffic so that every
+// protocol gives the same representation. The id → field table and the levels are docs/devices.md.
 import type { DataPoint, DataValue } from './device-message.js'
 
 export const SIGNAL_LEVELS = ['NO_REPORT', 'NO_SIGNAL', 'VERY_LOW', 'LOW', 'GOOD', 'VERY_GOOD', 'EXCELLENT'] as const
 export type SignalLevel = typeof SIGNAL_LEVELS[number]
 
-/** Every field of fleet-api.md §System data; null when never reported. */
+/** Every field of docs/devices.md; null when never reported. */
 export interface SystemData {
   apn: string | null
   cellId: string | null
@@ -41,7 +41,7 @@ export interface SystemData {
   firmwareComponents: string | null
   monthBytesTotal: number | null
   monthBytesTotalTime: number | null
-  /** Deprecated (fleet-api.md: see dataUsage). */
+  /** Deprecated (docs/api.md: see dataUsage). */
   usagesBytesTotal: number | null
   lastCommFailureDate: number | null
   lastTemplateName: string | null
@@ -50,7 +50,7 @@ export interface SystemData {
   ipAddress: string | null
 }
 
-/** fleet-api.md §States, create system: levels NO_REPORT, networkServiceType and roamingStatus UNKNOWN. */
+/** docs/api.md#systems, create system: levels NO_REPORT, networkServiceType and roamingStatus UNKNOWN. */
 export const UNKNOWN = 'UNKNOWN'
 
 export function initialSystemData (): SystemData {
@@ -95,11 +95,11 @@ export function initialSystemData (): SystemData {
   }
 }
 
-/** The type of a field in fleet-api.md §System data, which decides how a device value is coerced. */
+/** The type of a field in docs/devices.md, which decides how a device value is coerced. */
 export type FieldType = 'double' | 'integer' | 'string'
 export interface MappedField { field: keyof SystemData, type: FieldType }
 
-/** conventions.md §Data: device-management data ids → System data fields, exactly as listed there. */
+/** docs/devices.md: device-management data ids → System data fields, exactly as listed there. */
 export const SYSTEM_DATA_IDS: Readonly<Record<string, MappedField>> = Object.freeze({
   _RSSI: { field: 'rssi', type: 'double' },
   _ECIO: { field: 'ecio', type: 'double' },
@@ -133,9 +133,9 @@ export function mappedField (dataId: string): MappedField | undefined {
   return MAPPING.get(dataId)
 }
 
-// Levels (conventions.md §Data). A level is the first row whose lower bound the value reaches; below the last
-// bound is NO_SIGNAL, no value is NO_REPORT. rssi is fixed by conventions.md. The others are ours, cut from the
-// usual UMTS/LTE bands: Ec/Io 0..-6 dB excellent (split EXCELLENT/VERY_GOOD), -7..-10 good, -11..-20 poor (split
+// Levels (docs/devices.md). A level is the first row whose lower bound the value reaches; below the last
+// bound is NO_SIGNAL, no value is NO_REPORT. rssi is fixed by docs/api.md#using-the-api. The others are ours, cut from
+// the usual UMTS/LTE bands: Ec/Io 0..-6 dB excellent (split EXCELLENT/VERY_GOOD), -7..-10 good, -11..-20 poor (split
 // LOW/VERY_LOW); RSRP >= -80 dBm excellent, -80..-90 good, -90..-100 mid cell, -100..-120 cell edge (split);
 // RSRQ >= -10 dB excellent, -10..-15 good (split), -15..-20 mid cell (split), below -20 unusable.
 //
@@ -167,11 +167,11 @@ export const rssiLevel = (dBm: number | null): SignalLevel => level(dBm, LEVEL_B
 export const ecioLevel = (dB: number | null): SignalLevel => level(dB, LEVEL_BOUNDS.ecio)
 export const rsrpLevel = (tenthsDbm: number | null): SignalLevel => level(tenthsDbm, LEVEL_BOUNDS.rsrp)
 export const rsrqLevel = (tenthsDb: number | null): SignalLevel => level(tenthsDb, LEVEL_BOUNDS.rsrq)
-/** fleet-api.md §System data: NO_REPORT (null bars), NO_SIGNAL (0) … EXCELLENT (5); more than 5 is EXCELLENT. */
+/** docs/devices.md: NO_REPORT (null bars), NO_SIGNAL (0) … EXCELLENT (5); more than 5 is EXCELLENT. */
 export const signalStrength = (bars: number | null): SignalLevel => level(bars, LEVEL_BOUNDS.signalBars)
 
 /**
- * A device value as the field's type (fleet-api.md §System data): double fields take finite numbers (numeric text
+ * A device value as the field's type (docs/devices.md): double fields take finite numbers (numeric text
  * accepted), integer fields the same rounded, string fields text (numbers and booleans written as text).
  * null clears the field (UNKNOWN for networkServiceType and roamingStatus). undefined: not coercible, field kept.
  */

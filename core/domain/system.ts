@@ -1,4 +1,4 @@
-// fleet-api.md §System and §States and transitions.
+// docs/api.md#systems and docs/api.md#systems.
 import type { CommunicationEntry, DataNode } from './application-model.js'
 
 export const LIFE_CYCLE_STATES = ['INVENTORY', 'ACTIVE', 'TEST_READY', 'SUSPENDED', 'RETIRED'] as const
@@ -11,7 +11,7 @@ export const COMM_STATUSES = ['OK', 'ERROR', 'WARNING', 'UNDEFINED'] as const
 export type CommStatus = typeof COMM_STATUSES[number]
 export const SYNC_STATUSES = ['OK', 'ERROR', 'WARNING', 'NOT_SYNC'] as const
 export const USAGE_STATUSES = ['WITHIN_PLAN', 'NEARING_PLAN', 'EXCEEDING_PLAN'] as const
-/** An application's category, as AirVantage and its clients say (README.md "Applications and templates"). */
+/** An application's category, as AirVantage and its clients say (docs/api.md#applications-and-templates). */
 export const APPLICATION_CATEGORIES = ['APPLICATION', 'FIRMWARE'] as const
 /** What a request or a seed file may say: SOFTWARE, the service's former name, is APPLICATION. */
 export const APPLICATION_CATEGORY_INPUTS = ['APPLICATION', 'SOFTWARE', 'FIRMWARE'] as const
@@ -19,13 +19,13 @@ export const applicationCategory = (c: typeof APPLICATION_CATEGORY_INPUTS[number
 export const PROTOCOLS = ['MQTT', 'REST', 'M3DA', 'MSCI'] as const
 export type Protocol = typeof PROTOCOLS[number]
 
-// Values fleet-api.md lists for subscription fields.
+// Values docs/api.md lists for subscription fields.
 export const APPLET_GENERATIONS = ['V1', 'V2', 'V3', 'V4'] as const
 export const FORM_FACTORS = ['2FF', '3FF', '4FF', 'MFF', 'COMBO', 'WLCSP', 'DFN6'] as const
 export const CONF_TYPES = ['LITE', 'ADVANCED', 'ADVANCED_NODATA', 'TAILORED', 'BROADBAND', 'PASSIVE', 'MBQT_V1',
   'MBQT_V2', 'MBQT_V3', 'LITE2', 'ADVANCED2', 'ADVANCED2_NODATA'] as const
 export const TECHNOLOGIES = ['2G/3G', '4G'] as const
-// Not shown by fleet-api.md ("A value UNKNOWN exists for operator"): the operators this service knows.
+// Not shown by docs/api.md ("A value UNKNOWN exists for operator"): the operators this service knows.
 export const OPERATORS = ['UNKNOWN', 'SIERRA_WIRELESS', 'ORANGE', 'SFR', 'BOUYGUES', 'VODAFONE', 'TELEFONICA',
   'DEUTSCHE_TELEKOM', 'KPN', 'TIM', 'EE', 'ATT', 'VERIZON', 'T_MOBILE', 'SPRINT', 'BELL', 'ROGERS', 'TELUS',
   'TELSTRA', 'NTT_DOCOMO'] as const
@@ -33,7 +33,7 @@ export const OPERATORS = ['UNKNOWN', 'SIERRA_WIRELESS', 'ORANGE', 'SFR', 'BOUYGU
 export const SUBSCRIPTION_STATES = ['INVENTORY', 'TEST_READY', 'ACTIVE', 'SUSPENDED', 'RETIRED'] as const
 
 /**
- * Life-cycle moves (fleet-api.md shows only creation and swap SIM; the rest is ours and documented in the README):
+ * Life-cycle moves (docs/api.md shows only creation and swap SIM; the rest is ours and documented in docs/api.md):
  * a system leaves INVENTORY for testing or service, moves between ACTIVE and SUSPENDED, may go back to INVENTORY
  * from TEST_READY, and RETIRED is final. Any other change answers system.invalid.state.
  */
@@ -90,7 +90,8 @@ export interface Subscription extends SubscriptionView {
   creationDate: number
 }
 
-/** An application of the catalogue in the AirVantage model (conventions.md §Applications); public when companyUid is null. */
+/** An application of the catalogue in the AirVantage model (docs/api.md#applications-and-templates); public when companyUid
+ * is null. */
 export interface Application {
   uid: string
   companyUid: string | null
@@ -104,7 +105,7 @@ export interface Application {
   data: DataNode[]
 }
 
-/** An application inside a system (fleet-api.md §Application). */
+/** An application inside a system (docs/api.md#applications-and-templates). */
 export interface ApplicationRef { uid: string, name: string, revision: string, type: string, category: string }
 
 export interface Communication {
@@ -186,7 +187,7 @@ function startOfMonthUtc (now: number): number {
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1)
 }
 
-/** fleet-api.md §System: the resource as answered (details, create, edit). */
+/** docs/api.md#systems: the resource as answered (details, create, edit). */
 export function systemView (s: System, now: number): Record<string, unknown> {
   const gateway = s.gateway === null ? null : gatewayView(s.gateway)
   const subscription = s.subscription === null ? null : subscriptionView(s.subscription)
@@ -229,7 +230,7 @@ export function systemView (s: System, now: number): Record<string, unknown> {
   }
 }
 
-/** fleet-api.md §Gateway: the gateway as answered. */
+/** docs/api.md#systems: the gateway as answered. */
 export function gatewayView (g: GatewayView): GatewayView {
   return { uid: g.uid, imei: g.imei, macAddress: g.macAddress, serialNumber: g.serialNumber, type: g.type, creationDate: g.creationDate }
 }

@@ -1,6 +1,6 @@
 import { BlockList, isIP } from 'node:net'
 
-// TRUST_PROXY (README "Behind a proxy"): the proxies whose word on the client's address is believed. A list is
+// TRUST_PROXY (docs/security.md#behind-a-proxy): the proxies whose word on the client's address is believed. A list is
 // turned into a BlockList once; the configuration's list is one frozen array for the process's life.
 const built = new WeakMap<readonly string[], BlockList>()
 

@@ -1,6 +1,5 @@
-// Billing rules of usage records (fleet-api.md §System usage data ids: "Invoiced values are rounded to the billing
-// increment"; §System: dataUsage.status). The spec gives no figures: these are ours, written down in README.md
-// §Usage records.
+// Billing rules of usage records (docs/usage.md: "Invoiced values are rounded to the billing
+// increment"; §System: dataUsage.status). The spec gives no figures: these are ours, written down in docs/usage.md.
 import type { USAGE_STATUSES } from './system.js'
 
 export type UsageStatus = typeof USAGE_STATUSES[number]
@@ -42,7 +41,7 @@ export function usageStatus (bytesTotal: number, limit: number | null | undefine
   return 'WITHIN_PLAN'
 }
 
-/** The current calendar month in UTC, [start, end) in ms (fleet-api.md §System: dataUsage.bytesTotal). */
+/** The current calendar month in UTC, [start, end) in ms (docs/api.md#systems: dataUsage.bytesTotal). */
 export function monthOf (now: number): { start: number, end: number } {
   const d = new Date(now)
   return { start: Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1), end: Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1) }

@@ -1,11 +1,11 @@
-// Usage records (fleet-api.md §Usage record; conventions.md §Usage records): cellular sessions, SMS and USSD message
+// Usage records (docs/usage.md; docs/usage.md): cellular sessions, SMS and USSD message
 // units of a system, as an operator's feed reports them. The record types are those of the aggregations
 // (core/domain/aggregation.ts), which count them as the usage data ids.
 import type { UsageRecordType } from './aggregation.js'
 
 export const USAGE_RECORD_TYPES: readonly UsageRecordType[] = ['DATA', 'SMS_SENT', 'SMS_RECEIVED', 'VOICE_IN', 'VOICE_OUT', 'MSU']
 
-/** fleet-api.md §Usage record: the common text fields, every type. */
+/** docs/usage.md: the common text fields, every type. */
 export const COMMON_TEXT_FIELDS = ['visitedNetwork', 'visitedCountry', 'visitedMnc', 'visitedMcc', 'servedImsi', 'servedImei', 'servedMsisdn'] as const
 /** Text fields of some types only: apn, pdpAddress, ratType (DATA); phoneNumber (SMS and voice). */
 export const TYPE_TEXT_FIELDS = ['apn', 'pdpAddress', 'ratType', 'phoneNumber'] as const
@@ -35,7 +35,7 @@ export interface UsageRecord {
 /** Types whose records have an end (a session): DATA and voice; the others are events at `start`. */
 export const hasEnd = (type: UsageRecordType): boolean => type === 'DATA' || type === 'VOICE_IN' || type === 'VOICE_OUT'
 
-/** fleet-api.md §Usage record: the record as answered (the common fields, then those of its type only). */
+/** docs/usage.md: the record as answered (the common fields, then those of its type only). */
 export interface UsageRecordJson {
   uid: string
   type: UsageRecordType
@@ -99,7 +99,7 @@ export function usageRecordView (r: UsageRecord): UsageRecordJson {
   }
 }
 
-/** fleet-api.md §Usage records, multi system list: `{ts, v: {uid, end?}}` (end for the types that have one). */
+/** docs/usage.md, multi system list: `{ts, v: {uid, end?}}` (end for the types that have one). */
 export function usagePointView (r: UsageRecord): { ts: number, v: { uid: string, end?: number } } {
   return { ts: r.start, v: hasEnd(r.type) ? { uid: r.uid, end: r.end ?? r.start } : { uid: r.uid } }
 }

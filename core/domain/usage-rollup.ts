@@ -1,7 +1,7 @@
-// Daily rollups of the usage data ids (issue 12, Rollups: "Usage data ids get the same treatment";
+// Daily rollups of the usage data ids (docs/store.md#rollups: "Usage data ids get the same treatment";
 // storage/migrations/0026_usage_rollups.sql): which part of an aggregation's range they may answer. A usage point's
-// date is a record's start or its end processing date (fleet-api.md §System usage data ids), and the rollups hold
-// what the points of one (system, usage data id, UTC day) contribute to the folding functions of conventions.md §Data.
+// date is a record's start or its end processing date (docs/usage.md), and the rollups hold
+// what the points of one (system, usage data id, UTC day) contribute to the folding functions of docs/devices.md.
 
 import { DAY_MS, dayOf } from './rollup.js'
 

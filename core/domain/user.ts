@@ -11,7 +11,7 @@ export interface UserRecord {
   name: string
   phoneNumber: string | null
   passwordHash: string | null
-  /** The company the user belongs to (fleet-api.md §User: company). */
+  /** The company the user belongs to (docs/api.md#users-and-companies: company). */
   companyUid: string
 }
 
@@ -24,7 +24,7 @@ export interface Membership {
   administrator: boolean
 }
 
-/** fleet-api.md §User, as answered by the API. */
+/** docs/api.md#users-and-companies, as answered by the API. */
 export interface UserView {
   uid: string
   email: string
@@ -35,7 +35,7 @@ export interface UserView {
   picture: null
 }
 
-/** fleet-api.md §Company: an administrator entry. */
+/** docs/api.md#users-and-companies: an administrator entry. */
 export interface AdministratorView { uid: string, company: { uid: string }, email: string, name: string }
 
 export const USER_FIELDS = ['uid', 'name', 'email', 'profile'] as const

@@ -1,4 +1,4 @@
-// The request bodies shared by the operation types (fleet-api.md §System selection, §Common operation parameters);
+// The request bodies shared by the operation types (docs/operations.md#bulk-operations);
 // each type declares its own body in its file (core/operations/kinds/).
 import { Type } from 'typebox'
 import { EpochTimeInt } from '../schemas/numbers.schema.js'
@@ -8,7 +8,7 @@ export const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type
 export const Flag = Type.Optional(Type.Union([Type.Null(), Type.Boolean()]))
 export const Time = Type.Optional(Type.Union([Type.Null(), EpochTimeInt()]))
 
-/** fleet-api.md §Common operation parameters. */
+/** docs/operations.md#bulk-operations. */
 export const Common = {
   notify: Type.Optional(Type.Union([Type.Null(), Type.Boolean()], { description: 'E-mail the caller when the operation finishes (default false)' })),
   callback: Type.Optional(Type.Union([Type.Null(), Type.String()], { description: 'URL POSTed on every change of the operation state; user:password@ in it becomes HTTP Basic' })),
@@ -22,7 +22,7 @@ const Str = Type.Optional(Type.String())
 const keyed = (keys: readonly string[]) => Type.Optional(Type.Object(Object.fromEntries(keys.map((k) => [k, Str]))))
 const bounds = Object.fromEntries(DATE_BOUNDS.map((b) => [b, Type.Optional(EpochTimeInt())]))
 
-/** fleet-api.md §System selection: criteria fields and nested criteria. */
+/** docs/operations.md#bulk-operations: criteria fields and nested criteria. */
 export const Criteria = Type.Object({
   uids: Strings,
   labels: Strings,
@@ -47,7 +47,7 @@ export const DependsOn = Type.Object({
   states: Type.Optional(Type.Union([Type.Null(), Type.Array(Type.String())]))
 })
 
-/** fleet-api.md §System selection. */
+/** docs/operations.md#bulk-operations. */
 export const Selection = Type.Object({
   label: Type.Optional(Nullable(Type.String())),
   uids: Type.Optional(Type.Union([Type.Null(), Type.Array(Type.String())])),

@@ -1,6 +1,6 @@
-// conventions.md §Callbacks and notifications: callbacks to loopback, link-local and private addresses are refused
+// docs/operations.md#bulk-operations: callbacks to loopback, link-local and private addresses are refused
 // unless configured (CALLBACK_ALLOW_PRIVATE). The refusal is answered when the operation is created, not found out
-// later by a delivery that is silently dropped (issue 8). storage/notify/http-callback.ts implements this port with
+// later by a delivery that is silently dropped. storage/notify/http-callback.ts implements this port with
 // the same address rules its deliveries obey.
 
 export type CallbackCheck =
@@ -13,7 +13,8 @@ export interface CallbackGuard {
   check (url: string): Promise<CallbackCheck>
 }
 
-/** What the service answers about the callbacks of an operation (conventions.md §Operations: the operation JSON). */
+/** What the service answers about the callbacks of an operation (docs/operations.md#bulk-operations: the operation
+ * JSON). */
 export interface CallbackDelivery {
   /** Tries made, every state change's event together. */
   attempts: number

@@ -10,7 +10,7 @@ import type { CallbackGuard } from './callback-guard.js'
 import { FleetError } from '../errors.js'
 import { newUid } from '../security/secrets.js'
 
-/** What every operation request may carry (fleet-api.md §Common operation parameters). */
+/** What every operation request may carry (docs/operations.md#bulk-operations). */
 export interface CommonParams {
   notify?: boolean | null
   callback?: string | null
@@ -28,8 +28,9 @@ export interface OperationDeps {
 export interface Caller { access: CompanyAccess, actor: Actor }
 
 /**
- * The callback URL, checked now: refused here rather than accepted and never delivered (conventions.md §Callbacks;
- * core/operations/callback-guard.ts). An empty one is none. @throws callback.invalid, callback.forbidden
+ * The callback URL, checked now: refused here rather than accepted and never delivered
+ * (docs/operations.md#bulk-operations; core/operations/callback-guard.ts). An empty one is none. @throws
+ * callback.invalid, callback.forbidden
  */
 async function checkedCallback (guard: CallbackGuard, url: string | null | undefined): Promise<string | null> {
   if (url == null || url.trim() === '') return null

@@ -1,4 +1,4 @@
-// The operations engine (issue: Operations engine; conventions.md §Operations; shared/design.md §How data flows).
+// The operations engine (docs/operations.md#bulk-operations; docs/architecture.md#how-data-flows).
 // An operation and its tasks are written in one transaction. Jobs only say when to look: `operation.start` when the
 // schedule and dependsOn allow, then `operation.run`, which takes the next chunk of PENDING tasks (FOR UPDATE SKIP
 // LOCKED), runs them in one transaction (each in a savepoint, or the whole chunk at once through the handler's

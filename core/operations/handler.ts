@@ -24,7 +24,7 @@ export type TaskOutcome =
   | { state: 'SUCCESS', params?: Record<string, unknown>, system?: TaskSystem }
   | { state: 'IN_PROGRESS', params?: Record<string, unknown>, deliver?: DispatchRequest }
 
-/** A device answered one of the device tasks this operation task wrote (conventions.md §Device tasks). */
+/** A device answered one of the device tasks this operation task wrote (docs/devices.md). */
 export interface AnswerContext extends TaskContext { answer: DeviceAnswer }
 
 export interface ChunkContext {
@@ -37,7 +37,8 @@ export interface ChunkContext {
 
 /**
  * How one operation type applies to one system. A FleetError thrown by run() fails the task with its code and
- * undoes the task's changes; any other error undoes the whole chunk, which is run again (shared/style.md §2.7).
+ * undoes the task's changes; any other error undoes the whole chunk, which is run again
+ * (docs/decisions/0019-operations-engine-and-device-tasks.md).
  */
 export interface OperationHandler {
   /**
@@ -65,7 +66,7 @@ export interface OperationHandler {
   answered? (ctx: AnswerContext): Promise<TaskOutcome>
   /**
    * Optional: device messages of the task's system were stored while the task was open (retrieve data waits for the
-   * values read: conventions.md §Device tasks). Answers how the task ends, or undefined to keep waiting. Runs with
+   * values read: docs/devices.md). Answers how the task ends, or undefined to keep waiting. Runs with
    * the task locked, in the transaction that records its new state.
    */
   reported? (ctx: TaskContext): Promise<TaskOutcome | undefined>

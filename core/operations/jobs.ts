@@ -1,6 +1,6 @@
 import type { OperationStateEvent } from '../ports/notify.js'
 
-/** The jobs of the operations engine and their payloads (shared/style.md §2.7). */
+/** The jobs of the operations engine and their payloads (docs/decisions/0019-operations-engine-and-device-tasks.md). */
 export interface OperationJobs {
   /** Starts the operation when its schedule and dependsOn allow. */
   'operation.start': { operationUid: string }
@@ -12,7 +12,7 @@ export interface OperationJobs {
   'operation.notify': { operationUid: string }
   /** Periodic: fails the tasks past their operation's timeoutDate (see PeriodicJobs). */
   'sweep.timeouts': null
-  /** Periodic: moves commStatus of the systems whose expected period passed (conventions.md §Data). */
+  /** Periodic: moves commStatus of the systems whose expected period passed (docs/devices.md). */
   'sweep.comm-status': null
   /** Periodic: creates the monthly points partitions ahead and drops those past DATA_RETENTION_DAYS. */
   'points.partitions': null

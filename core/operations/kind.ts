@@ -1,4 +1,4 @@
-// What one type of bulk operation is (issue 9: an operation type is one file plus one line in
+// What one type of bulk operation is (an operation type is one file plus one line in
 // core/operations/kinds/index.ts): the request that creates it, how it is validated and created, and how each of its
 // tasks runs. The API registers one route per kind and the engine takes its handler from the same list.
 import type { Static, TSchema } from 'typebox'
@@ -23,7 +23,7 @@ export interface OperationKind<S extends TSchema = TSchema> {
   type: OperationType
   route: OperationRoute<S>
   /**
-   * Validates the request (every synchronous rule of its fleet-api.md row: 400 with the code, nothing created) and
+   * Validates the request (every synchronous rule of its docs/api.md row: 400 with the code, nothing created) and
    * creates the operation. `systemUid` is the `:uid` of the path, when it has one.
    */
   create: (deps: OperationDeps, caller: Caller, body: Static<S>, systemUid?: string) => Promise<{ operation: string }>

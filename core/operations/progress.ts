@@ -1,4 +1,4 @@
-// Operation progress for the live stream (issue 15; core/ports/events.ts): the engine says which operations changed
+// Operation progress for the live stream (core/ports/events.ts): the engine says which operations changed
 // after each commit (a chunk, device answers, a state change), and their state and counters are read once per
 // PROGRESS_MS for all of them together. A 10,000-task reboot thus costs a few reads a second, not one per answer;
 // and nothing at all while no stream is open (EventBus.listening).

@@ -21,7 +21,7 @@ export interface OperationListQuery {
 
 type View = Record<string, unknown>
 
-/** GET /api/v1/operations and friends (conventions.md §Operations). */
+/** GET /api/v1/operations and friends (docs/operations.md#bulk-operations). */
 export function createOperationsReader (repos: Pick<Repositories, 'operations'>, engine: Engine) {
   async function views (ops: Operation[]): Promise<View[]> {
     const counts = await repos.operations.counts(ops.map((o) => o.uid))

@@ -1,6 +1,6 @@
-// The right that creating each type of operation needs (fleet-api.md §Operations on systems, the Permission column;
+// The right that creating each type of operation needs (docs/operations.md#bulk-operations, the Permission column;
 // §Export data history). Cancelling an operation needs the same right: stopping a bulk change is as much a change as
-// starting it (issue 8: a view-only user could cancel anything).
+// starting it (a view-only user could cancel anything).
 import type { OperationType } from '../domain/operation.js'
 
 export const OPERATION_RIGHTS: Readonly<Record<OperationType, string>> = {
@@ -17,6 +17,6 @@ export const OPERATION_RIGHTS: Readonly<Record<OperationType, string>> = {
   SYSTEM_RESET: 'device.management.action',
   SYSTEM_WAKEUP: 'device.management.action',
   SYSTEM_EXPORT_DATA_HISTORY: 'entities.systems.export',
-  // Not in fleet-api.md (conventions.md §Usage records): importing usage records changes systems' records.
+  // Not in docs/api.md (docs/usage.md): importing usage records changes systems' records.
   SYSTEM_IMPORT_USAGES: 'entities.systems.edit'
 }

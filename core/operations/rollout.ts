@@ -1,4 +1,4 @@
-// Safe rollouts (issue 9, "Beyond the spec: safe rollouts"). Device operations may carry two fields no AirVantage
+// Safe rollouts (docs/operations.md#bulk-operations). Device operations may carry two fields no AirVantage
 // client sends, kept in the operation's parameters (core/operations/device/rollout-params.ts): `rollout:
 // {maxPerMinute}` releases the tasks at most that fast, `abort: {failurePercent, minTasks}` cancels the remaining
 // tasks once enough of the ended ones failed. Without them the engine runs as before.

@@ -1,7 +1,7 @@
 import { FleetError } from '../errors.js'
 import { toMillis } from '../domain/lists.js'
 
-// fleet-api.md §Common operation parameters and §Limits.
+// docs/operations.md#bulk-operations and docs/api.md#limits.
 export const MAX_SCHEDULE_AHEAD_MS = 90 * 86_400_000
 export const DEFAULT_TIMEOUT_MS = 7 * 86_400_000
 

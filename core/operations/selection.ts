@@ -8,16 +8,16 @@ import {
 import { toMillis } from '../domain/lists.js'
 import { Criteria } from './body.schema.js'
 
-// fleet-api.md §System selection and set S; §Limits: 100 distinct uids.
+// docs/operations.md#bulk-operations and set S; §Limits: 100 distinct uids.
 export const MAX_SELECTION_UIDS = 100
 export const MAX_IDENTIFIERS = 5000
 // A selection never makes more tasks than this in one operation (a safety bound far above real fleets' bulk sizes).
 export const MAX_SELECTED_SYSTEMS = 1_000_000
 
 /**
- * The criteria object of a request (fleet-api.md §System selection, criteria fields and nested criteria): the find
+ * The criteria object of a request (docs/operations.md#bulk-operations, criteria fields and nested criteria): the find
  * filters of core/domain/system-criteria.ts, with status lists also accepted as a single string and date bounds in
- * any unit conventions.md tolerates.
+ * any unit docs/api.md#using-the-api tolerates.
  */
 export interface CriteriaInput extends Partial<Record<DateBound, number>> {
   uids?: string[]
@@ -98,7 +98,7 @@ async function systemsOf (tx: Pick<Repositories, 'systems'>, companyUid: string,
   return found.map((s) => ({ systemUid: s.uid, systemName: s.name }))
 }
 
-/** What a selection.invalid tells the caller, after the fields that were set (fleet-api.md §System selection). */
+/** What a selection.invalid tells the caller, after the fields that were set (docs/operations.md#bulk-operations). */
 export const SELECTION_FORM = 'set exactly one of label, uids, dependsOn, criteria'
 
 /** The first error parameter of selection.invalid: the selection fields that were set. */
@@ -130,7 +130,7 @@ export async function dependsOnSelection (tx: Pick<Repositories, 'operations'>, 
 }
 
 /**
- * Exactly one of label, uids, dependsOn, criteria (fleet-api.md §System selection).
+ * Exactly one of label, uids, dependsOn, criteria (docs/operations.md#bulk-operations).
  * @throws selection.invalid, selection.empty, selection.max.uid.reached, operation.unknown, system.unknown
  */
 export async function resolveSelection (tx: Pick<Repositories, 'systems' | 'operations'>, companyUid: string, sel: SelectionInput | null | undefined): Promise<Selection> {
@@ -140,7 +140,7 @@ export async function resolveSelection (tx: Pick<Repositories, 'systems' | 'oper
   if (sel.dependsOn != null) return await dependsOnSelection(tx, companyUid, sel.dependsOn)
   if (sel.label != null) {
     const tasks = await systemsOf(tx, companyUid, { labels: [sel.label] })
-    // fleet-api.md set S: selection.empty is "nothing matches the label" (AirVantage clients test for that code).
+    // docs/api.md set S: selection.empty is "nothing matches the label" (AirVantage clients test for that code).
     if (tasks.length === 0) throw new FleetError('selection.empty', ['label', sel.label])
     return { tasks, dependsOn: null, resolved: true }
   }

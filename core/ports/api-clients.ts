@@ -2,7 +2,7 @@
 
 export interface ApiClientRecord {
   clientId: string
-  /** Null for a public client (the web console, issue 15): it may use the authorization_code grant with PKCE only. */
+  /** Null for a public client (the web console): it may use the authorization_code grant with PKCE only. */
   secretHash: string | null
   name: string
   userUid: string | null

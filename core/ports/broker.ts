@@ -1,8 +1,8 @@
-// Device credentials in an external MQTT broker (issue 14, "An external MQTT broker"): declared here, implemented
-// in ingest/broker-sync/ (Mosquitto dynamic security) and storage/repositories/, wired in bin/. core/ never knows
-// which broker holds them.
+// Device credentials in an external MQTT broker (docs/cluster.md#external-mqtt-broker-ingest): declared here,
+// implemented in ingest/broker-sync/ (Mosquitto dynamic security) and storage/repositories/, wired in bin/. core/ never
+// knows which broker holds them.
 
-/** One device login of a system as a broker must know it (conventions.md §Devices: serial number or IMEI). */
+/** One device login of a system as a broker must know it (docs/devices.md: serial number or IMEI). */
 export interface BrokerLogin {
   systemUid: string
   /** The MQTT username: the gateway's serial number or IMEI. */

@@ -7,8 +7,8 @@ export interface SettingTemplate { uid: string, companyUid: string, name: string
 export interface OptionRecord extends SystemOption { companyUid: string | null }
 
 /**
- * A gateway of a company's inventory (issue 11: registration codes; migration 0017): what its manufacturer shipped,
- * and whether its product needs the registration code to be registered (fleet-api.md §Register).
+ * A gateway of a company's inventory (registration codes; migration 0017): what its manufacturer shipped,
+ * and whether its product needs the registration code to be registered (docs/operations.md#csv-operations).
  */
 export interface InventoryGateway {
   companyUid: string

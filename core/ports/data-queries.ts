@@ -1,5 +1,5 @@
-// The read side of telemetry (issue: Telemetry): what the data and message endpoints need from the store
-// (fleet-api.md §Last data points, §Raw data points, §Aggregated data points, §Fleet aggregated data points, §Messages).
+// The read side of telemetry (docs/devices.md): what the data and message endpoints need from the store
+// (docs/devices.md).
 import type { AggregateFn, UsageSeries } from '../domain/aggregation.js'
 import type { DataValue } from '../domain/device-message.js'
 
@@ -22,7 +22,7 @@ export interface AggregateQuery {
   targets: { systems: string[] } | { companies: string[] }
   /** Data ids read from the data points. */
   dataIds: string[]
-  /** Usage data ids (fleet-api.md §System usage data ids), computed from the usage records. */
+  /** Usage data ids (docs/usage.md), computed from the usage records. */
   usage: Record<string, UsageSeries>
   /** Bucket starts, oldest first; a point belongs to the last bucket starting at or before it. */
   buckets: number[]
@@ -48,7 +48,7 @@ export interface DataQueriesRepository {
   /** The `size` most recent points in the range of each (system, data id) pair, most recent first. */
   raw (systemUids: string[], dataIds: string[], range: { from: number, to: number }, size: number): Promise<SeriesPoint[]>
   /**
-   * raw's points as the API writes them (fleet-api.md §Raw data points): per pair, the JSON text of its array
+   * raw's points as the API writes them (docs/devices.md): per pair, the JSON text of its array
    * `[{"ts":…,"v":…},…]` (a boolean as 1 or 0, a non-finite number as null), absent for a pair without points. The
    * store writes it: 5 systems × 10 ids × 500 points cost more in rows parsed, objects built and serialized again
    * than in the read itself (bench query).

@@ -1,6 +1,6 @@
 // Ports between the operations (core) and the device transports (ingest/): declared here, implemented in ingest/ and
-// storage/, wired in bin/ (shared/style.md §2.5). The operations write device tasks in their transaction and, once
-// it is committed, ask the dispatch to deliver them; the transports bring the answers back through DeviceAnswers.
+// storage/, wired in bin/ (docs/architecture.md#layers). The operations write device tasks in their transaction and,
+// once it is committed, ask the dispatch to deliver them; the transports bring the answers back through DeviceAnswers.
 import type { DeviceProtocol } from '../domain/device-message.js'
 import type { DeviceAnswer, DeviceTask, DeviceTaskRecord } from '../domain/device-task.js'
 
@@ -47,7 +47,7 @@ export interface TaskDispatch {
   dispatch (requests: readonly DispatchRequest[]): Promise<void>
 }
 
-/** Asks a device to connect to the service (conventions.md §Device tasks: the SMS shoulder tap). */
+/** Asks a device to connect to the service (docs/devices.md: the SMS shoulder tap). */
 export interface ConnectionRequester {
   /** 'sent': the request left; 'failed': the gateway refused or could not be reached; 'unavailable': not configured. */
   request (target: { systemUid: string, mobileNumber: string, protocol: DeviceProtocol }): Promise<'sent' | 'failed' | 'unavailable'>

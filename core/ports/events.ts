@@ -1,10 +1,10 @@
-// Committed changes, as the live stream (GET /api/v1/stream, issue 15) delivers them. Published after the commit
+// Committed changes, as the live stream (GET /api/v1/stream) delivers them. Published after the commit
 // that made them, never before: a subscriber never sees what a rollback took back. In one process by default; on
 // Redis pub/sub with REDIS_URL, so that a change committed in one process reaches the streams of every other.
 import type { DataValue, DeviceProtocol } from '../domain/device-message.js'
 import type { Counters, OperationState, OperationType } from '../domain/operation.js'
 
-/** A device message with its points (conventions.md §Devices: one stored message per accepted payload). */
+/** A device message with its points (docs/devices.md: one stored message per accepted payload). */
 export interface MessageEvent {
   kind: 'message'
   /** The system's company when the message was committed (a transferred system's events follow it). */
@@ -16,7 +16,7 @@ export interface MessageEvent {
   points: Array<{ dataId: string, ts: number, v: DataValue }>
 }
 
-/** A system's commStatus changed (conventions.md §Data: OK on traffic, WARNING then ERROR when it misses its period). */
+/** A system's commStatus changed (docs/devices.md: OK on traffic, WARNING then ERROR when it misses its period). */
 export interface CommStatusEvent {
   kind: 'commStatus'
   company: string
@@ -25,7 +25,7 @@ export interface CommStatusEvent {
   lastCommDate: number | null
 }
 
-/** An operation's state or task counters changed (conventions.md §Operations). */
+/** An operation's state or task counters changed (docs/operations.md#bulk-operations). */
 export interface OperationEvent {
   kind: 'operation'
   company: string

@@ -11,7 +11,7 @@ export interface GatewaysRepository {
   findByIdentifiers (companyUid: string, ids: { imei?: string | null, serialNumber?: string | null, macAddress?: string | null }): Promise<Gateway[]>
   insert (g: Gateway): Promise<void>
   update (uid: string, patch: Partial<Omit<Gateway, 'uid' | 'companyUid' | 'creationDate'>>): Promise<void>
-  /** Adds labels to the gateway (an import's system labels: fleet-api.md §Import). */
+  /** Adds labels to the gateway (an import's system labels: docs/operations.md#csv-operations). */
   addLabels (uid: string, labels: readonly string[]): Promise<void>
   delete (uid: string): Promise<void>
   /** Marks the gateways of the company's systems as moving to `destination` (gateway.being.transferred). */

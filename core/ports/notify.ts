@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto'
 
-// conventions.md §Callbacks and notifications: the callback event, its retry schedule and signature, the
+// docs/operations.md#bulk-operations: the callback event, its retry schedule and signature, the
 // "operation finished" e-mail, and the ports their adapters (storage/notify/*) implement. No I/O here.
 
 export interface TaskCounter { state: string, count: number }

@@ -1,4 +1,4 @@
-// The store of the operations engine (issue: Operations engine): operations, their tasks and produced files.
+// The store of the operations engine (docs/operations.md#bulk-operations): operations, their tasks and produced files.
 import type { AbortedBy, Counters, DependsOn, NewTask, Operation, OperationState, Task, TaskState } from '../domain/operation.js'
 import type { Found, Page } from '../paging.js'
 import type { CallbackAttempt } from '../operations/callback-guard.js'
@@ -54,7 +54,7 @@ export interface OperationsRepository {
   children (operationUid: string): Promise<string[]>
   /**
    * Cancels what has not finished: PENDING → CANCELLED, IN_PROGRESS → BEING_CANCELLED, except a task whose device
-   * task was not delivered yet: withdrawn, CANCELLED at once (conventions.md §Operations).
+   * task was not delivered yet: withdrawn, CANCELLED at once (docs/operations.md#bulk-operations).
    */
   cancelTasks (operationUid: string, now: number): Promise<void>
   /**

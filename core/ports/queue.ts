@@ -1,6 +1,7 @@
-// The job queue port of the operations engine (shared/style.md §2.7, shared/design.md "queue, scheduler"):
-// a jobs table in the store by default (storage/queue/local-queue.ts), BullMQ on Redis when REDIS_URL is set
-// (storage/queue/bullmq-queue.ts). Both pass test/store/queue.contract.ts.
+// The job queue port of the operations engine (docs/decisions/0019-operations-engine-and-device-tasks.md,
+// docs/architecture.md#one-process-by-default-scaled-out-by-environment): a jobs table in the store by default
+// (storage/queue/local-queue.ts), BullMQ on Redis when REDIS_URL is set (storage/queue/bullmq-queue.ts). Both pass
+// test/store/queue.contract.ts.
 //
 // Delivery is at least once: a job whose worker dies is run again, so handlers must be idempotent.
 // Error contract (§2.7): a handler throwing a FleetError fails the job for good at once (a business failure

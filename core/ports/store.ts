@@ -1,4 +1,4 @@
-// Interfaces that storage/ implements (shared/style.md §2.5). core/ never imports storage/.
+// Interfaces that storage/ implements (docs/architecture.md#layers). core/ never imports storage/.
 import type { Repositories } from './repositories.js'
 
 export interface QueryResult<R> { rows: R[], rowCount: number }
@@ -8,7 +8,7 @@ export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>
 }
 
-/** The store: PGlite in-process or a PostgreSQL pool. The same SQL runs on both (shared/design.md §Storage). */
+/** The store: PGlite in-process or a PostgreSQL pool. The same SQL runs on both (docs/architecture.md#storage). */
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres'
   /** Runs several statements without parameters (migrations). */

@@ -10,7 +10,7 @@ export interface SubscriptionsRepository {
   find (companyUid: string, filter: SubscriptionFilter, sort: Array<Sort<SubscriptionSort>>, page: Page): Promise<Found<Subscription>>
   insert (s: Subscription): Promise<void>
   update (uid: string, patch: Partial<Omit<Subscription, 'uid' | 'companyUid' | 'creationDate'>>): Promise<void>
-  /** Adds labels to the subscription (an import's system labels: fleet-api.md §Import). */
+  /** Adds labels to the subscription (an import's system labels: docs/operations.md#csv-operations). */
   addLabels (uid: string, labels: readonly string[]): Promise<void>
   delete (uid: string): Promise<void>
 }

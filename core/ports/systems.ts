@@ -11,7 +11,8 @@ export type SystemRow = Omit<System, 'gateway' | 'subscription' | 'applications'
   offerUid: string | null
 }
 
-/** A device login's system: its communication secrets and its company's device IP filtering (fleet-api.md §Company). */
+/** A device login's system: its communication secrets and its company's device IP filtering
+ * (docs/api.md#users-and-companies). */
 export interface DeviceLogin {
   identifier: string
   systemUid: string
@@ -41,7 +42,7 @@ export interface SystemsRepository {
   delete (uid: string): Promise<void>
   setApplications (systemUid: string, applicationUids: string[]): Promise<void>
   /**
-   * What apply settings leaves on the systems (fleet-api.md §System: syncStatus, lastSyncDate; data.lastTemplateName
+   * What apply settings leaves on the systems (docs/api.md#systems: syncStatus, lastSyncDate; data.lastTemplateName
    * and the lastAppliedTemplate / lastConfigName criteria): OK sets all of them, ERROR only syncStatus.
    */
   recordSync (uids: readonly string[], sync: { status: 'OK', at: number, template: string } | { status: 'ERROR' }): Promise<void>
@@ -66,9 +67,9 @@ export interface SystemsRepository {
   /** The device logins (comm identifiers: serial number, IMEI) of these systems, in no order. */
   commIdentifiersOf (systemUids: readonly string[]): Promise<Array<{ systemUid: string, identifier: string }>>
   /**
-   * Moves the system, its gateway and its subscription to another company (fleet-api.md §Transfer): sets the offer
-   * and the subscription's operator account there, clears the gateway's transfer_to and drops the options only the
-   * source company offers. @throws gateway.not.unique.identifiers, subscription.not.unique.identifiers
+   * Moves the system, its gateway and its subscription to another company (docs/operations.md#bulk-operations): sets
+   * the offer and the subscription's operator account there, clears the gateway's transfer_to and drops the options
+   * only the source company offers. @throws gateway.not.unique.identifiers, subscription.not.unique.identifiers
    */
   transfer (uid: string, to: { companyUid: string, offerUid: string | null, operatorAccountUid: string | null }): Promise<void>
 }

@@ -1,4 +1,4 @@
-// The write side of telemetry (issue: Telemetry): what the ingest service needs from the store.
+// The write side of telemetry (docs/devices.md): what the ingest service needs from the store.
 import type { DataValue } from '../domain/device-message.js'
 
 export interface IngestSystemState {
@@ -43,14 +43,14 @@ export interface TelemetryRepository {
   vacuumRollupDeltas (): Promise<void>
   /** Keeps, per (system, data id), the point with the latest timestamp. Rows must be unique per key. */
   upsertLast (rows: LastRow[]): Promise<void>
-  /** Sets data, data_ts and lastCommDate (never backwards); commStatus becomes OK (conventions.md §Data). */
+  /** Sets data, data_ts and lastCommDate (never backwards); commStatus becomes OK (docs/devices.md). */
   updateSystems (rows: SystemIngestUpdate[]): Promise<void>
   insertAcks (rows: AckRow[]): Promise<void>
   /** Which of these data ids the system sent in device messages received at or after `since` (a retrieve's values). */
   receivedIds (systemUid: string, dataIds: readonly string[], since: number): Promise<string[]>
   /** The subscription mobile numbers of these systems, by system uid (the connection request, core/services/ingest/task-dispatch.ts). */
   mobileNumbers (systemUids: readonly string[]): Promise<Map<string, string>>
-  /** commStatus WARNING / ERROR for systems that missed their expected period (conventions.md §Data). */
+  /** commStatus WARNING / ERROR for systems that missed their expected period (docs/devices.md). */
   sweepCommStatus (now: number, defaultPeriodMs: number): Promise<CommStatusChange[]>
 }
 

@@ -1,4 +1,4 @@
-// The usage store (issue 11; storage/repositories/usage.repository.ts over usage_records of migrations 0005 and 0018):
+// The usage store (storage/repositories/usage.repository.ts over usage_records of migrations 0005 and 0018):
 // what the usage import, the usage record endpoints and dataUsage of systems need.
 import type { BillingIncrements, UsageStatus } from '../domain/usage-billing.js'
 import type { UsageRecord } from '../domain/usage-record.js'
@@ -21,7 +21,7 @@ export interface UsageRepository {
   billing (companyUid: string, systemUids: readonly string[]): Promise<Map<string, SystemBilling>>
   /**
    * Stores the records not stored yet (same system, uid, type, start and end: once) with their daily rollups
-   * (issue 12, Rollups); answers those that were new. Run it in a transaction: it locks the records' systems until
+   * (docs/store.md#rollups); answers those that were new. Run it in a transaction: it locks the records' systems until
    * the end, so that imports of one system keep its session counters' rollups exact one after the other.
    */
   insert (records: readonly NewUsageRecord[]): Promise<Array<Pick<NewUsageRecord, 'systemUid' | 'type' | 'start' | 'bytesTotal'>>>

@@ -1,4 +1,4 @@
-// JSON schemas of the application model (conventions.md §Applications): what PUT /applications/{uid}/data and
+// JSON schemas of the application model (docs/api.md#applications-and-templates): what PUT /applications/{uid}/data and
 // /communication, POST /applications and the seed file accept. The structure is checked here; the rules a schema
 // cannot say (sibling ids, what each element type may carry) are in core/domain/application-model-rules.ts.
 import { Type, type TSchema } from 'typebox'

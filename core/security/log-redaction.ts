@@ -1,4 +1,4 @@
-// Secrets never reach the log (issue 8, "Secrets in logs"): conventions.md §Authentication lets clients send
+// Secrets never reach the log (docs/configuration.md): docs/api.md#get-a-token lets clients send
 // passwords, client secrets, tokens, authorization codes and PKCE verifiers (RFC 7636) in the query string, and the request log writes URLs.
 // Three layers: the request serializer writes URLs with those parameters masked (redactUrl), the logger masks the
 // fields that hold them (REDACTED_PATHS), and every finished line is scrubbed once more (redactLine) for what is
@@ -6,7 +6,7 @@
 
 export const REDACTED = '[redacted]'
 
-/** Query and form parameters whose values are secrets (conventions.md §Authentication; RFC 6749 §4). */
+/** Query and form parameters whose values are secrets (docs/api.md#get-a-token; RFC 6749 §4). */
 export const SECRET_PARAMS = ['password', 'client_secret', 'access_token', 'refresh_token', 'id_token', 'code', 'code_verifier', 'token', 'secret'] as const
 
 const FIELDS = ['password', 'client_secret', 'clientSecret', 'access_token', 'accessToken', 'refresh_token', 'refreshToken', 'secret', 'authorization', 'cookie']
@@ -39,7 +39,7 @@ const NAMES = SECRET_PARAMS.join('|')
 const PARAM_VALUE = new RegExp(`(^|[?&;#\\s"'])((?:${NAMES})=)[^&\\s"'#\\\\]+`, 'gi')
 // "name":"value" inside a JSON string (escaped quotes), e.g. a request body quoted in an error message.
 const ESCAPED_JSON_VALUE = new RegExp(`(\\\\"(?:${NAMES}|clientSecret|accessToken|refreshToken)\\\\"\\s*:\\s*\\\\")(?:[^"\\\\]|\\\\[^"])*`, 'gi')
-// HTTP Basic credentials (API clients, devices: conventions.md §Devices) and bearer tokens.
+// HTTP Basic credentials (API clients, devices: docs/devices.md) and bearer tokens.
 const AUTH_SCHEME = /\b(Basic|Bearer)(\s+)[A-Za-z0-9._~+/-]+=*/gi
 
 /**

@@ -3,7 +3,7 @@ import { promisify } from 'node:util'
 
 const scryptAsync = promisify(scrypt) as (pw: string, salt: Buffer, len: number, opts: object) => Promise<Buffer>
 
-// conventions.md §Authentication: passwords with a slow salted hash. scrypt N=2^cost, r=8, p=1; the default cost 15
+// docs/api.md#get-a-token: passwords with a slow salted hash. scrypt N=2^cost, r=8, p=1; the default cost 15
 // takes about 50 ms and 32 MiB. PASSWORD_HASH_COST (core/config.ts) lowers it where sign-ins must be cheap (the test
 // stacks) or raises it; each hash records its own N, so hashes of every cost keep verifying.
 export const DEFAULT_PASSWORD_HASH_COST = 15
@@ -42,7 +42,7 @@ export function randomSecret (bytes = 24): string {
   return randomBytes(bytes).toString('base64url')
 }
 
-/** Tokens are stored only as this hash (conventions.md §Authentication). */
+/** Tokens are stored only as this hash (docs/api.md#get-a-token). */
 export function sha256 (s: string): string {
   return createHash('sha256').update(s).digest('hex')
 }

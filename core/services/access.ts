@@ -7,7 +7,7 @@ import { ipAllowed } from '../domain/ip-filters.js'
 export interface CompanyAccess { company: Company, membership: ActorMembership }
 
 export interface EnterOptions {
-  /** The right the endpoint needs (fleet-api.md §Endpoints), or null when it needs none. */
+  /** The right the endpoint needs (docs/api.md), or null when it needs none. */
   right: string | null
   /** The code answered when the caller has no access: partner.unknown for the `company` parameter,
    *  company.unknown for /company/{uid}. Another company's existence is never revealed. */
@@ -15,7 +15,7 @@ export interface EnterOptions {
 }
 
 /**
- * fleet-api.md §Company: with ipFiltering on, the company's resources answer only to listed addresses.
+ * docs/api.md#users-and-companies: with ipFiltering on, the company's resources answer only to listed addresses.
  * @throws FleetError ip.forbidden (403)
  */
 export function checkAddress (company: Pick<Company, 'ipFiltering' | 'ipFilters'>, ip: string): void {
@@ -23,7 +23,7 @@ export function checkAddress (company: Pick<Company, 'ipFiltering' | 'ipFilters'
 }
 
 /**
- * The company context of a call (fleet-api.md §Conventions 6): the caller must have access to it,
+ * The company context of a call (docs/api.md#using-the-api): the caller must have access to it,
  * come from an allowed address when the company filters them, and hold the right.
  * @throws FleetError partner.unknown | company.unknown, ip.forbidden (403), missing.rights (403)
  */

@@ -10,7 +10,7 @@ import { newUid } from '../security/secrets.js'
 
 export interface ApplicationView extends Omit<Application, 'companyUid'> { public: boolean }
 
-/** conventions.md §Applications: what `fields` may pick on the find; all of them when absent. */
+/** docs/api.md#applications-and-templates: what `fields` may pick on the find; all of them when absent. */
 export const APPLICATION_FIELDS = ['uid', 'name', 'revision', 'type', 'category', 'communication', 'data', 'public'] as const
 
 export interface ApplicationCreate {
@@ -37,7 +37,7 @@ export function checkModel (communication: readonly CommunicationEntry[], data: 
   if (tree !== undefined) throw new FleetError('request.invalid', [tree.field, tree.message])
 }
 
-/** The application catalogue: public applications and the company's own (issue: Systems, Model; issue 9). */
+/** The application catalogue: public applications and the company's own (docs/api.md#systems). */
 export function createApplicationsService ({ repos, clock }: { repos: Pick<Repositories, 'applications'>, clock: Clock }) {
   async function find (access: CompanyAccess, q: ApplicationFilter & { offset?: number | undefined, size?: number | undefined, fields?: string | string[] | undefined }): Promise<Found<Partial<ApplicationView>> & { size: number, offset: number }> {
     const p = page(q.offset, q.size)
@@ -49,7 +49,7 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
 
   /**
    * One application: a public one, or one of the context company's own (another company's is unknown to it,
-   * conventions.md §Applications). @throws application.unknown
+   * docs/api.md#applications-and-templates). @throws application.unknown
    */
   async function get (access: CompanyAccess, uid: string): Promise<ApplicationView> {
     const [found] = await repos.applications.findByUids(access.company.uid, [uid])

@@ -28,7 +28,7 @@ export interface AuthServiceDeps {
   verifyPassword?: (password: string, encoded: string | null) => Promise<boolean>
 }
 
-/** OAuth 2 token issue, expiry and the resolution of a bearer token into an Actor (conventions.md §Authentication). */
+/** OAuth 2 token issue, expiry and the resolution of a bearer token into an Actor (docs/api.md#get-a-token). */
 export function createAuthService ({ repos, clock, tokenTtlS, refreshTtlS, epoch, throttle, hashCost, verifyPassword }: AuthServiceDeps) {
   const credentials = createCredentials({ repos, throttle, hashCost, verifyPassword })
   const bearer = createBearer({ repos, clock, epoch })

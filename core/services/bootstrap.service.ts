@@ -19,7 +19,7 @@ export const ADMINISTRATOR_PROFILE = 'Administrator'
 
 /**
  * First start on an empty store: one company, its administrator and one API client, from configuration
- * (conventions.md §Authentication). Never twice: nothing happens once any company exists.
+ * (docs/api.md#get-a-token). Never twice: nothing happens once any company exists.
  */
 export interface BootstrapDeps {
   config: Pick<Config, 'FLEET_COMPANY_NAME' | 'FLEET_ADMIN_EMAIL' | 'FLEET_ADMIN_PASSWORD' | 'FLEET_CLIENT_ID' | 'FLEET_CLIENT_SECRET'>
@@ -34,9 +34,9 @@ export async function bootstrap ({ config, seed, isEmpty, hasClient }: Bootstrap
   const result: BootstrapResult = {
     created: false, companyName: config.FLEET_COMPANY_NAME, adminEmail: config.FLEET_ADMIN_EMAIL, clientId: config.FLEET_CLIENT_ID
   }
-  // The public catalogue (issue 9): the generic firmware applications, at every start so that an older store gets them.
+  // The public catalogue: the generic firmware applications, at every start so that an older store gets them.
   await seed.seed({ applications: genericApplicationsSeed() })
-  // The web console's public client (issue 15), in new and older stores alike; its redirect URI is not stored but
+  // The web console's public client, in new and older stores alike; its redirect URI is not stored but
   // computed per request (core/domain/console-client.ts). Left as it is once it exists.
   if (!(await hasClient(CONSOLE_CLIENT_ID))) await seed.seed({ clients: [{ clientId: CONSOLE_CLIENT_ID, name: 'Fleet web console' }] })
   if (!(await isEmpty())) return result

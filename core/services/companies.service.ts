@@ -7,7 +7,7 @@ import { companyView, emptyIpFilters, type Company, type CompanyPatch, type IpFi
 import type { AdministratorView } from '../domain/user.js'
 import { hasFilters, ipFiltersProblem } from '../domain/ip-filters.js'
 
-// fleet-api.md §Limits: company address length.
+// docs/api.md#limits: company address length.
 export const MAX_ADDRESS_LENGTH = 255
 
 export interface CompanyEditBody {
@@ -58,7 +58,7 @@ const IP_FIXES = {
   range: 'startIPAddress and endIPAddress: both or neither, one address family, start not after end'
 } as const
 
-/** fleet-api.md §Companies, Edit: filters must be valid; switching filtering on needs filters. */
+/** docs/api.md#users-and-companies, Edit: filters must be valid; switching filtering on needs filters. */
 function checkFiltering (kind: keyof typeof IP_CODES, on: boolean, f: IpFilters): void {
   const field = kind === 'api' ? 'ipFilters' : 'deviceIpFilters'
   const problem = ipFiltersProblem(f)
@@ -113,7 +113,7 @@ export function createCompaniesService ({ repos, inTransaction, epoch }: Compani
   }
 
   /**
-   * Replaces the list of administrators (fleet-api.md §Companies, Edit administrators).
+   * Replaces the list of administrators (docs/api.md#users-and-companies, Edit administrators).
    * @throws user.missing (empty list), user.unknown (not in the company), admin.without.profile
    */
   async function setAdministrators (access: CompanyAccess, body: { administrators?: Array<{ uid?: string }> | null }): Promise<AdministratorView[]> {

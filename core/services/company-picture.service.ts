@@ -4,7 +4,7 @@ import type { CompaniesRepository } from '../ports/companies.js'
 import type { CompanyAccess } from './access.js'
 import { PICTURE_SIZES, type PictureSize } from '../domain/company.js'
 
-// fleet-api.md §Limits: picture at most 750 KB and 1024 px per side; §User: small is 32x32 and icon 16x16,
+// docs/api.md#limits: picture at most 750 KB and 1024 px per side; §User: small is 32x32 and icon 16x16,
 // keeping the ratio.
 export const MAX_PICTURE_BYTES = 750 * 1024
 export const MAX_PICTURE_SIDE = 1024

@@ -87,13 +87,13 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
       telemetry: repos.telemetry
     }),
     operations,
-    /** commStatus WARNING / ERROR for systems that missed their period (conventions.md §Data). */
+    /** commStatus WARNING / ERROR for systems that missed their period (docs/devices.md). */
     sweepCommStatus: async (): Promise<number> => {
       const changes = await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000)
       if (events?.listening() === true) events.publish(changes.map((c) => ({ kind: 'commStatus', company: c.companyUid, system: c.uid, status: c.status, lastCommDate: c.lastCommDate })))
       return changes.length
     },
-    /** The live stream's subscriptions (GET /api/v1/stream, issue 15). */
+    /** The live stream's subscriptions (GET /api/v1/stream). */
     stream: createStreamService({ repos, events, clock, metrics }),
     data: createDataServices({ repos, clock }),
     /** The monthly points partitions and DATA_RETENTION_DAYS (the points.partitions job). */

@@ -1,5 +1,5 @@
-// Password and client secret guessing is throttled (README "Sign-in throttling"): after a number of failures each
-// further try waits, the wait doubling per failure. During a wait the credentials are not even checked, and the
+// Password and client secret guessing is throttled (docs/security.md#sign-in-throttling): after a number of failures
+// each further try waits, the wait doubling per failure. During a wait the credentials are not even checked, and the
 // caller gets 429 rate.limit.exceeded with Retry-After.
 //
 // The guesser is throttled, not the owner: the low limit counts the failures on one account (or client) from one

@@ -1,7 +1,7 @@
-// GET /api/v1/gateways and GET /api/v1/subscriptions: the parts systems are made of (fleet-api.md §Gateway,
-// §Subscription), found by their identifiers so that a client can look a gateway or SIM up before it creates the
-// system around it. A company sees its own parts only (each row carries its company, and moves with its system on
-// a transfer); paging, `fields` and sort follow conventions.md §Lists as GET /api/v1/systems does.
+// GET /api/v1/gateways and GET /api/v1/subscriptions: the parts systems are made of (docs/api.md#systems), found by
+// their identifiers so that a client can look a gateway or SIM up before it creates the system around it. A company
+// sees its own parts only (each row carries its company, and moves with its system on a transfer); paging, `fields` and
+// sort follow docs/api.md#using-the-api as GET /api/v1/systems does.
 import type { Found, Page, Repositories, Sort } from '../ports/repositories.js'
 import type { CompanyAccess } from './access.js'
 import { fields as pickFields, list, page, pick, sorts, type SortQuery } from '../domain/lists.js'

@@ -6,7 +6,7 @@ import { AccountSeedSections, seedAccounts, seedCompanyUid } from './seed/accoun
 import { FleetSeedSections, seedFleet } from './seed/fleet.seed.js'
 import { SeedError } from './seed/seed-error.js'
 
-// The shape of a `fleet seed <file.json>` document (README, "Seed file"): its account sections (seed/accounts.seed.ts)
+// The shape of a `fleet seed <file.json>` document (README.md#seed-file): its account sections (seed/accounts.seed.ts)
 // and its fleet sections (seed/fleet.seed.ts), each matched by a natural key, so seeding twice changes nothing.
 export const SeedDocumentSchema = Type.Object({
   ...AccountSeedSections,

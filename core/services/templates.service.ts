@@ -4,7 +4,8 @@ import type { CompanyAccess } from './access.js'
 import { fields as pickFields, page, pick } from '../domain/lists.js'
 import { newUid } from '../security/secrets.js'
 
-/** A setting as apply settings takes it (fleet-api.md §Apply settings): a data id and a value whose JSON type is its type. */
+/** A setting as apply settings takes it (docs/operations.md#bulk-operations): a data id and a value whose JSON type is its
+ * type. */
 export interface Setting { key: string, value: boolean | number | string }
 export interface TemplateView { uid: string, name: string, settings: Setting[] }
 export interface TemplateCreate { name: string, settings: Setting[] }
@@ -14,7 +15,7 @@ export const TEMPLATE_FIELDS = ['uid', 'name', 'settings'] as const
 const toView = (t: SettingTemplate): TemplateView => ({ uid: t.uid, name: t.name, settings: t.settings as Setting[] })
 
 /**
- * Setting templates (issue 9): named settings of a company, which apply settings uses through `templateId`.
+ * Setting templates: named settings of a company, which apply settings uses through `templateId`.
  * Listed and created through /api/v1/templates; the first company starts with two (core/services/seed/catalogue.seed.ts).
  */
 export function createTemplatesService ({ repos }: { repos: Pick<Repositories, 'catalogue'> }) {

@@ -22,7 +22,7 @@ export interface UsersServiceDeps {
   epoch: AccessEpoch
 }
 
-// fleet-api.md §Users, Find: without `fields` only uid, name, email are answered.
+// docs/api.md#users-and-companies, Find: without `fields` only uid, name, email are answered.
 export interface UserListItem { uid: string, name: string, email: string, profile: { uid: string, name: string } | null }
 
 const DEFAULT_FIELDS: readonly UserField[] = ['uid', 'name', 'email']
@@ -51,7 +51,8 @@ export function createUsersService ({ repos, epoch }: UsersServiceDeps) {
   }
 
   /**
-   * The caller, a resource of its company: that company's IP filters apply (fleet-api.md §Company, ipFiltering).
+   * The caller, a resource of its company: that company's IP filters apply (docs/api.md#users-and-companies,
+   * ipFiltering).
    * @throws user.unknown when the caller has no login (an API client without an owner); ip.forbidden
    */
   async function current (actor: Actor): Promise<UserView> {
@@ -84,7 +85,7 @@ export function createUsersService ({ repos, epoch }: UsersServiceDeps) {
   }
 
   /**
-   * Changes the user's profile in the context company; only administrators may (fleet-api.md §Users, Edit).
+   * Changes the user's profile in the context company; only administrators may (docs/api.md#users-and-companies, Edit).
    * @throws user.unknown, user.not.authorize, profile.unknown
    */
   async function edit (access: CompanyAccess, uid: string, body: { profile?: { uid?: string | undefined } | null | undefined }): Promise<UserView> {

@@ -1,5 +1,5 @@
 // The brokers' request bodies, read field by field: a missing or mistyped field is a 400 request.invalid naming it
-// (conventions.md §Errors), never a 500.
+// (docs/api.md#using-the-api), never a 500.
 import { FleetError } from '../../core/errors.js'
 
 export type Body = Record<string, unknown>

@@ -1,4 +1,4 @@
-// The HTTP endpoints EMQX and VerneMQ ask about device logins and topic rights (issue 14), as a transport of the
+// The HTTP endpoints EMQX and VerneMQ ask about device logins and topic rights, as a transport of the
 // list (bin/transports.ts) so that they run where devices are served (the ingest role). They carry no device
 // protocol of their own: the devices talk to the broker. Off (not routed) until BROKER_AUTH_SECRET or
 // BROKER_AUTH_ALLOW says who may call them.

@@ -1,4 +1,4 @@
-// EMQX's HTTP authenticator and HTTP authorizer (issue 14). Configure EMQX to POST JSON:
+// EMQX's HTTP authenticator and HTTP authorizer. Configure EMQX to POST JSON:
 //   authn: {"username": "${username}", "password": "${password}", "clientid": "${clientid}", "peerhost": "${peerhost}"}
 //   authz: {"username": "${username}", "clientid": "${clientid}", "topic": "${topic}", "action": "${action}"}
 // Both answer 200 {"result": "allow" | "deny" | "ignore"} (authn with "is_superuser"): "ignore" for a login no

@@ -1,4 +1,4 @@
-// Who may call the brokers' HTTP endpoints (issue 14): they answer whether a password is right, so only the
+// Who may call the brokers' HTTP endpoints: they answer whether a password is right, so only the
 // brokers may ask. BROKER_AUTH_SECRET: the header X-Fleet-Broker-Secret (EMQX sends configured headers) or the
 // query parameter `secret` (VerneMQ's webhooks send none; the request log masks it); BROKER_AUTH_ALLOW: the
 // brokers' addresses. Both set: both must hold.

@@ -1,7 +1,7 @@
-// What an external broker asks the service (issue 14, EMQX's HTTP authenticator and authorizer, VerneMQ's webhooks):
+// What an external broker asks the service (EMQX's HTTP authenticator and authorizer, VerneMQ's webhooks):
 // may this login connect, may it publish on this topic, subscribe to this filter. Devices log in as the device login
 // does (core/services/ingest/devices.service.ts); a device publishes and subscribes only under its own `<login>/`
-// (conventions.md §Devices); the service's own account (MQTT_URL) may do anything.
+// (docs/devices.md); the service's own account (MQTT_URL) may do anything.
 import { timingSafeEqual } from 'node:crypto'
 import type { DevicesService } from '../../core/services/ingest/devices.service.js'
 import { usableLogin } from '../broker-sync/dynsec-plan.js'

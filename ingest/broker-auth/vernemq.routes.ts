@@ -1,4 +1,4 @@
-// VerneMQ's webhooks (issue 14): auth_on_register, auth_on_publish, auth_on_subscribe and their MQTT 5 forms
+// VerneMQ's webhooks: auth_on_register, auth_on_publish, auth_on_subscribe and their MQTT 5 forms
 // (_m5). VerneMQ names the hook in the `vernemq-hook` header; the hook may also end the path
 // (/broker/vernemq/auth_on_register). Answers {"result": "ok"}, {"result": "next"} (a login no device has: the
 // next plugin may know it) or {"result": {"error": "not_allowed"}}; a subscription with some filters outside the

@@ -1,6 +1,6 @@
-// What the dynamic security plugin must be told so that it holds the systems' device logins (issue 14): pure, from
+// What the dynamic security plugin must be told so that it holds the systems' device logins: pure, from
 // the logins the store holds and what the broker holds now. The service manages:
-// - a role per system, `fleet-system-<uid>`, allowing only `<id>/#` for each of its logins (conventions.md §Devices:
+// - a role per system, `fleet-system-<uid>`, allowing only `<id>/#` for each of its logins (docs/devices.md:
 //   a device publishes and subscribes only under `<username>/`; Mosquitto 2.0's dynamic security has no %u);
 // - a client per login (the serial number, the IMEI), named by it, with the MQTT password, in its system's role,
 //   marked by its textname `fleet-system <uid> <fingerprint>`. A client without the mark is someone else's: the

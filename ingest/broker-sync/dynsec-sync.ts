@@ -1,4 +1,4 @@
-// Device credentials kept in step in Mosquitto's dynamic security (issue 14): the DeviceCredentialsSync port of
+// Device credentials kept in step in Mosquitto's dynamic security: the DeviceCredentialsSync port of
 // core/ports/broker.ts. After each committed change the systems named are brought in step (their roles and clients
 // read, compared with the store, the differences sent); `fleet broker sync` does the same for every system and
 // removes what the service manages and no system wants any more.

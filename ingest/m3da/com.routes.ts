@@ -1,4 +1,4 @@
-// M3DA over HTTP (protocols.md §2.6; conventions.md §Devices): POST /device/com with one envelope as an
+// M3DA over HTTP (docs/protocols/m3da.md; docs/devices.md): POST /device/com with one envelope as an
 // application/octet-stream body, the reply envelope in the answer's body. Each request is a session of its own for
 // the security extension's challenge rule; the nonce chain and an auto-registration in progress carry over between
 // requests (session.ts). HTTP 400 answers bytes that are no envelope, 403 a device that is refused; every other

@@ -1,5 +1,5 @@
-// One M3DA package once the device is known and authentic (protocols.md §2.5): the Messages of its payload become one
-// device message through the shared pipeline (ONE per envelope: the envelope is what the reply acknowledges, so one
+// One M3DA package once the device is known and authentic (docs/protocols/m3da.md): the Messages of its payload become
+// one device message through the shared pipeline (ONE per envelope: the envelope is what the reply acknowledges, so one
 // commit answers it whole, as one MQTT publish or one REST POST is one device message), its Responses end the tasks
 // whose tickets they carry, and the reply payload carries a Response for each ticketed Message and the system's
 // queued tasks, each with its ticket. The reply is built only after the commit.

@@ -1,4 +1,4 @@
-// M3DA device lookups (issue 10; conventions.md §Devices, M3DA): an M3DA device names itself in the envelope header
+// M3DA device lookups (docs/protocols/m3da.md): an M3DA device names itself in the envelope header
 // (gateway serial number or IMEI) and proves it with a MAC rather than a login, so the transport first learns what
 // the system expects of it: its M3DA password or registration password, and what its M3DA application declares
 // (`parameters.authentication`, `parameters.encryption`). The company's deviceIpFiltering applies as for every
@@ -122,14 +122,14 @@ export function createM3daDevices ({ repos, store, clock }: M3daDevicesDeps) {
   return {
     lookup,
     nonce: nonces.read,
-    /** Only after a successful authentication or a challenge (protocols.md §2.8.3); written behind (above). */
+    /** Only after a successful authentication or a challenge (docs/protocols/m3da.md); written behind (above). */
     setNonce: (systemUid: string, nonce: Buffer): void => { nonces.note(systemUid, nonce) },
     /** Writes the nonces not written yet. */
     flush: nonces.flushAll,
     tickets: async (systemUid: string, taskUids: readonly string[]) => await store.tickets(systemUid, taskUids, clock.now()),
     tasksOf: async (systemUid: string, tickets: readonly number[]) => await store.tasksOf(systemUid, tickets),
     release: async (systemUid: string, tickets: readonly number[]) => { await store.release(systemUid, tickets) },
-    /** The password auto-registration agreed becomes communication.m3da.password (protocols.md §2.8.6). */
+    /** The password auto-registration agreed becomes communication.m3da.password (docs/protocols/m3da.md). */
     setPassword: async (systemUid: string, password: string) => { await store.setPassword(systemUid, password) }
   }
 }

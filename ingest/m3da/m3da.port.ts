@@ -1,5 +1,5 @@
 // The M3DA state of devices (m3da.repository.ts implements it over migrations/0016_m3da_sessions.sql): what the security
-// extension keeps between sessions (protocols.md §2.8.3: nonces persist across sessions and restarts) and the tickets
+// extension keeps between sessions (docs/protocols/m3da.md: nonces persist across sessions and restarts) and the tickets
 // that tie a device's Responses to its tasks (§2.7).
 
 export interface M3daRepository {

@@ -1,4 +1,4 @@
-// M3DA devices (issue 10; conventions.md §Devices, M3DA; protocols.md §2) as one device transport
+// M3DA devices (docs/protocols/m3da.md) as one device transport
 // (ingest/transport.ts): TCP on M3DA_PORT and POST /device/com on the HTTP port, both answered by one session
 // handler. M3DA is device-initiated (§2.5: the server speaks only in replies): a task "pushed" to a device in session
 // on a TCP connection here goes in the reply to its next envelope; others wait for the device's next session (a

@@ -1,4 +1,4 @@
-// Device Messages → data points (issue 10, "Data and tasks"; protocols.md §2.3). Each body key under the Message path
+// Device Messages → data points (docs/protocols/m3da.md). Each body key under the Message path
 // is one data id (sys-paths.ts). A body of lists is correlated data: index i across the keys is one record, stamped by
 // the `timestamp`/`timestamps` list (POSIX seconds) when there is one. A scalar `timestamp` stamps every value of its
 // body; without one the values are stamped at reception. Pure and total: a body it cannot store is a refusal.

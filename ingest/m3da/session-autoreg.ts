@@ -1,4 +1,4 @@
-// Auto-registration (protocols.md §2.8.6): a device with only a registration password agrees a password with the
+// Auto-registration (docs/protocols/m3da.md): a device with only a registration password agrees a password with the
 // service; steps 1 and 3 are answered, step 5 stores the password (communication.m3da.password) and is not answered.
 import type { Envelope } from '../../protocols/m3da/index.js'
 import { answerAutoregKey, finishServerAutoreg, isAutoregStart, startServerAutoreg, type ServerAutoregState } from '../../protocols/m3da/security/index.js'

@@ -32,8 +32,8 @@ export function createPackages (deps: SessionDeps) {
   async function handled (peer: Peer, device: M3daDevice, payload: Buffer): Promise<Handled> {
     const admitted = deps.limits.admit(device.session.systemUid, payload.length)
     if (!admitted.ok) {
-      // Over the device's budget (README "Device limits"): nothing stored, status 503 (§2.4), which the agent sends
-      // again later, as when the store is unavailable. A device that keeps at it has its TCP connection closed.
+      // Over the device's budget (docs/security.md#device-limits): nothing stored, status 503 (§2.4), which the agent
+      // sends again later, as when the store is unavailable. A device that keeps at it has its TCP connection closed.
       if (admitted.disconnect && peer.http !== true) deps.limits.disconnected()
       return { status: 503, payload: Buffer.alloc(0), close: admitted.disconnect }
     }

@@ -1,4 +1,4 @@
-// Envelopes of a device that signs (protocols.md §2.8): opened with the security extension (unsigned → 407
+// Envelopes of a device that signs (docs/protocols/m3da.md): opened with the security extension (unsigned → 407
 // challenge, wrong MAC → 401 challenge, a second failure closes the session), the reply sealed with the nonce the
 // device announced, the nonce chain kept per connection and in the store (m3da-devices.ts writes it behind).
 import type { Envelope } from '../../protocols/m3da/index.js'

@@ -1,5 +1,5 @@
-// What the service answers to each envelope a device sends, over TCP and HTTP alike (issue 10, "Transports";
-// conventions.md §Devices, M3DA; protocols.md §2.5, §2.8). The outer header `id` names the system (gateway serial
+// What the service answers to each envelope a device sends, over TCP and HTTP alike (docs/protocols/m3da.md;
+// docs/protocols/m3da.md). The outer header `id` names the system (gateway serial
 // number or IMEI) and the company's deviceIpFiltering applies. Then:
 // - a system with communication.m3da.password must sign: its envelopes are opened with the security extension
 //   (session-secured.ts);
@@ -39,8 +39,8 @@ export function createSessionHandler (deps: SessionDeps) {
   }
 
   /**
-   * Password guessing is throttled as device logins are (README "Device login throttling"): until a connection has had
-   * one authentic signed envelope, each goes through the throttle: a 401 that ends the session (a second wrong
+   * Password guessing is throttled as device logins are (docs/security.md#device-login-throttling): until a connection
+   * has had one authentic signed envelope, each goes through the throttle: a 401 that ends the session (a second wrong
    * signature, a wrong registration password) counts as a wrong password, an authentic envelope as a right one, and
    * a challenge as neither (a new session's nonce is often not the one stored); during a wait the envelope is not
    * opened and the answer is 503.

@@ -1,6 +1,6 @@
-// The one table between M3DA paths and our data ids (issue 10, "Data and tasks"; conventions.md §Data lists the
-// device-management ids). An M3DA data id is the Message path joined with the body key (protocols.md §2.3); the
-// `@sys` asset is the agent's device-management tree (protocols.md §2.7). Its status variables are named as in the
+// The one table between M3DA paths and our data ids (docs/protocols/m3da.md; docs/devices.md lists the
+// device-management ids). An M3DA data id is the Message path joined with the body key (docs/protocols/m3da.md); the
+// `@sys` asset is the agent's device-management tree (docs/protocols/m3da.md). Its status variables are named as in the
 // Mihini agent's status-report map (agent/treemgr/maps/dummystatusreport.map: `system.cellular.link.rssi`...), and
 // they feed System data under the same `_RSSI`-style ids MQTT and REST devices send. Rows marked "ours" have no
 // Mihini name: we chose one in the same tree.
@@ -50,7 +50,7 @@ const BY_PATH = new Map(SYS_PATHS.map(([id, path]) => [path, id]))
 const BY_ID = new Map<string, string>()
 for (const [id, path] of SYS_PATHS) if (!BY_ID.has(id)) BY_ID.set(id, path)
 
-/** A path with its empty segments dropped (protocols.md §2.3: "a..b", ".a.b" and "a.b." all mean "a.b"). */
+/** A path with its empty segments dropped (docs/protocols/m3da.md: "a..b", ".a.b" and "a.b." all mean "a.b"). */
 export function normalisePath (path: string): string {
   return path.split('.').filter((s) => s !== '').join('.')
 }

@@ -1,4 +1,4 @@
-// Device tasks → the Messages of a reply envelope (issue 10, "Data and tasks"; protocols.md §2.7): every task is sent
+// Device tasks → the Messages of a reply envelope (docs/protocols/m3da.md): every task is sent
 // with a ticket (the device answers it with a Response, which ends the task). Reboot, reset and wake-up run the
 // agent's `@sys.commands.<Cmd>`; a retrieve is ReadNode of the variables' tree paths (the agent sends the values back
 // as Messages under `@sys.<path>`); settings are writes under each setting's path. Pure.
@@ -6,14 +6,15 @@ import type { DataValue } from '../../core/domain/device-message.js'
 import type { DeviceTask } from '../../core/domain/device-task.js'
 import { pathOf, splitPath } from './sys-paths.js'
 
-/** The kind of action a command task runs (the actionType of the application element, conventions.md §Applications). */
+/** The kind of action a command task runs (the actionType of the application element,
+ * docs/api.md#applications-and-templates). */
 export type ActionKind = 'REBOOT' | 'RESET' | 'CONNECT'
 
 /** A Message to encode (protocols/m3da encodePayload): body values are primitives. */
 export interface OutgoingMessage { kind: 'message', path: string, ticketId: number, body: Record<string, DataValue> }
 
-// The agent rejects a Message with an empty body (protocols.md §2.3), so each command has a default body: Reboot takes
-// any body (the agent ignores it), ResetToFactoryDefault reads `restart`, Connect a `latency` in seconds.
+// The agent rejects a Message with an empty body (docs/protocols/m3da.md), so each command has a default body: Reboot
+// takes any body (the agent ignores it), ResetToFactoryDefault reads `restart`, Connect a `latency` in seconds.
 const COMMANDS: Record<ActionKind, { path: string, body: Record<string, DataValue> }> = {
   REBOOT: { path: '@sys.commands.Reboot', body: { delay: 0 } },
   RESET: { path: '@sys.commands.ResetToFactoryDefault', body: { restart: true } },

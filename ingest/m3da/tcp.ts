@@ -1,5 +1,5 @@
-// M3DA over TCP (protocols.md §2.6): envelopes written back to back with no length prefix, read as they arrive (one
-// EnvelopeReader per connection), handled one package at a time (§2.5: one package outstanding between two peers),
+// M3DA over TCP (docs/protocols/m3da.md): envelopes written back to back with no length prefix, read as they arrive
+// (one EnvelopeReader per connection), handled one package at a time (§2.5: one package outstanding between two peers),
 // the connection kept across packages. Bytes that are no envelope are answered 400 and end the connection (the
 // stream cannot be resynchronised); a socket error ends only that socket; nothing thrown escapes a handler.
 import { once } from 'node:events'

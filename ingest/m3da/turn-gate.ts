@@ -1,4 +1,4 @@
-// Envelopes that arrive in one turn of the event loop are handled together (issue 10, "Speed"). Each connection's
+// Envelopes that arrive in one turn of the event loop are handled together (docs/protocols/m3da.md). Each connection's
 // data is a callback of its own, and the microtasks of one callback run to the end before the next: with a store that
 // writes within those microtasks (PGlite in the service's thread, before storage/pglite-worker.ts), every package was stored and answered alone, one connection
 // after the other (no group commit). Released together from one callback, the packages of a turn interleave and

@@ -1,8 +1,8 @@
-// MQTT devices behind an external broker (issue 14, `MQTT_URL`; shared/design.md: "ingest workers read with shared
-// subscriptions"). The devices connect to the broker, which checks their logins (ingest/broker-sync keeps them
-// there); this process reads `<login>/messages/json` and `<login>/acks/json` through shared subscriptions, so that
-// every ingest process of the cluster takes a share, and acknowledges each message to the broker once committed
-// (consumer.ts). Tasks are published to the broker, QoS 1, on `<login>/tasks/json`.
+// MQTT devices behind an external broker (docs/cluster.md#external-mqtt-broker-ingest; docs/architecture.md: "ingest
+// workers read with shared subscriptions"). The devices connect to the broker, which checks their logins
+// (ingest/broker-sync keeps them there); this process reads `<login>/messages/json` and `<login>/acks/json` through
+// shared subscriptions, so that every ingest process of the cluster takes a share, and acknowledges each message to the
+// broker once committed (consumer.ts). Tasks are published to the broker, QoS 1, on `<login>/tasks/json`.
 import mqtt, { type MqttClient } from 'mqtt'
 import type { DeviceTask } from '../../core/domain/device-task.js'
 import { encodeTasks } from '../../protocols/airvantage/index.js'
@@ -23,7 +23,7 @@ export const INGEST_TOPICS = [`$share/${SHARE_GROUP}/+/messages/json`, `$share/$
 const CONSUMERS = 2
 // The broker tells nobody when a device (re)connects, so tasks sent and not answered are sent again this long after
 // (a process killed between taking tasks and publishing them, a device that connected with a clean session meanwhile):
-// a device acknowledges again, without running it twice, a task uid it already ran (conventions.md §Device tasks).
+// a device acknowledges again, without running it twice, a task uid it already ran (docs/devices.md).
 const RESEND_AFTER_MS = 60_000
 const RESEND_EVERY_MS = 30_000
 const RESEND_SYSTEMS = 1000

@@ -1,5 +1,5 @@
-// One connection of an ingest process to an external MQTT broker (issue 14, "An external MQTT broker"): an MQTT 5
-// client in a persistent session that reads the devices' topics through shared subscriptions and acknowledges each
+// One connection of an ingest process to an external MQTT broker (docs/cluster.md#external-mqtt-broker-ingest): an MQTT
+// 5 client in a persistent session that reads the devices' topics through shared subscriptions and acknowledges each
 // QoS 1 message only once the handler has committed it. A process killed before its commit never acknowledged: the
 // broker keeps the message in the session and delivers it again when a process of the same client id reconnects.
 //

@@ -1,4 +1,4 @@
-// What the service's own account (MQTT_URL) must be allowed at a Mosquitto with dynamic security (issue 14): read
+// What the service's own account (MQTT_URL) must be allowed at a Mosquitto with dynamic security: read
 // the devices' data and acks through the shared subscriptions, and publish their tasks. An account made by
 // `mosquitto_ctrl dynsec init` may read everything but publish only to the control topic, so the service gives its
 // account a role of its own, once: changing a client's roles makes Mosquitto disconnect its connections, so nothing

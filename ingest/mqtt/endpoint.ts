@@ -35,7 +35,7 @@ export interface MqttEndpoint {
 const MAX_PEEK_BYTES = 1024
 const UNACCEPTABLE_PROTOCOL_LEVEL = Buffer.from([0x20, 0x02, 0x00, 0x01])
 // Packet size bounds, checked before any parser buffers a packet (protocols/mqtt/frame-limit.ts): a CONNECT holds
-// a client id, a will, a login of at most 255 + 255 characters (protocols.md §3.1); a later packet a payload of at
+// a client id, a will, a login of at most 255 + 255 characters (docs/protocols/mqtt.md); a later packet a payload of at
 // most 1 MiB (protocols/airvantage README) plus its topic and properties. A payload a little over 1 MiB is still
 // read, refused and counted with the connection kept; one announced beyond MAX_PACKET_BYTES closes the connection.
 const MAX_CONNECT_BYTES = 64 * 1024

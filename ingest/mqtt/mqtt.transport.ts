@@ -1,4 +1,4 @@
-// MQTT devices (conventions.md §Devices: MQTT 3.1, 3.1.1 and 5, over TCP on MQTT_PORT and over WebSocket at /mqtt)
+// MQTT devices (docs/devices.md: MQTT 3.1, 3.1.1 and 5, over TCP on MQTT_PORT and over WebSocket at /mqtt)
 // as one device transport (ingest/transport.ts). It pushes tasks: to a connected device at once, and at each
 // subscription to the tasks topic, what waits for it.
 import type { DeviceTask } from '../../core/domain/device-task.js'
@@ -28,7 +28,7 @@ export const mqttTransport = async (deps: TransportDeps & { mqtt: MqttBus }): Pr
 
   /**
    * A subscription to the tasks topic: the tasks waiting, and those sent before and not answered (a device that
-   * reconnects may have lost them; it ignores one it already ran by its uid, conventions.md §Device tasks), but not
+   * reconnects may have lost them; it ignores one it already ran by its uid, docs/devices.md), but not
    * those it acknowledged receiving (received-tasks.ts).
    */
   function deliverWaiting (c: MqttConnection): void {

@@ -1,8 +1,8 @@
 // Other device protocols carried by the embedded broker under a topic namespace of their own (Sparkplug B under
-// `spBv1.0/`, protocols.md §4.1). The MQTT transport owns the broker (its sessions, session/); the transport of such a protocol registers its
-// namespace on the service's bus (one per assembled service: TransportDeps.mqtt) and publishes through it. The broker
+// `spBv1.0/`, docs/protocols/sparkplug.md). The MQTT transport owns the broker (its sessions, session/); the transport of such a protocol
+// registers its namespace on the service's bus (one per assembled service: TransportDeps.mqtt) and publishes through it. The broker
 // asks the namespace of a topic about every publish, subscription and delivery on it, so the AirVantage topic rules
-// (`<username>/...`, conventions.md §Devices) and the namespace's own rules never mix.
+// (`<username>/...`, docs/devices.md) and the namespace's own rules never mix.
 import type { DeviceSession } from '../../core/services/ingest/device-session.js'
 import type { PipelineOutcome } from '../pipeline.js'
 

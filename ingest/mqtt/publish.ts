@@ -1,5 +1,5 @@
 // What an MQTT device publishes (3.1.1 and 5 alike) goes through the ingest pipeline by its topic: data on
-// `<username>/messages/json`, acks on `<username>/acks/json` (conventions.md §Devices), AirVantage JSON on both
+// `<username>/messages/json`, acks on `<username>/acks/json` (docs/devices.md), AirVantage JSON on both
 // (protocols/airvantage). Anything else is refused and counted.
 import { decodeAcks, decodeData } from '../../protocols/airvantage/index.js'
 import { publishTopicKind } from '../../protocols/mqtt/topic.js'

@@ -7,7 +7,7 @@
 // device that lost what it had received (a crash) gets it back.
 //
 // Kept in this process's memory, bounded: forgetting (a restart, an eviction) only means a task is sent again, which
-// a device ignores by its uid (conventions.md §Device tasks); it never means a task is not sent.
+// a device ignores by its uid (docs/devices.md); it never means a task is not sent.
 
 /** How long a confirmed task is not sent again: longer than a gateway takes to reboot. */
 export const RECENT_MS = 120_000

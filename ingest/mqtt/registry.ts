@@ -20,7 +20,7 @@ export interface MqttConnection {
   close (opts?: { takenOver?: boolean }): void
 }
 
-/** What a new connection may do with its client id (conventions.md §Devices: client ids are free). */
+/** What a new connection may do with its client id (docs/devices.md: client ids are free). */
 export type ClientIdClaim =
   | { kind: 'free' }
   /** Held by a connection of the same system: the new one takes it over (MQTT 3.1.1 §3.1.4, MQTT 5.0 §3.1.4). */

@@ -1,4 +1,4 @@
-// One conversation with a gateway over its access path (SNMP or AceManager, protocols.md §5.2): read MSCI ids,
+// One conversation with a gateway over its access path (SNMP or AceManager, docs/protocols/msci.md): read MSCI ids,
 // write MSCI ids. Errors say what happened without the credentials or the answer's content (never logged).
 
 /** A value as the gateway gave it: a number, or text. */

@@ -1,4 +1,4 @@
-// AceManager HTTP access to an AirLink gateway (protocols.md §5.2 A): log in (the session cookie is kept for the
+// AceManager HTTP access to an AirLink gateway (docs/protocols/msci.md A): log in (the session cookie is kept for the
 // conversation), read with Embedded_Ace_Get_Task, write with Embedded_Ace_Set_Task (`id=value!` pairs, the form of
 // the read answer; the reply's format is [U], so a 2xx status is the gateway's yes and any other its no).
 // The credentials travel in the login body only; errors name the step and the status, never the body.

@@ -1,4 +1,4 @@
-// Where a poll may go (README.md "AirLink gateways (MSCI)"): a company user sets a gateway's host, and the poll sends
+// Where a poll may go (docs/protocols/msci.md): a company user sets a gateway's host, and the poll sends
 // it the gateway's stored credentials (an AceManager login, an SNMP community), so a host must never lead the
 // service to itself, its link or its cloud's metadata. The name is resolved here, every address it has is checked,
 // and the poll connects to the checked address itself, so no second answer of the DNS can send it elsewhere.

@@ -67,7 +67,7 @@ export function createMsciPollsRepository (q: Queryable): MsciPollsRepository {
          RETURNING p.system_uid, p.failures, o.at`, [cols.uid, cols.token, cols.ok, cols.at, cols.next])
       const failed = rows.filter((r) => r.failures > 0).sort((a, b) => a.system_uid.localeCompare(b.system_uid))
       if (failed.length === 0) return
-      // conventions.md §Data: commStatus follows communication; a gateway that does not answer its poll is a missed
+      // docs/devices.md: commStatus follows communication; a gateway that does not answer its poll is a missed
       // communication now, not only once its period has passed. Never lowered from ERROR by a single failure.
       // The state row of system_state (0024_system_state.sql), created when the system has none.
       await q.query(

@@ -1,4 +1,4 @@
-// The poll state of AirLink gateways (issue 13, MSCI polling; conventions.md §Devices, MSCI): which gateways are due,
+// The poll state of AirLink gateways (docs/protocols/msci.md): which gateways are due,
 // claimed so that each is polled once at a time across every process, and what each poll ended with. What a claimed
 // poll needs besides the system's communication.msci comes from its applications: the MSCI application's
 // communication parameters (access path, port, SNMP version, period) and the kind of each action (a reboot).
@@ -21,7 +21,7 @@ export interface PollTarget extends ClaimedPoll {
 
 /**
  * How a gateway is reached: its MSCI application's communication parameters; an application speaking `SNMP` instead
- * is MSCI over SNMP (README.md "AirLink gateways (MSCI)"), its parameters read the same way with the access SNMP.
+ * is MSCI over SNMP (docs/protocols/msci.md), its parameters read the same way with the access SNMP.
  */
 export function msciParameters (applications: ReadonlyArray<{ communication: readonly CommunicationEntry[] }>): Record<string, unknown> {
   const speaks = (type: string): boolean => applications.some((a) => a.communication.some((c) => c.type === type))

@@ -1,4 +1,4 @@
-// AirLink gateways polled over SNMP or AceManager (issue 13, MSCI; conventions.md §Devices, MSCI; protocols.md §5) as
+// AirLink gateways polled over SNMP or AceManager (docs/protocols/msci.md) as
 // one device transport (ingest/transport.ts). It listens on nothing: the service goes to the gateways. Its poller is
 // the repeatable job `msci.poll`, and its device tasks go out at the gateway's next poll (a gateway with waiting
 // tasks is polled at once), so it has no push and no gateway is ever "connected" between polls.

@@ -1,4 +1,4 @@
-// How the service reaches one gateway (conventions.md §Devices, MSCI): host, user and password from the system's
+// How the service reaches one gateway (docs/protocols/msci.md): host, user and password from the system's
 // communication.msci; the access path, port, SNMP version and poll period from its MSCI application's communication
 // parameters. A `host:port` host names its port (it wins over the parameters').
 import { splitHost } from '../../core/domain/msci-host.js'

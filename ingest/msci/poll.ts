@@ -1,4 +1,4 @@
-// One poll of one AirLink gateway (issue 13; conventions.md §Devices, MSCI): read the ids of the MSCI table over
+// One poll of one AirLink gateway (docs/protocols/msci.md): read the ids of the MSCI table over
 // its access path, store them as one device message (protocol MSCI), then run the system's waiting MSCI tasks over
 // the same conversation. The poll fails when the gateway does not answer, refuses the credentials or answers
 // garbage (counted); its configuration failing is a failed poll too. Nothing here throws.

@@ -1,4 +1,4 @@
-// The MSCI poller (issue 13): one tick is one run of the repeatable job `msci.poll` (bin/serve.ts, so one tick at a
+// The MSCI poller: one tick is one run of the repeatable job `msci.poll` (bin/serve.ts, so one tick at a
 // time across every process). A tick keeps the poll rows in step with the systems (every SYNC_MS), makes the
 // gateways with waiting tasks due, then claims due polls as long as this process has free slots
 // (MSCI_POLL_CONCURRENCY) and polls are due, within about one tick. A claimed poll is held under a lease in the store,

@@ -1,4 +1,4 @@
-// SNMP access to an AirLink gateway (protocols.md §5.3; conventions.md §Devices, MSCI): v2c with the password as
+// SNMP access to an AirLink gateway (docs/protocols/msci.md; docs/protocols/msci.md): v2c with the password as
 // community, or v3 with the user and password (SHA authentication; authPriv adds AES with the same password). Reads
 // GET the ALEOS OIDs of the ids, writes SET them. net-snmp's own error texts can hold the community, so every error
 // becomes one of ours, in words that hold nothing of the request.

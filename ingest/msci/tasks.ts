@@ -1,7 +1,7 @@
-// Device tasks over the gateway's access path (issue 13; conventions.md §Device tasks): a read reads the MSCI ids
+// Device tasks over the gateway's access path (docs/devices.md): a read reads the MSCI ids
 // its data ids name and stores them as one device message, then acks; a write sets them (SNMP SET,
 // Embedded_Ace_Set_Task); a command that is a REBOOT action of the system's applications writes 1 to MSCI 65001
-// (protocols.md §5.3 [S]: "reset modem"), any other command naming an MSCI id writes its first parameter (or 1)
+// (docs/protocols/msci.md [S]: "reset modem"), any other command naming an MSCI id writes its first parameter (or 1)
 // there. The gateway's answer ends the task: OK, or ERROR with why (an id it has not, a write it refused).
 // A gateway that stops answering mid-task leaves the task SENT: it is delivered again at the next poll.
 import type { DataPoint, DataValue } from '../../core/domain/device-message.js'

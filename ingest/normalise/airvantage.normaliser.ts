@@ -1,7 +1,7 @@
-// AirVantage JSON (MQTT or REST) → DeviceMessage (shared/style.md §2.6). Pure: decoded points in, one message out.
-// Every point is kept, device-management ids (`_RSSI`…) and application ids alike: all are stored as time series
-// (conventions.md §Data); core/domain/system-data.ts applyPoints folds the mapped ones into System data downstream.
-// AirVantage ids already carry the units of fleet-api.md §System data (rsrp in 1/10 dBm…), so nothing is converted.
+// AirVantage JSON (MQTT or REST) → DeviceMessage (docs/architecture.md#how-data-flows). Pure: decoded points in, one
+// message out. Every point is kept, device-management ids (`_RSSI`…) and application ids alike: all are stored as time
+// series (docs/devices.md); core/domain/system-data.ts applyPoints folds the mapped ones into System data downstream.
+// AirVantage ids already carry the units of docs/devices.md (rsrp in 1/10 dBm…), so nothing is converted.
 import type { Point } from '../../protocols/airvantage/index.js'
 import { messageTimestamp, type DeviceMessage, type DeviceProtocol } from '../../core/domain/device-message.js'
 
@@ -24,6 +24,6 @@ export function normaliseAirVantage (
     receivedAt,
     timestamp: messageTimestamp(own, receivedAt),
     points: own,
-    nbDataPoints: own.length // duplicates counted (fleet-api.md §Device message)
+    nbDataPoints: own.length // duplicates counted (docs/devices.md)
   }
 }

@@ -1,4 +1,4 @@
-// The REST device API (conventions.md §Devices): HTTP Basic with the gateway serial number or IMEI and the system's
+// The REST device API (docs/devices.md): HTTP Basic with the gateway serial number or IMEI and the system's
 // `communication.rest.password`. POST /device/messages answers 200 only once the message is committed. Payloads go
 // through the ingest pipeline (ingest/pipeline.ts) with the AirVantage codecs (protocols/airvantage).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -19,7 +19,7 @@ export interface DeviceRoutesOptions {
 }
 
 const data: DataDecoder = (payload, receivedAt) => decodeData(payload, { receivedAt })
-// Device-REST-Version: 2 sends the object keyed by timestamps (conventions.md §Devices).
+// Device-REST-Version: 2 sends the object keyed by timestamps (docs/devices.md).
 const timestampKeyedData: DataDecoder = (payload, receivedAt) => decodeData(payload, { receivedAt, timestampKeyed: true })
 const acks: AckDecoder = (payload) => decodeAcks(payload)
 
@@ -51,7 +51,7 @@ export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRo
   app.removeAllContentTypeParsers()
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (_req, body, done) => { done(null, body) })
   // A body beyond the transport limit is as malformed as one the codec finds too large: the same 400
-  // payload.too.large (conventions.md §Devices: REST answers 400), not the API's 413. Other errors go to the API's
+  // payload.too.large (docs/devices.md: REST answers 400), not the API's 413. Other errors go to the API's
   // handler (a child handler that throws hands the error to its parent).
   app.setErrorHandler(async (err: FastifyError, _req, reply) => {
     if (err.code !== 'FST_ERR_CTP_BODY_TOO_LARGE') throw err
@@ -63,13 +63,15 @@ export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRo
     const c = credentials(req)
     const r = c === undefined ? undefined : await opts.devices.authenticate(c.user, c.password, 'rest', req.ip)
     if (r?.ok === true) {
-      // Over the device's budget (README "Device limits"): 429 with Retry-After (the API error handler renders it).
+      // Over the device's budget (docs/security.md#device-limits): 429 with Retry-After (the API error handler renders
+      // it).
       const admitted = opts.limits.admit(r.session.systemUid, Buffer.isBuffer(req.body) ? req.body.length : 0)
       if (!admitted.ok) throw Object.assign(new FleetError('rate.limit.exceeded'), { retryAfterS: admitted.retryAfterS })
       return r.session
     }
     opts.pipeline.refuse(r === undefined ? 'device.missing.credentials' : r.reason)
-    // Throttled after wrong passwords (README "Device login throttling"): 429 with Retry-After, credentials unchecked.
+    // Throttled after wrong passwords (docs/security.md#device-login-throttling): 429 with Retry-After, credentials
+    // unchecked.
     if (r?.ok === false && r.reason === 'device.throttled') throw Object.assign(new FleetError('rate.limit.exceeded'), { retryAfterS: r.retryAfterS })
     if (r?.ok === false && r.reason === 'device.ip.forbidden') reject(reply, 403, 'ip.forbidden')
     else reject(reply, 401, 'device.unauthorized')
@@ -89,7 +91,7 @@ export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRo
     const s = await session(req, reply)
     if (s === undefined) return reply
     // The tasks waiting and those sent before and not answered: a poll whose answer was lost gets them again (the
-    // device ignores a task it already ran by its uid, conventions.md §Device tasks).
+    // device ignores a task it already ran by its uid, docs/devices.md).
     const tasks = await opts.ingest.takeTasks(s.systemUid, 'REST', { again: true })
     return await reply.type('application/json').send(encodeTasks(tasks))
   })

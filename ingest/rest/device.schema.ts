@@ -1,4 +1,4 @@
-// The REST device API in the OpenAPI document (conventions.md §Devices). The bodies are decoded by the device codec,
+// The REST device API in the OpenAPI document (docs/devices.md). The bodies are decoded by the device codec,
 // never by a JSON schema (device.routes.ts): their shape is added to the document only, by a route's swaggerTransform.
 import type { SwaggerTransform } from '@fastify/swagger'
 
@@ -9,7 +9,8 @@ const empty = { type: 'null', description: 'Empty body: stored (sent only once t
 
 const retryAfter = { headers: { 'retry-after': { type: 'integer', description: 'Seconds to wait before sending again' } } }
 
-/** README "Device limits": over the device's budget, or the ingest buffer full; nothing is stored either way. */
+/** docs/security.md#device-limits: over the device's budget, or the ingest buffer full; nothing is stored either way.
+ */
 function limited () {
   return {
     429: { ...error('rate.limit.exceeded: the device is over its budget of messages or bytes per second; nothing stored'), ...retryAfter },
@@ -26,7 +27,7 @@ const refused = {
 
 const point = { type: 'object', properties: { timestamp: { type: 'integer', description: 'epoch ms; missing, null or "" is the time of receipt' }, value: { description: 'number, string, boolean or null' } } }
 
-/** The three payload forms of conventions.md §Devices. */
+/** The three payload forms of docs/devices.md. */
 const dataBody = {
   description: 'Data points, in one of three forms: a list of {"<data id>": [{timestamp, value}...]}; an object of ' +
     '"<epoch ms>": {"<data id>": value} (with the header Device-REST-Version: 2); or {"<data id>": value} stamped on receipt',

@@ -1,4 +1,4 @@
-// REST devices (conventions.md §Devices: /device/messages, /device/tasks, /device/acks on the HTTP port) as one
+// REST devices (docs/devices.md: /device/messages, /device/tasks, /device/acks on the HTTP port) as one
 // device transport (ingest/transport.ts). REST devices poll: nothing is pushed, a device is never "connected" to a
 // process, and its tasks wait until its next GET /device/tasks.
 import type { DeviceTransport, TransportFactory } from '../transport.js'

@@ -1,5 +1,5 @@
-// Device tasks → NCMD / DCMD (protocols.md §4.4; README "Sparkplug B edge nodes"), and what ends each task, since an
-// edge node sends no acknowledgement:
+// Device tasks → NCMD / DCMD (docs/protocols/sparkplug.md; docs/protocols/sparkplug.md), and what ends each task, since
+// an edge node sends no acknowledgement:
 // - reboot (a command naming a REBOOT action): NCMD `Node Control/Reboot` = true; ends OK at the node's next NBIRTH
 //   or its honoured NDEATH;
 // - apply settings (`write`): one NCMD (node metrics) and one DCMD per device with the metrics and their BIRTH

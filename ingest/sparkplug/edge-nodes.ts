@@ -1,6 +1,6 @@
-// The host's bookkeeping per edge node (protocols.md §4.3): online flag, the bdSeq of its NBIRTH, the next seq it
-// must send, the alias → metric map of its BIRTHs (node and devices share one alias space), the devices born, and
-// the last value of each metric this session (what a retrieve is answered from). It lives with the connection: a
+// The host's bookkeeping per edge node (docs/protocols/sparkplug.md): online flag, the bdSeq of its NBIRTH, the next
+// seq it must send, the alias → metric map of its BIRTHs (node and devices share one alias space), the devices born,
+// and the last value of each metric this session (what a retrieve is answered from). It lives with the connection: a
 // new NBIRTH starts it over, so nothing of it needs the store.
 import type { DeviceSession } from '../../core/services/ingest/device-session.js'
 import type { ActionType } from '../../core/domain/application-model.js'
@@ -41,7 +41,7 @@ export interface EdgeNode {
 export const metricKey = (device: string | undefined, name: string): string => `${device ?? ''}\u0000${name}`
 
 /**
- * The data id of a metric (README "Sparkplug B edge nodes"): the metric name as is for the node's own metrics,
+ * The data id of a metric (docs/protocols/sparkplug.md): the metric name as is for the node's own metrics,
  * `<device id>/<metric name>` for a device's; `/` is allowed in data ids, as in Sparkplug's folder-like names.
  */
 export const dataIdOf = (device: string | undefined, name: string): string => device === undefined ? name : `${device}/${name}`

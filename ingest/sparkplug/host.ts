@@ -1,7 +1,7 @@
-// The service as the Sparkplug B host application of its edge nodes (protocols.md §4.1–4.4; conventions.md §Devices,
-// Sparkplug B): what an edge node publishes under `spBv1.0/` on the embedded broker, checked against its session
-// (seq, bdSeq, aliases) and stored through the ingest pipeline as device messages with protocol SPARKPLUG; the
-// rebirth requests; the deaths; and the device tasks sent as NCMD / DCMD (commands.ts).
+// The service as the Sparkplug B host application of its edge nodes (docs/protocols/sparkplug.md–4.4;
+// docs/protocols/sparkplug.md): what an edge node publishes under `spBv1.0/` on the embedded broker, checked against
+// its session (seq, bdSeq, aliases) and stored through the ingest pipeline as device messages with protocol SPARKPLUG;
+// the rebirth requests; the deaths; and the device tasks sent as NCMD / DCMD (commands.ts).
 import type { Logger } from '../../core/logger.js'
 import type { DataPoint, DataValue } from '../../core/domain/device-message.js'
 import type { DeviceTask } from '../../core/domain/device-task.js'
@@ -28,8 +28,8 @@ export interface HostDeps {
   now: () => number
 }
 
-// Tahu's hosts ask a node for a rebirth at most once per 5 s (protocols.md §4.3): a node that keeps sending out of
-// step is not flooded with requests, each of which makes it send every metric again.
+// Tahu's hosts ask a node for a rebirth at most once per 5 s (docs/protocols/sparkplug.md): a node that keeps sending
+// out of step is not flooded with requests, each of which makes it send every metric again.
 const REBIRTH_EVERY_MS = 5000
 
 const text = (raw: RawValue): string | undefined =>

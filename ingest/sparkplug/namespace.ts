@@ -1,4 +1,4 @@
-// The Sparkplug B topic rules on the embedded broker (protocols.md §4.1; conventions.md §Devices): an edge node
+// The Sparkplug B topic rules on the embedded broker (docs/protocols/sparkplug.md; docs/devices.md): an edge node
 // logged in as a gateway serial number (or IMEI) publishes under `spBv1.0/<group>/<type>/<that id>[/<device>]` only
 // (host.ts refuses the rest, counted as topic.forbidden), subscribes to its own NCMD and DCMD topics and to the host
 // STATE topic, and receives nothing else.

@@ -1,4 +1,4 @@
-// A BIRTH's or DATA's metrics → data points (protocols.md §4.2, §4.3). Metric name → data id as edge-nodes.ts says;
+// A BIRTH's or DATA's metrics → data points (docs/protocols/sparkplug.md). Metric name → data id as edge-nodes.ts says;
 // a metric sent by alias takes the name and datatype its BIRTH declared; the point's time is the metric's
 // timestamp, else the payload's, else the reception. `bdSeq` is session bookkeeping, not data. A metric whose type
 // has no scalar form (DataSet, Template, arrays...) is declared but not stored. Pure: the node is only read.

@@ -1,6 +1,6 @@
-// What the Sparkplug B transport asks of the store (issue 13, Sparkplug B): the death of an edge node, and the
+// What the Sparkplug B transport asks of the store (docs/protocols/sparkplug.md): the death of an edge node, and the
 // actions of a system's applications (a command task names an action by its data id; its actionType says whether
-// it is the reboot, sent as `Node Control/Reboot`, protocols.md §4.4).
+// it is the reboot, sent as `Node Control/Reboot`, docs/protocols/sparkplug.md).
 import type { ApplicationsRepository } from '../../core/ports/applications.js'
 import type { SparkplugRepository } from './sparkplug.port.js'
 import { flattenData, type ActionType } from '../../core/domain/application-model.js'

@@ -2,8 +2,8 @@
 
 export interface SparkplugRepository {
   /**
-   * An edge node died (an NDEATH whose bdSeq matched its NBIRTH, protocols.md §4.3): its system's commStatus becomes
-   * ERROR and data.lastCommFailureDate the time of death (conventions.md §Data: commStatus follows communication).
+   * An edge node died (an NDEATH whose bdSeq matched its NBIRTH, docs/protocols/sparkplug.md): its system's commStatus
+   * becomes ERROR and data.lastCommFailureDate the time of death (docs/devices.md: commStatus follows communication).
    */
   nodeDied (systemUid: string, at: number): Promise<void>
 }

@@ -1,4 +1,4 @@
-// Sparkplug B edge nodes (issue 13; protocols.md §4; conventions.md §Devices, Sparkplug B) as one device transport
+// Sparkplug B edge nodes (docs/protocols/sparkplug.md) as one device transport
 // (ingest/transport.ts). They ride on the embedded MQTT broker the MQTT module offers (capabilities.ts MQTT_BUS: the
 // `spBv1.0/` namespace), so the transport has no port of its own; it pushes tasks as NCMD / DCMD to an edge node
 // that is online (its NBIRTH seen on an open connection), others wait for its next NBIRTH. The service publishes its

@@ -1,4 +1,4 @@
-// Task acknowledgements (shared/spec/protocols.md §3.1, conventions.md §Devices): devices publish
+// Task acknowledgements (docs/protocols/mqtt.md, docs/devices.md): devices publish
 // `[{"uid", "status": "OK"|"ERROR", "message"?}]` to `<id>/acks/json` or POST it to /device/acks.
 import { MAX_ACKS, type Refusal } from './types.js'
 import { isRecord, parseJson, tooLong, unstorable, type TextReason } from './text.js'
@@ -15,7 +15,7 @@ export type AckReason = TextReason
 
 export type DecodedAcks = { ok: true, acks: Ack[] } | Refusal<AckReason>
 
-// One Sierra sample sends "KO" for "ERROR" (protocols.md §3.1: accept both); case is not significant.
+// One Sierra sample sends "KO" for "ERROR" (docs/protocols/mqtt.md: accept both); case is not significant.
 const STATUSES = new Map<string, AckStatus>([['OK', 'OK'], ['ERROR', 'ERROR'], ['KO', 'ERROR']])
 
 /** Decodes an ack payload: an array of acks, or a single ack object. Never throws. */

@@ -1,4 +1,4 @@
-// AirVantage MQTT/REST JSON codecs (shared/spec/protocols.md §3); see README.md for the forms and refusal reasons.
+// AirVantage MQTT/REST JSON codecs (docs/protocols/README.md); see docs/protocols/mqtt.md and rest.md for the forms and refusal reasons.
 export * from './types.js'
 export { decodeData, encodeData, normaliseTimestamp } from './payload.js'
 export type { DataForm, DataReason, DecodedData, DecodeDataOptions } from './payload.js'

@@ -1,4 +1,4 @@
-// AirVantage data payloads (shared/spec/protocols.md §3.1, conventions.md §Devices): the three JSON forms, decoded
+// AirVantage data payloads (docs/protocols/mqtt.md, docs/devices.md): the three JSON forms, decoded
 // into points in payload order. Pure and total: every input answers a result, nothing throws.
 import { MAX_POINTS, type DataValue, type Point, type Refusal } from './types.js'
 import { isRecord, parseJson, tooLong, unstorable, type TextReason } from './text.js'
@@ -21,12 +21,12 @@ export type DecodedData = { ok: true, form: DataForm, points: Point[] } | Refusa
 export interface DecodeDataOptions {
   /** Server time of reception (ms): stamps flat payloads and points whose timestamp is null, absent or empty. */
   receivedAt: number
-  /** REST `Device-REST-Version: 2` (conventions.md §Devices): read an object as timestamp-keyed whatever its keys. */
+  /** REST `Device-REST-Version: 2` (docs/devices.md): read an object as timestamp-keyed whatever its keys. */
   timestampKeyed?: boolean
 }
 
-// Timestamps are ms (protocols.md §3.1). Devices without a ms clock send seconds or microseconds; the ranges do not
-// overlap for dates between 1973 and 5138: below 1e11 is seconds, above 1e14 is microseconds.
+// Timestamps are ms (docs/protocols/mqtt.md). Devices without a ms clock send seconds or microseconds; the ranges do
+// not overlap for dates between 1973 and 5138: below 1e11 is seconds, above 1e14 is microseconds.
 const SECONDS_BELOW = 1e11
 const MICROS_ABOVE = 1e14
 const MICROS_MAX = 1e17
@@ -82,8 +82,8 @@ function readList (list: unknown[], receivedAt: number, out: Point[]): DataReaso
 }
 
 /**
- * List-form timestamps may be null (protocols.md §3.1), absent or an empty string (the HL-series gateways send
- * `"timestamp": ""`): the point is stamped on receipt (conventions.md §Devices). Any other string is refused.
+ * List-form timestamps may be null (docs/protocols/mqtt.md), absent or an empty string (the HL-series gateways send
+ * `"timestamp": ""`): the point is stamped on receipt (docs/devices.md). Any other string is refused.
  */
 function listTimestamp (t: unknown, receivedAt: number): number | undefined {
   if (t === null || t === undefined || (typeof t === 'string' && t.trim() === '')) return receivedAt

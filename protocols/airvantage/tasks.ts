@@ -1,4 +1,4 @@
-// Tasks sent to devices (shared/spec/protocols.md §3.1, conventions.md §Devices): a JSON array published to
+// Tasks sent to devices (docs/protocols/mqtt.md, docs/devices.md): a JSON array published to
 // `<id>/tasks/json` or answered by GET /device/tasks. Each task has a uid, a timestamp (ms) and one of read, write
 // or command. ("swinstall" exists in one Sierra sample only and is not produced.)
 import type { DataValue, Refusal } from './types.js'

@@ -1,4 +1,4 @@
-// The Bysant encoder. It makes the reference C serializer's choices (protocols.md §1.7) so that our bytes equal
+// The Bysant encoder. It makes the reference C serializer's choices (docs/protocols/m3da.md) so that our bytes equal
 // theirs: smallest integer and string forms, integral doubles as integers, float32 when exact, else float64.
 // Un-encodable input (a boolean in UIS, null in an unsized list…) is a programming error and throws a TypeError.
 import { containerForms, intRanges, MAX_CHUNK, Op, rangeMax, rangeMin, stringForms, type ContainerForm, type Range } from './forms.js'

@@ -1,4 +1,4 @@
-// The opcode tables of protocols.md §1.2–§1.6 as data, read by both the encoder and the decoder so that the two
+// The opcode tables of docs/protocols/m3da.md as data, read by both the encoder and the decoder so that the two
 // cannot disagree.
 import { Ctx } from './types.js'
 

@@ -1,5 +1,5 @@
 // For each context with opcodes (Global, UIS, Numbers, Lists & Maps), what each of the 256 first bytes means,
-// built once from the forms of forms.ts (protocols.md §1.2–§1.4, §1.6). An absent entry is a free opcode: invalid.
+// built once from the forms of forms.ts (docs/protocols/m3da.md). An absent entry is a free opcode: invalid.
 import { containerForms, intRanges, Op, stringForms, type ContainerKind, type Range } from './forms.js'
 import { Ctx } from './types.js'
 

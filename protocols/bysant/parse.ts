@@ -1,4 +1,4 @@
-// One top-level Bysant value from the start of a buffer (protocols.md §1.1–§1.7). Total: whatever the bytes, the
+// One top-level Bysant value from the start of a buffer (docs/protocols/m3da.md). Total: whatever the bytes, the
 // answer is a value, "need N bytes" (the stream may go on: §1.8, M3DA over TCP has no framing) or a refusal.
 // Inside, running out of bytes and refusing unwind the recursion as thrown sentinels, caught at the one entry.
 import type { Range } from './forms.js'

@@ -1,4 +1,4 @@
-// Incremental decoding (protocols.md §1.8): bytes are pushed as they arrive and whole top-level values come out.
+// Incremental decoding (docs/protocols/m3da.md): bytes are pushed as they arrive and whole top-level values come out.
 // A value is parsed again from its first byte when more bytes come, but only once the bytes it was known to lack
 // have arrived, so a large string (an M3DA payload) is parsed once, not once per TCP chunk.
 import { parseValue, type Limits } from './parse.js'

@@ -1,6 +1,6 @@
-// The Bysant value model (shared/spec/protocols.md §1.1) and the wrappers that tell the encoder which form to write.
+// The Bysant value model (docs/protocols/m3da.md) and the wrappers that tell the encoder which form to write.
 
-/** Context ids, one byte when written in a stream (protocols.md §1.1). */
+/** Context ids, one byte when written in a stream (docs/protocols/m3da.md). */
 export const Ctx = { Global: 0, UIS: 1, Numbers: 2, Int32: 3, Float: 4, Double: 5, ListMap: 6 } as const
 // The value and its type share the name on purpose (Ctx.Global in code, Ctx in signatures), as the API asks.
 // eslint-disable-next-line @typescript-eslint/no-redeclare
@@ -8,11 +8,11 @@ export type Ctx = typeof Ctx[keyof typeof Ctx]
 
 export const isCtx = (n: number): n is Ctx => Number.isInteger(n) && n >= 0 && n <= 6
 
-/** An instance of a numbered class: its fields in class-definition order (protocols.md §1.7). */
+/** An instance of a numbered class: its fields in class-definition order (docs/protocols/m3da.md). */
 export interface BysantObject { classId: number, fields: BysantValue[] }
 
 /**
- * A decoded value. Strings stay bytes (protocols.md §1.8: the stream does not say which are text); integers are
+ * A decoded value. Strings stay bytes (docs/protocols/m3da.md: the stream does not say which are text); integers are
  * numbers, or bigints outside the safe range (int64, §1.2 `FD`); map keys are UTF-8 text or unsigned integers.
  */
 export type BysantValue =
@@ -21,7 +21,7 @@ export type BysantValue =
   | Map<string | number, BysantValue>
   | BysantObject
 
-/** A class: its fields' contexts in order, and their names when it was defined with `71` (protocols.md §1.2). */
+/** A class: its fields' contexts in order, and their names when it was defined with `71` (docs/protocols/m3da.md). */
 export interface ClassDef { id: number, name?: string, fields: Array<{ name?: string, ctx: Ctx }> }
 
 export type MapKey = string | number
@@ -60,7 +60,7 @@ export const typedList = (ctx: Ctx, items: readonly Encodable[], opts: { unsized
 export const typedMap = (ctx: Ctx, entries: Entries, opts: { unsized?: boolean } = {}): TypedMap =>
   new TypedMap(ctx, entries, opts.unsized === true)
 
-/** An untyped list ended by a null (`35` / ctx6 `3F`): it cannot hold null (protocols.md §1.7). */
+/** An untyped list ended by a null (`35` / ctx6 `3F`): it cannot hold null (docs/protocols/m3da.md). */
 export const unsizedList = (items: readonly Encodable[]): TypedList => new TypedList(null, items, true)
 
 /** An untyped map ended by the UIS null in key position (`4C` / ctx6 `C1`), the form real agents write. */

@@ -1,4 +1,4 @@
-// A growable big-endian byte sink for the encoder (protocols.md §1.1: big-endian everywhere).
+// A growable big-endian byte sink for the encoder (docs/protocols/m3da.md: big-endian everywhere).
 
 export class Writer {
   private buf: Buffer

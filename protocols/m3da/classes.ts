@@ -1,4 +1,4 @@
-// The predefined M3DA classes (shared/spec/protocols.md §2.2): known to both peers, never sent in-band.
+// The predefined M3DA classes (docs/protocols/m3da.md): known to both peers, never sent in-band.
 import { Ctx, type ClassDef } from '../bysant/index.js'
 
 export const ClassId = { Envelope: 0, Message: 1, Response: 2, DeltasVector: 3, QuasiPeriodicVector: 4 } as const

@@ -1,4 +1,4 @@
-// M3DA envelopes (protocols.md §2.1, §2.2, §2.4): class 0 {header (ctx6 map), payload (UIS string), footer (ctx6 map)}.
+// M3DA envelopes (docs/protocols/m3da.md): class 0 {header (ctx6 map), payload (UIS string), footer (ctx6 map)}.
 // Real agents write header and footer maps without declared length (ctx6 `C1`) and a null footer when unsigned;
 // both decode here, a null map as an empty record.
 import { BysantReader, bysantObject, encode, isBysantObject, TypedMap, type BysantValue, type Encodable, type MapKey } from '../bysant/index.js'

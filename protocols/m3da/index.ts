@@ -1,4 +1,4 @@
-// M3DA objects (shared/spec/protocols.md §2.1–§2.4): envelopes, Messages, Responses, vectors. Pure: no I/O.
+// M3DA objects (docs/protocols/m3da.md): envelopes, Messages, Responses, vectors. Pure: no I/O.
 // The security extension (§2.8) lives in ./security/. Decoders never throw; they answer { ok: false, reason }.
 export { ClassId, M3DA_CLASSES } from './classes.js'
 export { decodeEnvelope, encodeEnvelope, EnvelopeReader, toEnvelope } from './envelope.js'

@@ -1,4 +1,4 @@
-// The objects of an envelope payload (protocols.md §2.2, §2.3): Messages and Responses back to back; vectors in
+// The objects of an envelope payload (docs/protocols/m3da.md): Messages and Responses back to back; vectors in
 // Message bodies come out expanded into number lists.
 import { bysantObject, decodeAll, encode, isBysantObject, type BysantValue, type Encodable, type MapKey } from '../bysant/index.js'
 import { ClassId, M3DA_CLASSES } from './classes.js'

@@ -1,4 +1,4 @@
-// The compressed number lists of protocols.md §2.3, expanded into plain lists on decode; builders for encoders.
+// The compressed number lists of docs/protocols/m3da.md, expanded into plain lists on decode; builders for encoders.
 import { bysantObject, Ctx, typedList, type BysantValue, type EncodableObject } from '../bysant/index.js'
 import { ClassId } from './classes.js'
 

@@ -14,7 +14,7 @@ export function topicMatches (filter: string, topic: string): boolean {
   return f.length === t.length
 }
 
-/** The device topics (conventions.md §Devices, protocols.md §3.1): data and acks in, tasks out. */
+/** The device topics (docs/protocols/README.md.md §3.1): data and acks in, tasks out. */
 export type DeviceTopicKind = 'messages' | 'acks' | 'tasks'
 
 /** `<username>/<kind>/json`: the one place the device topics are spelled. */
@@ -24,7 +24,7 @@ export function deviceTopic (username: string, kind: DeviceTopicKind): string {
 
 /**
  * What a device publish is about: its data or its acks, another own topic (`other`), or a topic outside its own
- * `<username>/` (`foreign`: a device publishes and subscribes only there, conventions.md §Devices).
+ * `<username>/` (`foreign`: a device publishes and subscribes only there, docs/devices.md).
  */
 export function publishTopicKind (username: string, topic: string): 'messages' | 'acks' | 'other' | 'foreign' {
   if (!ownsTopic(username, topic)) return 'foreign'

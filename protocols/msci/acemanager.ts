@@ -1,4 +1,4 @@
-// The AceManager HTTP API of ALEOS gateways, its bodies only (protocols.md §5.2 A): the login XML, the read and
+// The AceManager HTTP API of ALEOS gateways, its bodies only (docs/protocols/msci.md A): the login XML, the read and
 // write requests of Embedded_Ace_Get_Task / Embedded_Ace_Set_Task, and their `id=value!` answers. Pure: no I/O;
 // a parser never throws on what a gateway sends (an answer it cannot read is refused with a reason).
 import { isMsciId } from './ids.js'

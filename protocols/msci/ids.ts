@@ -1,11 +1,11 @@
-// The MSCI ids the service reads from AirLink gateways, and what each becomes (issue 13; protocols.md §5.1 for the
-// ids, §5.3 for their SNMP groups). One table: the poller reads every id of it, the README writes it down, and a
-// retrieve or a setting names an id by its data id here, or by its number (conventions.md §Devices, MSCI).
+// The MSCI ids the service reads from AirLink gateways, and what each becomes (docs/protocols/msci.md for the
+// ids, docs/protocols/msci.md for their SNMP groups). One table: the poller reads every id of it, docs/protocols/msci.md writes it
+// down, and a retrieve or a setting names an id by its data id here, or by its number (docs/protocols/msci.md).
 //
-// `dataId`: a device-management id of conventions.md §Data (`_RSSI`…), which System data folds in, or an
+// `dataId`: a device-management id of docs/devices.md (`_RSSI`…), which System data folds in, or an
 // application id `aleos.<name>` for values System data has no field for. `snmp`: the ALEOS group of the OID
 // (`1.3.6.1.4.1.20542.9.1.<snmp>.<id>.0`, §5.3), or null where §5.3 lists no OID (read over AceManager only).
-// `unit`: how the gateway's value becomes the field's unit (fleet-api.md §System data: rsrp, rsrq in tenths).
+// `unit`: how the gateway's value becomes the field's unit (docs/devices.md: rsrp, rsrq in tenths).
 
 export type MsciUnit = 'number' | 'text' | 'tenths' | 'degrees' | 'serviceType'
 
@@ -16,7 +16,8 @@ export interface MsciEntry {
   unit: MsciUnit
 }
 
-/** The reboot (protocols.md §5.3 [S]: Sierra's SNMP test map writes INTEGER 1 to `…9.1.12.65001.0`, "reset modem"). */
+/** The reboot (docs/protocols/msci.md [S]: Sierra's SNMP test map writes INTEGER 1 to `…9.1.12.65001.0`, "reset
+ * modem"). */
 export const MSCI_REBOOT = 65001
 
 /** The group of writable configuration in the ALEOS MIB (§5.3: SNMP settings and the reboot sit under `…9.1.12`). */

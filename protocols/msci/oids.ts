@@ -1,4 +1,4 @@
-// MSCI id ↔ SNMP OID of the ALEOS private MIB (protocols.md §5.3): `1.3.6.1.4.1.20542.9.1.<group>.<id>.0`, the
+// MSCI id ↔ SNMP OID of the ALEOS private MIB (docs/protocols/msci.md): `1.3.6.1.4.1.20542.9.1.<group>.<id>.0`, the
 // OID leaf being the MSCI id. Reads use the group of the id table; an id outside the table (a retrieve or a setting
 // naming any id) and every write use the configuration group 12, where §5.3's writable items (SNMP settings, the
 // reboot 65001) sit.

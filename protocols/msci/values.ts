@@ -1,11 +1,11 @@
-// A gateway's value of one MSCI id → the value stored under its data id (protocols.md §5.3: "many values are
-// returned as OCTET STRING even when numeric — parse defensively"; fleet-api.md §System data for the units).
+// A gateway's value of one MSCI id → the value stored under its data id (docs/protocols/msci.md: "many values are
+// returned as OCTET STRING even when numeric — parse defensively"; docs/devices.md for the units).
 // undefined: the gateway sent something the id cannot hold (counted by the poller, not stored).
 import type { MsciEntry } from './ids.js'
 
 type Value = number | string
 
-/** fleet-api.md §System data networkServiceType values, keyed by the ALEOS spelling without case or punctuation. */
+/** docs/devices.md networkServiceType values, keyed by the ALEOS spelling without case or punctuation. */
 const SERVICE_TYPES: ReadonlyMap<string, string> = new Map([
   ['none', 'None'], ['noservice', 'None'], ['gprs', 'GPRS'], ['edge', 'EDGE'], ['umts', 'UMTS'], ['wcdma', 'UMTS'],
   ['hsdpa', 'HSDPA'], ['hsupa', 'HSUPA'], ['hspa', 'HSPA'], ['hspaplus', 'HSPA'], ['hspa+', 'HSPA'], ['1x', '1X'],

@@ -1,7 +1,7 @@
-// Sparkplug B payload bytes → SparkplugPayload (protocols.md §4.2). Total: answers a refusal for any input, never
-// throws (shared/style.md §2.6). uint64 fields come out of protobufjs as Long objects or numbers; timestamps must fit
-// a Date and `seq` 0–255 (§4.3), otherwise the payload is refused. Compressed payloads (uuid SPBV1.0_COMPRESSED,
-// body deflated or gzipped, metric `algorithm`) are inflated once, bounded by MAX_PAYLOAD_BYTES.
+// Sparkplug B payload bytes → SparkplugPayload (docs/protocols/sparkplug.md). Total: answers a refusal for any input,
+// never throws (docs/architecture.md#how-data-flows). uint64 fields come out of protobufjs as Long objects or numbers;
+// timestamps must fit a Date and `seq` 0–255 (§4.3), otherwise the payload is refused. Compressed payloads (uuid
+// SPBV1.0_COMPRESSED, body deflated or gzipped, metric `algorithm`) are inflated once, bounded by MAX_PAYLOAD_BYTES.
 import { gunzipSync, inflateSync } from 'node:zlib'
 import { PayloadType } from './schema.js'
 import {

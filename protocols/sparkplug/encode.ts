@@ -1,4 +1,4 @@
-// SparkplugPayload-like input → payload bytes (protocols.md §4.2, §4.4): what the host sends (NCMD, DCMD) and what
+// SparkplugPayload-like input → payload bytes (docs/protocols/sparkplug.md): what the host sends (NCMD, DCMD) and what
 // tests and the simulator send as edge nodes. Each value goes in the field its datatype uses (values.ts).
 import { PayloadType } from './schema.js'
 import { DataType } from './types.js'

@@ -1,4 +1,4 @@
-// Sparkplug B codecs (protocols.md §4): pure, no sockets, nothing of ours imported.
+// Sparkplug B codecs (docs/protocols/sparkplug.md): pure, no sockets, nothing of ours imported.
 export { decodePayload } from './decode.js'
 export { encodePayload, type OutgoingMetric, type OutgoingPayload } from './encode.js'
 export { metricValue, datatypeFor, type ScalarValue } from './values.js'

@@ -1,6 +1,7 @@
-// The Sparkplug B payload schema (protocols.md §4.2: `sparkplug_b.proto`, proto2, package org.eclipse.tahu.protobuf),
-// written from the field list there as a protobufjs JSON descriptor: field names, numbers and types only. Extension
-// ranges are left out (protobufjs skips unknown fields, so a payload using them still decodes).
+// The Sparkplug B payload schema (docs/protocols/sparkplug.md: `sparkplug_b.proto`, proto2, package
+// org.eclipse.tahu.protobuf), written from the field list there as a protobufjs JSON descriptor: field names, numbers
+// and types only. Extension ranges are left out (protobufjs skips unknown fields, so a payload using them still
+// decodes).
 import protobuf from 'protobufjs'
 
 const uint64 = 'uint64'

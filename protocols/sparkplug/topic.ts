@@ -1,5 +1,5 @@
-// The Sparkplug B topic namespace (protocols.md §4.1): `spBv1.0/<group>/<type>/<edge node>[/<device>]`, and the host
-// application's STATE topic (`spBv1.0/STATE/<host>` in Sparkplug 3.0, `STATE/<host>` before).
+// The Sparkplug B topic namespace (docs/protocols/sparkplug.md): `spBv1.0/<group>/<type>/<edge node>[/<device>]`, and
+// the host application's STATE topic (`spBv1.0/STATE/<host>` in Sparkplug 3.0, `STATE/<host>` before).
 
 export const NAMESPACE = 'spBv1.0'
 

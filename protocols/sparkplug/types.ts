@@ -1,4 +1,5 @@
-// What the Sparkplug B codecs produce and take (protocols.md §4.2). Pure: this folder imports nothing of ours.
+// What the Sparkplug B codecs produce and take (docs/protocols/sparkplug.md). Pure: this folder imports nothing of
+// ours.
 
 /** The DataType enum of §4.2 (22–34 are the array types). */
 export const DataType = {
@@ -36,7 +37,7 @@ export type RawValue =
   | { kind: 'boolean', value: boolean }
   | { kind: 'string', value: string }
   | { kind: 'bytes', value: Buffer }
-  /** A DataSet or a Template: kept out of the time series (README). */
+  /** A DataSet or a Template: kept out of the time series (docs/protocols/sparkplug.md). */
   | { kind: 'complex' }
 
 export interface SparkplugMetric {

@@ -1,7 +1,7 @@
-// A metric's value as a stored data value (protocols.md §4.2, "Value field per datatype"): signed integers travel as
-// two's complement in int_value (8, 16, 32 bits) or long_value (64 bits); UInt32 may come in either field; a 64-bit
-// integer beyond ±2^53 is kept exactly as its decimal text. Float and Double become numbers (NaN and ±Infinity, which
-// no column holds, become null), strings stay strings, Bytes and File become base64 text. DataSet, Template,
+// A metric's value as a stored data value (docs/protocols/sparkplug.md, "Value field per datatype"): signed integers
+// travel as two's complement in int_value (8, 16, 32 bits) or long_value (64 bits); UInt32 may come in either field; a
+// 64-bit integer beyond ±2^53 is kept exactly as its decimal text. Float and Double become numbers (NaN and ±Infinity,
+// which no column holds, become null), strings stay strings, Bytes and File become base64 text. DataSet, Template,
 // PropertySet and the array types have no scalar form: they are not stored (`unsupported`).
 import { DataType, type RawValue, type SparkplugMetric } from './types.js'
 

@@ -1,4 +1,4 @@
-// The AceManager HTTP endpoint of a simulated AirLink gateway (issue 13; protocols.md §5.2 A): a login that sets a
+// The AceManager HTTP endpoint of a simulated AirLink gateway (docs/protocols/msci.md A): a login that sets a
 // session cookie, Embedded_Ace_Get_Task answering `id=value!` pairs (ids the gateway has not are left out), and
 // Embedded_Ace_Set_Task taking `id=value!` pairs (400 when one of them is not writable: nothing is written then).
 import { randomBytes } from 'node:crypto'

@@ -1,4 +1,4 @@
-// A simulated AirLink gateway's state (issue 13; protocols.md §5): the values of the MSCI ids the service polls,
+// A simulated AirLink gateway's state (docs/protocols/msci.md): the values of the MSCI ids the service polls,
 // moving between reads (RSSI drifting, byte counters growing, the position wandering, the time since reset), its
 // settings (any id from 1024 up takes a write, and keeps it), and its reboot (MSCI 65001 ← 1: counters and time since
 // reset start again, the reboot is counted, and the gateway answers nothing for `rebootDowntimeMs`).

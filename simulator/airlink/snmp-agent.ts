@@ -1,4 +1,4 @@
-// The SNMP agent of a simulated AirLink gateway (issue 13; protocols.md §5.3), on net-snmp's Agent: the ALEOS OIDs of
+// The SNMP agent of a simulated AirLink gateway (docs/protocols/msci.md), on net-snmp's Agent: the ALEOS OIDs of
 // the MSCI table read-only (each GET reads the gateway now, so values move), the settings and the reboot read-write
 // under the configuration group `…9.1.12.<id>.0`. v2c with a community, or v3 with a user (SHA, optionally AES).
 import dgram from 'node:dgram'

@@ -1,5 +1,5 @@
 // What a simulated cellular gateway measures: a radio signal drifting around -75 dBm, a position moving along a
-// heading, link counters that only grow, and the application data of a machine (README, "Devices and telemetry": the `_`
+// heading, link counters that only grow, and the application data of a machine (docs/devices.md: the `_`
 // ids are device management, every other id is application data). It keeps the settings of the generic firmware
 // (settings.ts): a message carries them after a boot and when a write or a reset changed them, as a device reports
 // its configuration, so that what a task changed is visible in the next data.
@@ -38,7 +38,7 @@ export interface DeviceModel {
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v))
 const round = (v: number, digits: number): number => Math.round(v * 10 ** digits) / 10 ** digits
 
-/** Signal bars (0-5) from RSSI with the thresholds of the levels of README, "Devices and telemetry". */
+/** Signal bars (0-5) from RSSI with the thresholds of the levels of docs/devices.md. */
 export function signalBars (rssi: number): number {
   if (rssi >= -65) return 5
   if (rssi >= -75) return 4

@@ -1,5 +1,5 @@
 // Who a simulated device is: gateway serial number, IMEI, SIM ICCID and its protocol passwords. The simulator
-// imports only protocols/ and itself (shared/style.md §2.2), so the Luhn check digit is computed here.
+// imports only protocols/ and itself (docs/architecture.md#layout), so the Luhn check digit is computed here.
 import { randomBytes } from 'node:crypto'
 
 /** Luhn check digit of a string of digits (IMEI: 3GPP TS 23.003 §6.2.1; ICCID: ITU-T E.118). */
@@ -15,17 +15,17 @@ export function luhnDigit (digits: string): string {
 }
 
 export interface DeviceIdentity {
-  /** Gateway serial number: the MQTT / REST username (conventions.md §Devices). */
+  /** Gateway serial number: the MQTT / REST username (docs/devices.md). */
   serialNumber: string
   imei: string
   /** SIM ICCID: 89 (telecom) + 33 (country) + issuer and serial digits + Luhn digit, 20 digits. */
   iccid: string
-  /** The SIM's MSISDN (E.164): the service's SMS shoulder tap is sent to it (conventions.md §Device tasks). */
+  /** The SIM's MSISDN (E.164): the service's SMS shoulder tap is sent to it (docs/devices.md). */
   mobileNumber: string
   mqttPassword: string
   restPassword: string
   /**
-   * The M3DA password (protocols.md §2.8.1: ASCII without `,` or `;`), or the registration password of a device that
+   * The M3DA password (docs/protocols/m3da.md: ASCII without `,` or `;`), or the registration password of a device that
    * auto-registers (§2.8.6): the system is then created with it as `communication.m3da.registrationPassword`.
    */
   m3daPassword: string

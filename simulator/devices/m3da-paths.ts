@@ -1,4 +1,4 @@
-// Where a simulated M3DA agent keeps what it reports (issue 10, "Data and tasks"; protocols.md §2.3, §2.7): the
+// Where a simulated M3DA agent keeps what it reports (docs/protocols/m3da.md): the
 // device-management values it measures live in its `@sys` tree under the names of the Mihini agent's status map, the
 // generic firmware's settings (`config.*`) under `@sys.config`, and every other id (`machine.temperature`) is a path
 // of its own asset. The service holds the same correspondence in one table (ingest/m3da/sys-paths.ts); the simulator
@@ -23,7 +23,7 @@ const CONFIG = 'config'
 
 const idOfSysPath = new Map(Object.entries(SYS_VARIABLES).map(([id, path]) => [path, id]))
 
-/** A dotted path without empty segments (protocols.md §2.3: "a..b", ".a.b" and "a.b." all mean "a.b"). */
+/** A dotted path without empty segments (docs/protocols/m3da.md: "a..b", ".a.b" and "a.b." all mean "a.b"). */
 export function normalise (path: string): string {
   return path.split('.').filter((s) => s !== '').join('.')
 }
@@ -46,7 +46,7 @@ export function dataIdOfPath (fullPath: string): string {
 }
 
 /**
- * The data ids a ReadNode argument may name (protocols.md §2.7): a node of the `@sys` tree (`system.gps.latitude`,
+ * The data ids a ReadNode argument may name (docs/protocols/m3da.md): a node of the `@sys` tree (`system.gps.latitude`,
  * `config.apn`), an asset's path when it starts with an asset id (`@sys.config.apn`), or, as the service asks for
  * application data, the path of another asset (`machine.temperature`). The device reads those it has.
  */
@@ -57,7 +57,7 @@ export function dataIdsOfNode (node: string): string[] {
   return sys === `${SYS}.${n}` ? [sys, n] : [sys]
 }
 
-/** A full path cut into the Message path and its last segment, the body key (protocols.md §2.3). */
+/** A full path cut into the Message path and its last segment, the body key (docs/protocols/m3da.md). */
 export function splitLast (fullPath: string): { path: string, key: string } {
   const at = fullPath.lastIndexOf('.')
   return at <= 0 ? { path: fullPath, key: '' } : { path: fullPath.slice(0, at), key: fullPath.slice(at + 1) }

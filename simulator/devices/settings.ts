@@ -1,5 +1,5 @@
-// What a simulated device can be asked (conventions.md §Applications, §Device tasks): the settings of the generic
-// firmware with their factory values, and the ids of its actions. They are the ids the service's seeded generic
+// What a simulated device can be asked (docs/api.md#applications-and-templates, docs/devices.md): the settings of the
+// generic firmware with their factory values, and the ids of its actions. They are the ids the service's seeded generic
 // applications declare (core/domain/generic-applications.ts; test/unit/simulator/device-tasks.test.ts checks that
 // they agree), written out here because the simulator shares nothing with the service but protocols/: it talks to
 // it over the network, as devices do.

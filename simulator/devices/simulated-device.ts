@@ -1,9 +1,9 @@
-// A device: a model of what it measures, a transport to the service, and the task loop of conventions.md §Device
-// tasks: `read` → publish the current values then ack OK; `write` → apply the settings (reported with the next
-// data) and ack OK, or ERROR for an unknown setting; the actions of settings.ts (reboot, reset, connect). Each task
-// uid runs once: a task delivered again (a redelivery, a resubscription after a reboot) is acknowledged again with
-// the status it had, unless the service already acknowledged that ack (then it has it: the copy is ignored, as a
-// device is free to, conventions.md §Device tasks).
+// A device: a model of what it measures, a transport to the service, and the task loop of docs/devices.md: `read` →
+// publish the current values then ack OK; `write` → apply the settings (reported with the next data) and ack OK, or
+// ERROR for an unknown setting; the actions of settings.ts (reboot, reset, connect). Each task uid runs once: a task
+// delivered again (a redelivery, a resubscription after a reboot) is acknowledged again with the status it had, unless
+// the service already acknowledged that ack (then it has it: the copy is ignored, as a device is free to,
+// docs/devices.md).
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Ack, Point, Task } from '../../protocols/airvantage/index.js'
 import type { DeviceTransport } from '../transports/transport.js'
@@ -74,7 +74,7 @@ async function runTask (task: Task, c: TaskContext, flush: () => Promise<void>):
   if (c.failsTasks) return error(task, FAILURE_MESSAGE)
   if ('read' in task) {
     const values = c.model.read(task.read, c.stamp())
-    // A retrieve succeeds once the values and the ack have both arrived (conventions.md §Device tasks).
+    // A retrieve succeeds once the values and the ack have both arrived (docs/devices.md).
     if (values.length === 0) return error(task, `no such data: ${task.read.join(', ')}`)
     await c.report(values)
     return ok(task)

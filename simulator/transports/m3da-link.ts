@@ -1,4 +1,4 @@
-// How a simulated M3DA agent carries envelopes (protocols.md §2.6): over TCP the envelope is written on the socket
+// How a simulated M3DA agent carries envelopes (docs/protocols/m3da.md): over TCP the envelope is written on the socket
 // and the reply read back envelope by envelope (Bysant is self-delimiting, the EnvelopeReader says when one is
 // whole), the connection kept across exchanges and opened again when it was lost; over HTTP each envelope is one
 // `POST` with an application/octet-stream body and the reply envelope is the answer's body. One package (request
@@ -11,7 +11,7 @@ export interface M3daLink {
   /** Sends one envelope and resolves with the reply envelope. @throws TransportError */
   exchange (envelope: Buffer): Promise<Envelope>
   /**
-   * Sends an envelope that gets no reply: the last step of auto-registration (protocols.md §2.8.6), after which the
+   * Sends an envelope that gets no reply: the last step of auto-registration (docs/protocols/m3da.md), after which the
    * agent's next request follows at once. TCP writes it on the connection; HTTP posts it and ignores the answer.
    */
   send (envelope: Buffer): Promise<void>
@@ -23,7 +23,7 @@ export interface M3daLink {
   disconnect (): Promise<void>
 }
 
-// The Mihini agent gives up on a reply after 60 s (protocols.md §2.4, status 408).
+// The Mihini agent gives up on a reply after 60 s (docs/protocols/m3da.md, status 408).
 const REPLY_TIMEOUT_MS = 60_000
 const HTTP_HEADERS = 200 // request line and headers, roughly: for the link counters
 

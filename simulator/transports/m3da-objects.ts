@@ -1,4 +1,4 @@
-// What a simulated M3DA agent puts in and reads from envelope payloads (protocols.md §2.3, §2.7), in the terms of
+// What a simulated M3DA agent puts in and reads from envelope payloads (docs/protocols/m3da.md), in the terms of
 // the simulator's task loop (devices/simulated-device.ts): data points become Messages, one per path and timestamp
 // (`timestamp` in POSIX seconds, with the milliseconds as a fraction so that two reports in one second keep their
 // order); the server's Messages become tasks (`@sys.commands.<Cmd>` the actions, ReadNode a read, any other path a
@@ -11,14 +11,14 @@ import { ACTIONS } from '../devices/settings.js'
 
 export type OutgoingObject = { kind: 'message', path: string, ticketId: number | null, body: Record<string, Encodable> } | M3daResponse
 
-/** The Mihini `@sys.commands` names of the generic firmware's actions (protocols.md §2.7). */
+/** The Mihini `@sys.commands` names of the generic firmware's actions (docs/protocols/m3da.md). */
 export const COMMANDS: Readonly<Record<string, string>> = {
   Reboot: ACTIONS.reboot,
   ResetToFactoryDefault: ACTIONS.reset,
   Connect: ACTIONS.connect
 }
 const COMMANDS_PATH = '@sys.commands'
-/** Mihini's status of a failed command (protocols.md §2.3: −1 for a generic failure). */
+/** Mihini's status of a failed command (docs/protocols/m3da.md: −1 for a generic failure). */
 export const FAILED = -1
 
 /** One Message per path and timestamp, in the order the points come. */

@@ -1,4 +1,4 @@
-// How a simulated M3DA agent talks to the service: where (TCP or HTTP, protocols.md §2.6) and how it secures its
+// How a simulated M3DA agent talks to the service: where (TCP or HTTP, docs/protocols/m3da.md) and how it secures its
 // envelopes (§2.8): not at all, with its password (HMAC-MD5 or HMAC-SHA1, optionally an AES cipher), or by
 // auto-registering first with a registration password (§2.8.6) and then as with a password.
 
@@ -13,5 +13,5 @@ export type M3daSecurity =
   /** `password`: the system has the device's password; `autoreg`: only its registration password, until the exchange. */
   | { mode: 'password' | 'autoreg', mac: M3daMac, cipher: M3daCipher }
 
-/** The server id both peers derive their keys with (protocols.md §2.8.1; the service's M3DA_SERVER_ID). */
+/** The server id both peers derive their keys with (docs/protocols/m3da.md; the service's M3DA_SERVER_ID). */
 export const DEFAULT_SERVER_ID = 'AIRVANTAGE'

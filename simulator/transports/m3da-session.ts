@@ -1,4 +1,4 @@
-// The security of a simulated M3DA agent (protocols.md §2.8), over the device-side functions of
+// The security of a simulated M3DA agent (docs/protocols/m3da.md), over the device-side functions of
 // protocols/m3da/security: without security the payload travels in a plain envelope; with a password each request is
 // sealed (HMAC-MD5 or HMAC-SHA1 over the nonce the service announced last, optionally AES), a 401/407 challenge is
 // answered once by sealing again with the challenge's nonce, and the reply is checked and opened with the nonce the
@@ -24,7 +24,8 @@ export interface M3daSessionOptions {
 }
 
 export interface M3daSession {
-  /** Sends a payload (Messages and Responses, protocols.md §2.2) and answers the reply's payload. @throws TransportError */
+  /** Sends a payload (Messages and Responses, docs/protocols/m3da.md) and answers the reply's payload. @throws
+  * TransportError */
   request (payload: Buffer): Promise<Buffer>
   /** Auto-registers now when the agent has no key yet (otherwise its first request does). @throws TransportError */
   register (): Promise<void>

@@ -1,4 +1,4 @@
-// A simulated M3DA agent (issue 10; protocols.md §2): it initiates every exchange (§2.5), so data, acknowledgements
+// A simulated M3DA agent (docs/protocols/m3da.md): it initiates every exchange (§2.5), so data, acknowledgements
 // (Responses) and a plain "anything for me?" (an envelope without payload, at each poll or SMS wake-up) each make one
 // package, and the service's reply carries the tasks queued for it as ticketed Messages. Envelopes go over TCP or
 // HTTP (m3da-link.ts), secured or not (m3da-session.ts); payloads are built and read by m3da-objects.ts.

@@ -1,4 +1,4 @@
-// An AirVantage MQTT device (shared/spec/protocols.md §3.1, conventions.md §Devices): username = serial number,
+// An AirVantage MQTT device (docs/protocols/mqtt.md, docs/devices.md): username = serial number,
 // data on `<id>/messages/json` (QoS 1: the PUBACK comes once the service stored it), tasks on `<id>/tasks/json`,
 // acks on `<id>/acks/json`. MQTT 3.1.1 (protocolVersion 4) or MQTT 5.
 import { connectAsync, type IClientOptions, type MqttClient } from 'mqtt'

@@ -1,4 +1,4 @@
-// An AirVantage REST device (shared/spec/protocols.md §3.2, conventions.md §Devices): HTTP Basic with the serial
+// An AirVantage REST device (docs/protocols/rest.md, docs/devices.md): HTTP Basic with the serial
 // number and the system's REST password; POST /device/messages (200 once stored), GET /device/tasks (the
 // pending tasks), POST /device/acks.
 import { decodeTasks, encodeAcks, encodeData, type Task } from '../../protocols/airvantage/index.js'

@@ -1,4 +1,4 @@
-// A Sparkplug B edge node (shared/spec/protocols.md §4; conventions.md §Devices, Sparkplug B): its edge node id is
+// A Sparkplug B edge node (docs/protocols/sparkplug.md; docs/protocols/sparkplug.md): its edge node id is
 // the gateway serial number, which is also its MQTT login (with the MQTT password). It births (NBIRTH, seq 0, bdSeq,
 // `Node Control/*`, every metric it reported so far with an alias), reports by alias in NDATA (a metric it never
 // declared brings a new NBIRTH first, as a node may rebirth at any time), and turns the host's NCMD into the tasks a

@@ -1,4 +1,4 @@
-// What a simulated device needs from its link to the service, whatever the protocol (conventions.md §Devices).
+// What a simulated device needs from its link to the service, whatever the protocol (docs/devices.md).
 import type { Ack, Point, Task } from '../../protocols/airvantage/index.js'
 
 export type TasksHandler = (tasks: Task[]) => void

@@ -1,4 +1,4 @@
-// The usage feed as import files (conventions.md §Usage records; README.md §Usage records): CSV with a header of
+// The usage feed as import files (docs/usage.md; docs/usage.md): CSV with a header of
 // usage record fields, the system found by `subscriptionIdentifier` (the ICCID: what an operator knows of a SIM),
 // cut into files of bounded size. roundedBytesTotal and roundedDuration are left out: the service rounds them with
 // the increments of each system's offer.

@@ -1,5 +1,5 @@
-// An operator's usage feed for the simulated SIMs (issue 11; fleet-api.md §Usage record, conventions.md §Usage
-// records): what the operator reports of each SIM's traffic, record by record, in the order it reports them.
+// An operator's usage feed for the simulated SIMs (docs/usage.md): what the operator reports of each SIM's traffic,
+// record by record, in the order it reports them.
 //
 // Each SIM has its own seeded generator (random.ts, seeded by the feed's seed and the ICCID) and a Poisson process
 // of events (profile.ts): DATA sessions, SMS_SENT / SMS_RECEIVED, VOICE_IN / VOICE_OUT calls, MSU. A record is
@@ -9,7 +9,7 @@
 //   volume of that period, reported when the period ends;
 // - the final record: `start` S, `end` E (so the session's duration is end − start), `partial` false, the volume
 //   since the last interim record, reported at E.
-// All of them share the session's uid; their volumes add up to the session's (README.md §Usage records: each record
+// All of them share the session's uid; their volumes add up to the session's (docs/usage.md: each record
 // carries the volume of its own period). Sessions of one SIM do not overlap, nor do its calls.
 //
 // `until(t)` answers the records reported before t that earlier calls did not answer. The events are drawn in
@@ -27,7 +27,7 @@ export interface UsageSubscriber {
   msisdn: string
 }
 
-/** One record of the feed: the fields of fleet-api.md §Usage record an operator fills, and when it reported it. */
+/** One record of the feed: the fields of docs/usage.md an operator fills, and when it reported it. */
 export interface FeedRecord {
   subscriptionIdentifier: string
   uid: string

@@ -49,7 +49,7 @@ export interface UsagePlayer {
   stop (): Promise<void>
 }
 
-/** A token lasts an hour (README.md "Get a token"): a player that runs longer takes a new one every half hour. */
+/** A token lasts an hour (docs/api.md#get-a-token): a player that runs longer takes a new one every half hour. */
 const TOKEN_AGE_MS = 30 * 60_000
 /** The feed is drawn this much operator time at a time. */
 const HISTORY_STEP_MS = 3_600_000

@@ -4,7 +4,7 @@
 // always-on sessions of hours that the operator reports in interim records, now and then a firmware download,
 // SMS to and from the platform, an emergency-line call, a USSD balance query.
 
-/** The record types of fleet-api.md §Usage record. */
+/** The record types of docs/usage.md. */
 export type UsageType = 'DATA' | 'SMS_SENT' | 'SMS_RECEIVED' | 'VOICE_IN' | 'VOICE_OUT' | 'MSU'
 
 export interface UsageProfile {
@@ -36,7 +36,7 @@ export const DEFAULT_USAGE_PROFILE: Readonly<UsageProfile> = Object.freeze({
   apn: 'internet'
 })
 
-/** A mobile network as usage records name it (fleet-api.md §Usage record: visitedNetwork, visitedCountry, MCC, MNC). */
+/** A mobile network as usage records name it (docs/usage.md: visitedNetwork, visitedCountry, MCC, MNC). */
 export interface Network { name: string, country: string, mcc: string, mnc: string }
 
 /** The SIMs' home network: the simulator's ICCIDs are French (89 33, simulator/devices/identity.ts). */

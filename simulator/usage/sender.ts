@@ -1,5 +1,5 @@
 // Sends the usage feed through the service's import, as an operator's billing system drops its files: each file is
-// one `POST /api/v1/operations/systems/usages/import` (the CSV as the body; README.md §Usage records), an operation
+// one `POST /api/v1/operations/systems/usages/import` (the CSV as the body; docs/usage.md), an operation
 // SYSTEM_IMPORT_USAGES that the sender follows through GET /api/v1/operations/{uid} until it is FINISHED, one file
 // after the other.
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -7,7 +7,7 @@ import { ProvisionError, type ApiClient } from '../provision.js'
 
 export const USAGE_IMPORT_PATH = '/api/v1/operations/systems/usages/import'
 
-/** What the sender reads of an operation (fleet-api.md §Operation). */
+/** What the sender reads of an operation (docs/operations.md#bulk-operations). */
 interface OperationJson { state: string, total?: number, counters?: Array<{ state: string, count: number }> }
 
 export interface FileOutcome {

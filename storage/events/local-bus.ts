@@ -18,7 +18,7 @@ export function deliverLater (listeners: ReadonlySet<EventListener>, events: rea
   })
 }
 
-/** The events of this process only (the embedded mode, shared/design.md: one process by default). */
+/** The events of this process only (the embedded mode, docs/architecture.md: one process by default). */
 export function createLocalEventBus (onFailure: ListenerFailure = () => {}): EventBus {
   const listeners = new Set<EventListener>()
   return {

@@ -1,5 +1,5 @@
-// Picks the event bus (shared/design.md "scaled out (set by environment)"): Redis pub/sub when REDIS_URL is set, as
-// the queue and the rate counters do, otherwise the events of this process only.
+// Picks the event bus (docs/architecture.md#one-process-by-default-scaled-out-by-environment): Redis pub/sub when
+// REDIS_URL is set, as the queue and the rate counters do, otherwise the events of this process only.
 import type { EventBus } from '../../core/ports/events.js'
 import { createLocalEventBus, type ListenerFailure } from './local-bus.js'
 import { createRedisEventBus } from './redis-bus.js'

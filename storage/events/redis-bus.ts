@@ -11,7 +11,7 @@ export interface RedisBusOptions {
 }
 
 /**
- * Events on Redis pub/sub (shared/design.md: scaled out with REDIS_URL): every process publishes to one channel and
+ * Events on Redis pub/sub (docs/architecture.md: scaled out with REDIS_URL): every process publishes to one channel and
  * those with open streams subscribe to it, so a change committed anywhere reaches every stream, in the order each
  * publisher sent it. A process subscribes to the events only while it has listeners; it then announces itself on
  * `<channel>:presence` at once and every `presenceMs`, which is how publishers know (`listening()`) that building

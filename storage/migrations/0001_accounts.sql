@@ -1,4 +1,4 @@
--- Companies, users, profiles, memberships, API clients and tokens (issue: foundation).
+-- Companies, users, profiles, memberships, API clients and tokens.
 -- Timestamps are epoch milliseconds in bigint columns, as the API speaks them.
 
 CREATE TABLE companies (
@@ -14,7 +14,7 @@ CREATE TABLE companies (
   has_picture boolean NOT NULL DEFAULT false,
   created_at bigint NOT NULL
 );
--- fleet-api.md §Company: the name is unique across the whole service.
+-- docs/api.md#users-and-companies: the name is unique across the whole service.
 CREATE UNIQUE INDEX companies_name_key ON companies (lower(name));
 
 -- A company's partners: the companies it may transfer systems to.
@@ -69,7 +69,7 @@ CREATE TABLE api_clients (
   created_at bigint NOT NULL
 );
 
--- Tokens are kept only as SHA-256 hashes (conventions.md §Authentication), shared by every API process.
+-- Tokens are kept only as SHA-256 hashes (docs/api.md#get-a-token), shared by every API process.
 CREATE TABLE tokens (
   hash text PRIMARY KEY,
   kind text NOT NULL CHECK (kind IN ('access', 'refresh')),

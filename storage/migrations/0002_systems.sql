@@ -1,4 +1,4 @@
--- Systems and what they are made of (issue: Systems): gateways, subscriptions, applications (a catalogue of
+-- Systems and what they are made of (docs/api.md#systems): gateways, subscriptions, applications (a catalogue of
 -- public and company-owned ones), offers, options, setting templates and operator accounts.
 
 CREATE TABLE applications (
@@ -63,7 +63,7 @@ CREATE TABLE gateways (
   transfer_to text,
   creation_date bigint NOT NULL
 );
--- fleet-api.md §Create system: one gateway per identifier in a company.
+-- docs/api.md#systems: one gateway per identifier in a company.
 CREATE UNIQUE INDEX gateways_imei_key ON gateways (company_uid, imei) WHERE imei IS NOT NULL;
 CREATE UNIQUE INDEX gateways_serial_key ON gateways (company_uid, serial_number) WHERE serial_number IS NOT NULL;
 CREATE UNIQUE INDEX gateways_mac_key ON gateways (company_uid, mac_address) WHERE mac_address IS NOT NULL;
@@ -123,7 +123,7 @@ CREATE TABLE systems (
   month_bytes_time bigint,
   usage_status text NOT NULL DEFAULT 'WITHIN_PLAN'
 );
--- The filters users combine most (issue: Systems, Speed).
+-- The filters users combine most (Systems, Speed).
 CREATE INDEX systems_company_creation_idx ON systems (company_uid, creation_date DESC, uid);
 CREATE INDEX systems_company_name_idx ON systems (company_uid, lower(name));
 CREATE INDEX systems_company_lifecycle_idx ON systems (company_uid, life_cycle_state, creation_date DESC);
@@ -151,8 +151,8 @@ CREATE TABLE system_options (
 CREATE INDEX system_options_option_idx ON system_options (option_uid) WHERE active;
 
 -- Device logins: a gateway serial number or IMEI identifies one system across the whole service
--- (conventions.md §Devices: MQTT and REST usernames), so it may be used by one system only
--- (fleet-api.md set C: system.communication.identifier.already.used).
+-- (docs/devices.md: MQTT and REST usernames), so it may be used by one system only
+-- (docs/api.md set C: system.communication.identifier.already.used).
 CREATE TABLE comm_identifiers (
   identifier text PRIMARY KEY,
   system_uid text NOT NULL REFERENCES systems (uid) ON DELETE CASCADE

@@ -1,4 +1,4 @@
--- Find systems (fleet-api.md §Find systems; issue: Systems, find + speed): indexes for the filters and sorts users
+-- Find systems (docs/api.md#systems; Systems, find + speed): indexes for the filters and sorts users
 -- combine most, on top of those of 0002_systems.sql. Measured with `npm run bench -- find`.
 
 -- `contains` filters (ILIKE '%x%') on the name and on the identifiers people type: trigram indexes. PGlite loads

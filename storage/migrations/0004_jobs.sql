@@ -1,6 +1,6 @@
--- The local job queue (shared/design.md "queue, scheduler": a jobs table in the store, worked in-process;
--- storage/queue/local-queue.ts). One row per waiting, delayed or running job: a finished job is deleted.
--- Timestamps are epoch milliseconds, as everywhere in the store.
+-- The local job queue (docs/architecture.md#one-process-by-default-scaled-out-by-environment: a jobs table in the
+-- store, worked in-process; storage/queue/local-queue.ts). One row per waiting, delayed or running job: a finished job
+-- is deleted. Timestamps are epoch milliseconds, as everywhere in the store.
 
 CREATE TABLE jobs (
   -- Namespace, so that several queues (or test runs) can share one table.

@@ -1,4 +1,4 @@
--- Device messages and time series (issue: Telemetry). shared/design.md §Storage: one narrow table, written in
+-- Device messages and time series (docs/devices.md). docs/architecture.md#storage: one narrow table, written in
 -- batches, read by (system, data id, time); it can become a partitioned table or a hypertable unchanged.
 
 CREATE TABLE device_messages (
@@ -64,8 +64,8 @@ CREATE TABLE device_acks (
 );
 CREATE INDEX device_acks_task_idx ON device_acks (task_uid);
 
--- Cellular usage records (fleet-api.md §Usage record). Interim DATA records share the session uid; a repeated
--- record (same uid, type, start, end) is stored once (conventions.md §Usage records).
+-- Cellular usage records (docs/usage.md). Interim DATA records share the session uid; a repeated
+-- record (same uid, type, start, end) is stored once (docs/usage.md).
 CREATE TABLE usage_records (
   id bigserial PRIMARY KEY,
   system_uid text NOT NULL REFERENCES systems (uid) ON DELETE CASCADE,

@@ -1,4 +1,4 @@
--- Bulk operations (issue: Operations engine; conventions.md §Operations). Operation and task state live here
+-- Bulk operations (docs/operations.md#bulk-operations). Operation and task state live here
 -- whatever the queue (jobs table or BullMQ): the queue only says when to look.
 
 CREATE TABLE operations (

@@ -1,4 +1,4 @@
--- The authorization_code grant (conventions.md §Authentication): a client lists the redirect URIs it may use, and
+-- The authorization_code grant (docs/api.md#get-a-token): a client lists the redirect URIs it may use, and
 -- a code, like a token, is kept only as a hash. A code is used once: the token step deletes it.
 ALTER TABLE api_clients ADD COLUMN redirect_uris text[] NOT NULL DEFAULT '{}';
 

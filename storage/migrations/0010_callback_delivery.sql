@@ -1,5 +1,5 @@
--- How an operation's callbacks went (conventions.md §Operations: the operation JSON shows `callbackDelivery`): every
--- try of every state change's event counts; the last try's outcome is kept. Written by the engine after each try.
+-- How an operation's callbacks went (docs/operations.md#bulk-operations: the operation JSON shows `callbackDelivery`):
+-- every try of every state change's event counts; the last try's outcome is kept. Written by the engine after each try.
 ALTER TABLE operations ADD COLUMN callback_attempts integer NOT NULL DEFAULT 0;
 ALTER TABLE operations ADD COLUMN callback_last_status integer;
 ALTER TABLE operations ADD COLUMN callback_last_error text;

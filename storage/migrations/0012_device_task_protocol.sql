@@ -1,4 +1,4 @@
--- Device tasks carry their transport (issue 9: tasks travel to devices over their own protocol), and are found by
+-- Device tasks carry their transport (tasks travel to devices over their own protocol), and are found by
 -- their operation (cancel and timeout withdraw what was not delivered).
 ALTER TABLE device_tasks ADD COLUMN protocol text NOT NULL DEFAULT 'MQTT';
 ALTER TABLE device_tasks ALTER COLUMN protocol DROP DEFAULT;

@@ -1,4 +1,4 @@
--- Applications take the AirVantage application model (issue 9, conventions.md §Applications): `communication` lists
+-- Applications take the AirVantage application model (docs/api.md#applications-and-templates): `communication` lists
 -- the protocols an application speaks, `data` becomes the tree of core/domain/application-model.ts. The rows move to
 -- it, then the old `protocols` and `actions` columns go, so that one column holds each truth.
 ALTER TABLE applications ADD COLUMN communication jsonb NOT NULL DEFAULT '[]';

@@ -1,4 +1,4 @@
--- Safe rollouts (issue 9, "Beyond the spec: safe rollouts"). Why an operation's remaining tasks were cancelled when its
+-- Safe rollouts (docs/operations.md#bulk-operations). Why an operation's remaining tasks were cancelled when its
 -- failure threshold (parameters.abort) was reached; null while it was not.
 ALTER TABLE operations ADD COLUMN aborted_by jsonb;
 -- The release budget of a rollout counts the operation's tasks started in the last minute (core/operations/rollout.ts).

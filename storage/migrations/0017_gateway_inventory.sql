@@ -1,7 +1,7 @@
--- Registration codes (issue 11, CSV operations; fleet-api.md §Register: REGISTRATION CODE "required for specific
--- gateway products, used with the serial number"). Products that need a code are marked here; a company's gateway
--- inventory (what the manufacturer shipped it: serial number, IMEI, product, code) is loaded by `fleet seed`, and
--- register checks a row's serial number and code against it.
+-- Registration codes (docs/operations.md#csv-operations; docs/operations.md#csv-operations: REGISTRATION CODE "required
+-- for specific gateway products, used with the serial number"). Products that need a code are marked here; a company's
+-- gateway inventory (what the manufacturer shipped it: serial number, IMEI, product, code) is loaded by `fleet seed`,
+-- and register checks a row's serial number and code against it.
 
 CREATE TABLE gateway_products (
   type text PRIMARY KEY,
@@ -17,6 +17,6 @@ CREATE TABLE gateway_inventory (
   PRIMARY KEY (company_uid, serial_number)
 );
 
--- fleet-api.md §Import: "System labels are inherited by the new gateway and subscription".
+-- docs/operations.md#csv-operations: "System labels are inherited by the new gateway and subscription".
 ALTER TABLE gateways ADD COLUMN labels text[] NOT NULL DEFAULT '{}';
 ALTER TABLE subscriptions ADD COLUMN labels text[] NOT NULL DEFAULT '{}';

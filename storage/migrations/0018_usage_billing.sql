@@ -1,7 +1,7 @@
--- Usage records (issue 11; fleet-api.md §Usage record, §System usage data ids; conventions.md §Usage records). The
+-- Usage records (docs/usage.md). The
 -- table itself is in 0005_telemetry.sql; this adds what the import, the lists and the billing need.
 
--- Billing increments of an offer (fleet-api.md §System usage data ids: invoiced values are rounded to the billing
+-- Billing increments of an offer (docs/usage.md: invoiced values are rounded to the billing
 -- increment). NULL: the service's default (core/domain/usage-billing.ts: 1 KiB of data, 60 s of voice).
 ALTER TABLE offers ADD COLUMN data_increment_bytes bigint CHECK (data_increment_bytes > 0);
 ALTER TABLE offers ADD COLUMN voice_increment_seconds integer CHECK (voice_increment_seconds > 0);

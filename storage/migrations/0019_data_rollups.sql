@@ -1,5 +1,5 @@
--- Hourly rollups of the data points (issue 12, Rollups; shared/design.md §How data flows, Queries): one row per
--- (system, data id, UTC hour) holding what the folding functions of conventions.md §Data need, so that aggregated
+-- Hourly rollups of the data points (docs/store.md#rollups; docs/architecture.md#how-data-flows, Queries): one row per
+-- (system, data id, UTC hour) holding what the folding functions of docs/devices.md need, so that aggregated
 -- and fleet queries fold hours instead of points. Written in the ingest transaction with the points themselves
 -- (storage/repositories/rollups.sql.ts), so a row never disagrees with the committed points.
 --

@@ -1,7 +1,7 @@
--- Points partitioned by time (issue 12, "Points that grow without end"; shared/design.md §Queries: points are
--- partitioned by month and can expire). data_points becomes a declarative partitioned table, PARTITION BY RANGE (ts),
--- one partition per UTC calendar month (bounds in epoch ms) plus a DEFAULT partition, so that a point of any
--- timestamp (devices with clocks in 1970 or 2100) is always stored.
+-- Points partitioned by time (docs/store.md#points-partitions-and-retention; docs/architecture.md#how-data-flows:
+-- points are partitioned by month and can expire). data_points becomes a declarative partitioned table, PARTITION BY
+-- RANGE (ts), one partition per UTC calendar month (bounds in epoch ms) plus a DEFAULT partition, so that a point of
+-- any timestamp (devices with clocks in 1970 or 2100) is always stored.
 --
 -- The table as it was becomes the DEFAULT partition, rows and indexes included: no row is copied here, so the
 -- migration takes the same short time on a store of any size. The monthly partitions are created by the repeatable

@@ -1,4 +1,4 @@
--- The state that device traffic changes, out of the systems row (issue 12, Ingest: "a narrow table for the state that
+-- The state that device traffic changes, out of the systems row (docs/devices.md: "a narrow table for the state that
 -- changes with every message instead of the wide, many-indexed systems row"). lastCommDate and commStatus change with
 -- every message, ack and task poll, System data (data, data_ts) with most messages. On the systems row each of those
 -- writes was an update of a wide row (labels, metadata, communication, reports...) under fourteen indexes, GIN ones

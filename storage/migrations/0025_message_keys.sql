@@ -1,4 +1,4 @@
--- Device messages and acks without a foreign key to systems (issue 12, Ingest: the measured costs of the ingest
+-- Device messages and acks without a foreign key to systems (docs/devices.md: the measured costs of the ingest
 -- are its inserts). A foreign key checks every inserted row against its parent: a lookup of the system row, which it
 -- also locks (FOR KEY SHARE), so the thousands of messages a second of one ingest batch each locked their system's
 -- row again, and concurrent batches shared those locks through multixacts. About a quarter of the cost of a message

@@ -1,9 +1,9 @@
--- Daily rollups of the usage data ids (issue 12, Rollups: "Usage data ids get the same treatment"; fleet-api.md §System
--- usage data ids; conventions.md §Data). One row per (system, usage data id, UTC day) holding what the folding
--- functions need of the points that day: each usage record of the series' type is one point, dated by its start
--- or, for the INVOICED_ counters, by its end processing date, valued as storage/repositories/usage-points.sql.ts says
--- (the session counters 1 on a session's first record only). Aggregated and fleet queries fold the days that no
--- bucket edge cuts and read the records of the cut days only (storage/repositories/usage-aggregate.sql.ts).
+-- Daily rollups of the usage data ids (docs/store.md#rollups: "Usage data ids get the same treatment"; docs/usage.md;
+-- docs/devices.md). One row per (system, usage data id, UTC day) holding what the folding functions need of the points
+-- that day: each usage record of the series' type is one point, dated by its start or, for the INVOICED_ counters, by
+-- its end processing date, valued as storage/repositories/usage-points.sql.ts says (the session counters 1 on a
+-- session's first record only). Aggregated and fleet queries fold the days that no bucket edge cuts and read the
+-- records of the cut days only (storage/repositories/usage-aggregate.sql.ts).
 --
 -- n counts the points with a value; sum, ss (sum of squares), min and max fold those values. Every column is exact
 -- (int8, numeric: the counters are whole numbers, durations seconds with three decimals), so increments add up to

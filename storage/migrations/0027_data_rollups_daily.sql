@@ -1,4 +1,4 @@
--- Daily rollups of the data points (issue 12, "Rollups" and its speed targets): one row per (system, data id, UTC
+-- Daily rollups of the data points (docs/store.md#rollups  and its speed targets): one row per (system, data id, UTC
 -- day) with the columns of data_rollups (0019_data_rollups.sql). A day, month or year bucket folds a whole day from
 -- one row instead of 24: a month of daily max over 50 systems × 10 ids read 360,000 hourly rows (about 400 ms on
 -- PostgreSQL, bench query), 15,000 daily ones here. Written in the ingest transaction with the points and their
@@ -32,7 +32,7 @@ FROM (SELECT r.*, r.hour - ((r.hour % 86400000) + 86400000) % 86400000 AS day,
       WINDOW w AS (PARTITION BY r.system_uid, r.data_id, r.hour - ((r.hour % 86400000) + 86400000) % 86400000)) h
 GROUP BY system_uid, data_id, day;
 
--- The increments of the ingest (issue 12, Ingest: the speed target): the transaction that stores points appends its
+-- The increments of the ingest (docs/devices.md: the speed target): the transaction that stores points appends its
 -- batch's hourly stats here, a plain insert into a table without index, instead of merging them into data_rollups
 -- and data_rollups_daily itself, an upsert of two rows per (system, data id) of the batch, under the lock of each:
 -- about a third of the store's work per message (bench ingest). The ingest folds them into both tables a moment later

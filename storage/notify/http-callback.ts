@@ -6,7 +6,7 @@ import { SIGNATURE_HEADER, signBody, type CallbackResult, type CallbackSender } 
 import type { CallbackCheck, CallbackGuard } from '../../core/operations/callback-guard.js'
 import { isForbiddenAddress } from '../../core/domain/network-addresses.js'
 
-// conventions.md §Callbacks and notifications: POST of the event as JSON, credentials of the URL as HTTP Basic
+// docs/operations.md#bulk-operations: POST of the event as JSON, credentials of the URL as HTTP Basic
 // auth, X-Fleet-Signature when a secret is configured, and no callbacks into loopback, link-local or private
 // networks unless CALLBACK_ALLOW_PRIVATE is set.
 //

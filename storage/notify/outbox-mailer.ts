@@ -14,7 +14,7 @@ export interface OutboxMailerOptions {
 }
 
 /**
- * conventions.md §Callbacks and notifications: without an SMTP URL each e-mail is written as an RFC 5322 `.eml`
+ * docs/operations.md#bulk-operations: without an SMTP URL each e-mail is written as an RFC 5322 `.eml`
  * file. Names are `<UTC time>-<sequence>-<random>.eml`: they sort by time of writing (the sequence orders
  * mails of one millisecond within a process) and never collide between processes. A file appears under its
  * final name only once complete (written under a dot-prefixed temporary name, then renamed).

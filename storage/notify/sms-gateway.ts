@@ -1,4 +1,4 @@
-// The SMS shoulder tap (conventions.md §Device tasks, "Connection request"): POST
+// The SMS shoulder tap (docs/devices.md, "Connection request"): POST
 // `{"to": <mobileNumber>, "text": <the protocol's shoulder-tap text>, "system": <uid>}` as JSON to SMS_GATEWAY_URL;
 // a 2xx answer means sent. The URL is the operator's own configuration, not a user's input, so unlike callbacks
 // (http-callback.ts) it may point to a private address (a gateway on the same network is the usual setup).
@@ -7,7 +7,7 @@ import type { DeviceProtocol } from '../../core/domain/device-message.js'
 import type { Logger } from '../../core/logger.js'
 
 /**
- * What the SMS says, per protocol. No specification states a text: protocols.md §2.5 and its open question 4 say
+ * What the SMS says, per protocol. No specification states a text: docs/protocols/m3da.md and its open question 4 say
  * how AirVantage woke M3DA devices is unknown (Mihini's SMS path looks for a "DA3" prefix, which carries a whole
  * envelope, not a wake-up). The device side (the simulator, a device's SMS handler) matches these texts.
  */
@@ -20,7 +20,7 @@ export const SHOULDER_TAP_TEXT: Readonly<Record<DeviceProtocol, string>> = {
   SPARKPLUG: 'FLEET CONNECT'
 }
 
-/** One try: the connection and the whole answer (issue 9: a gateway that does not answer is a failed request). */
+/** One try: the connection and the whole answer (a gateway that does not answer is a failed request). */
 export const SMS_GATEWAY_TIMEOUT_MS = 5_000
 
 export interface SmsGatewayOptions {

@@ -8,7 +8,7 @@ export interface SmtpMailerOptions {
   from: string
 }
 
-/** conventions.md §Callbacks and notifications: with an SMTP URL configured, e-mails go out over SMTP. */
+/** docs/operations.md#bulk-operations: with an SMTP URL configured, e-mails go out over SMTP. */
 export function createSmtpMailer ({ url, from }: SmtpMailerOptions): Mailer {
   const transport = nodemailer.createTransport(url, { from })
   return {

@@ -1,6 +1,8 @@
-// The scaled-out job queue: BullMQ on Redis, used when REDIS_URL is set (shared/design.md "queue, scheduler";
-// shared/style.md §2.7). One BullMQ queue carries every job name; the worker dispatches on job.name.
-// The adapter keeps the port's contract (test/store/queue.contract.ts) where BullMQ differs by default:
+// The scaled-out job queue: BullMQ on Redis, used when REDIS_URL is set
+// (docs/architecture.md#one-process-by-default-scaled-out-by-environment;
+// docs/decisions/0019-operations-engine-and-device-tasks.md). One BullMQ queue carries every job name; the worker
+// dispatches on job.name. The adapter keeps the port's contract (test/store/queue.contract.ts) where BullMQ differs by
+// default:
 // - job ids: BullMQ refuses ids holding ':' or made of digits, so ids are escaped ("j." + %-escaped);
 // - attempts count runs started, a run whose worker died included (BullMQ's attemptsStarted), as the local
 //   queue does; the processor decides when a failure is final and then throws UnrecoverableError, so

@@ -1,10 +1,10 @@
 // The embedded job queue: jobs in the store's `jobs` table (storage/migrations/0004_jobs.sql), worked in this
-// process (shared/design.md "queue, scheduler"; shared/style.md §2.7). The same SQL runs on PGlite and on
-// PostgreSQL, where several processes may work one table: a claim takes due rows with FOR UPDATE SKIP LOCKED,
-// so two workers never take the same row, and holds them under a lease (locked_until) that the worker renews
-// while the handler runs. A worker killed outright stops renewing; once its lease has passed the job is
-// claimed again (at least once). A finished job (completed or failed for good) is deleted at once, which
-// frees its id; onFailed is where a failure is recorded.
+// process (docs/architecture.md#one-process-by-default-scaled-out-by-environment;
+// docs/decisions/0019-operations-engine-and-device-tasks.md). The same SQL runs on PGlite and on PostgreSQL, where
+// several processes may work one table: a claim takes due rows with FOR UPDATE SKIP LOCKED, so two workers never take
+// the same row, and holds them under a lease (locked_until) that the worker renews while the handler runs. A worker
+// killed outright stops renewing; once its lease has passed the job is claimed again (at least once). A finished job
+// (completed or failed for good) is deleted at once, which frees its id; onFailed is where a failure is recorded.
 // A repeatable job (repeat()) is one row that is never deleted: the same claim gives one run to one worker, and
 // the run's end moves run_at forward by the period, so the workers of a cluster run it once per period.
 import type { Clock, Db } from '../../core/ports/store.js'

@@ -1,5 +1,5 @@
-// Picks the queue adapter (shared/design.md "queue, scheduler"): BullMQ on Redis when REDIS_URL is set,
-// otherwise the jobs table of the store, worked in-process.
+// Picks the queue adapter (docs/architecture.md#one-process-by-default-scaled-out-by-environment): BullMQ on Redis when
+// REDIS_URL is set, otherwise the jobs table of the store, worked in-process.
 import type { Db } from '../../core/ports/store.js'
 import type { JobPayloadMap, JobQueue } from '../../core/ports/queue.js'
 import { createBullmqQueue } from './bullmq-queue.js'

@@ -4,7 +4,7 @@ import type { RateCounter, ThrottleRule } from '../../core/ports/store.js'
 // through addresses must not grow the map without bound).
 const ATTEMPTS_MAX = 100_000
 
-/** Fixed-window and failed-attempt counters in this process (the embedded default; conventions.md §Rate limiting). */
+/** Fixed-window and failed-attempt counters in this process (the embedded default; docs/api.md#using-the-api). */
 export function createMemoryCounter (now: () => number = Date.now): RateCounter {
   const windows = new Map<string, { start: number, count: number }>()
   const attempts = new Map<string, { failures: number, until: number, forgetAt: number }>()

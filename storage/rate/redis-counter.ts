@@ -22,7 +22,7 @@ if redis.call('HINCRBY', KEYS[1], 'n', -1) <= 0 then redis.call('DEL', KEYS[1]) 
 return 0
 `
 
-/** Fixed-window and failed-attempt counters shared by every API process (conventions.md §Rate limiting: Redis when scaled out). */
+/** Fixed-window and failed-attempt counters shared by every API process (docs/api.md#using-the-api: Redis when scaled out). */
 export async function createRedisCounter (url: string, prefix = 'fleet:rate:'): Promise<RateCounter> {
   const redis = await connectRedis(url)
   return {

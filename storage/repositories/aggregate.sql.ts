@@ -1,5 +1,5 @@
-// The SQL of aggregated and fleet queries (fleet-api.md §Aggregated data points, §Fleet aggregated data points;
-// conventions.md §Data). Buckets come as one array of starts and width_bucket() places each point or hour in its
+// The SQL of aggregated and fleet queries (docs/devices.md;
+// docs/devices.md). Buckets come as one array of starts and width_bucket() places each point or hour in its
 // bucket (a binary search), so calendar buckets cost no date arithmetic in SQL and nothing but one value per
 // (series, bucket) comes back.
 //
@@ -15,7 +15,7 @@ import type { AggregateQuery } from '../../core/ports/data-queries.js'
 import { usagePointSql } from './usage-points.sql.js'
 import { usageDaysSql } from './usage-aggregate.sql.js'
 
-/** conventions.md §Data: the folding functions over (num, present); `present` is false for a null value. */
+/** docs/devices.md: the folding functions over (num, present); `present` is false for a null value. */
 function fold (fn: AggregateFn, num: string, present: string): string {
   switch (fn) {
     case 'mean': return `avg(${num})`

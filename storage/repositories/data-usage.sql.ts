@@ -1,5 +1,5 @@
 // dataUsage of a system as the find filter (usageStatus) and sorts (dataUsage.bytesTotal, dataUsage.status) read it
-// (fleet-api.md §System, §Find systems). The columns hold the month of their last computation (month_bytes_time,
+// (docs/api.md#systems). The columns hold the month of their last computation (month_bytes_time,
 // core/services/usage/month-usage.ts); once that month is over they no longer count: 0 bytes, WITHIN_PLAN, as the
 // system view answers (core/domain/system.ts), until the next record of the new month recomputes them.
 

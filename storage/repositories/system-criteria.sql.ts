@@ -22,7 +22,7 @@ const DATE_COLUMNS: Record<DateBound, [string, '>=' | '<=']> = {
   lastSyncBefore: ['s.last_sync_date', '<=']
 }
 
-// fleet-api.md §System selection, nested criteria: `contain` keys match with ILIKE, the others with =.
+// docs/operations.md#bulk-operations, nested criteria: `contain` keys match with ILIKE, the others with =.
 const GATEWAY_COLUMNS: Record<string, [string, 'eq' | 'contains']> = {
   uid: ['g.uid', 'eq'], type: ['g.type', 'contains'], imei: ['g.imei', 'contains'], macAddress: ['g.mac_address', 'contains'], serialNumber: ['g.serial_number', 'contains']
 }
@@ -92,7 +92,7 @@ export function criteriaConditions (c: SystemCriteria, p: Params): string[] {
     const v = c[bound as DateBound]
     if (v !== undefined) w.push(`${col} ${op} ${p.add(v)}`)
   }
-  // fleet-api.md §Find systems: metadata is = on the name, like on the value.
+  // docs/api.md#systems: metadata is = on the name, like on the value.
   for (const [name, value] of Object.entries(c.metadata ?? {})) {
     w.push(`s.metadata ? ${p.add(name)}`, `s.metadata ->> ${p.add(name)} ILIKE ${p.add(containsPattern(value))}`)
   }

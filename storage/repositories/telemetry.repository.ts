@@ -8,7 +8,7 @@ import { settledInOrder } from '../../core/settled.js'
 
 /**
  * SQL for a duration given as text, in ms: "120" (seconds), or a number with a unit: "500ms", "90s", "5m", "5min",
- * "1h", "2d" (heartbeat periods, fleet-api.md §System: strings such as "1h"). NULL when absent, unreadable or zero.
+ * "1h", "2d" (heartbeat periods, docs/api.md#systems: strings such as "1h"). NULL when absent, unreadable or zero.
  */
 function durationMs (text: string): string {
   const t = `lower(btrim(${text}))`
@@ -16,7 +16,7 @@ function durationMs (text: string): string {
     WHEN 'ms' THEN 1 WHEN 's' THEN 1000 WHEN 'min' THEN 60000 WHEN 'm' THEN 60000 WHEN 'h' THEN 3600000 ELSE 86400000 END, 0) END`
 }
 
-// Batches are written with one statement per table: unnest() of typed arrays (shared/design.md §Storage).
+// Batches are written with one statement per table: unnest() of typed arrays (docs/architecture.md#storage).
 // The state of traffic (lastCommDate, commStatus, System data) is system_state's row (0024_system_state.sql).
 // lockSystems takes FOR NO KEY UPDATE: the flush never changes a key.
 interface StateRow { uid: string, company_uid: string, comm_status: string, last_comm_date: string | null, data: Record<string, unknown>, data_ts: Record<string, number> }
@@ -106,9 +106,10 @@ function dataTraffic (q: Queryable): Omit<TelemetryRepository, 'lockSystems' | '
          SELECT * FROM unnest($1::text[], $2::text[], $3::int8[], $4::float8[], $5::text[], $6::text[])`,
         [textArray(rows.map((r) => r.systemUid)), textArray(rows.map((r) => r.dataId)), numberArray(rows.map((r) => r.ts)),
           numberArray(enc.map((e) => e.num)), textArray(enc.map((e) => e.str)), textArray(rows.map((r) => r.messageUid))])
-      // Their hourly stats in the same transaction (issue 12, Rollups): every writer of points keeps the rollups exact.
-      // Appended as increments, folded into the hours and days by foldRollups (storage/repositories/rollups.sql.ts).
-      // Sent without waiting for the points' answer: the store runs one while this thread computes the other.
+      // Their hourly stats in the same transaction (docs/store.md#rollups): every writer of points keeps the rollups
+      // exact. Appended as increments, folded into the hours and days by foldRollups
+      // (storage/repositories/rollups.sql.ts). Sent without waiting for the points' answer: the store runs one while
+      // this thread computes the other.
       await settledInOrder([points, insertRollupDeltas(q, hourStats(rows))])
     },
     foldRollups: async (limit) => await foldRollupDeltas(q, limit),

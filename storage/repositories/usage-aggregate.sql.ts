@@ -1,4 +1,4 @@
-// The usage data ids of aggregated and fleet queries through their daily rollups (issue 12, Rollups;
+// The usage data ids of aggregated and fleet queries through their daily rollups (docs/store.md#rollups;
 // storage/migrations/0026_usage_rollups.sql): the whole days [first, end) from usage_rollups, the records of the days
 // a range edge cuts ([from, first) and [end, to)) raw, both as exact partial stats (n, sum, ss, min, max) per bucket,
 // folded into one value per (system, data id, bucket). The caller gives days only when every bucket starts on a UTC
@@ -15,7 +15,7 @@ import type { AggregateQuery } from '../../core/ports/data-queries.js'
 import { usagePointSql } from './usage-points.sql.js'
 
 /**
- * conventions.md §Data over exact parts. mean is sum / n in float8, as avg(float8) divides its float8 sum by its
+ * docs/devices.md over exact parts. mean is sum / n in float8, as avg(float8) divides its float8 sum by its
  * count; stddev the population deviation √((n·ss − sum²) / n²), whose numerator is exact (no cancellation).
  */
 function foldExact (fn: AggregateFn): string {

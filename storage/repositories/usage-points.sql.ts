@@ -1,4 +1,4 @@
-// The usage data ids as points (fleet-api.md §System usage data ids; core/domain/aggregation.ts USAGE_DATA_IDS): each
+// The usage data ids as points (docs/usage.md; core/domain/aggregation.ts USAGE_DATA_IDS): each
 // usage record of a series' type is one point, dated and valued below. One definition for every reader and writer:
 // the raw aggregation (aggregate.sql.ts), the daily rollups' increments and rebuild (usage-rollups.sql.ts) and the
 // cut days of the rollup path (usage-aggregate.sql.ts), so that a rollup folds exactly the points the raw path reads.
@@ -21,7 +21,7 @@ export const MEASURE_SQL: Record<UsageMeasure, string> = {
   roundedBytesTotal: 'r.rounded_bytes_total'
 }
 
-/** fleet-api.md §System usage data ids: the session start date, or the end processing date for INVOICED_ counters. */
+/** docs/usage.md: the session start date, or the end processing date for INVOICED_ counters. */
 export const DATE_SQL = { start: 'r.start_ts', invoiced: 'coalesce(r.processed_at, r.end_ts, r.start_ts)' } as const
 
 /** The start of the UTC day of the epoch-ms expression `ts` (negative timestamps too), as core/domain/usage-rollup.ts dayOf. */

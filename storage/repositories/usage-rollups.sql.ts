@@ -1,4 +1,4 @@
-// Writes of usage_rollups (storage/migrations/0026_usage_rollups.sql; issue 12, Rollups: daily rollups of the usage
+// Writes of usage_rollups (storage/migrations/0026_usage_rollups.sql; docs/store.md#rollups: daily rollups of the usage
 // counters). addUsageRollups() runs in the transaction that stores the records (usage.repository.ts insert), so the
 // rollups are exactly as durable as the records. rebuildUsageRollups() recomputes them from the records, for records
 // written behind the repository's back; its SELECT is the one the migration ran over the records stored before it.

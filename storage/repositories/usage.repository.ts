@@ -114,7 +114,8 @@ function usageRecords (q: Queryable): Omit<UsageRepository, 'targets' | 'billing
           col((r) => r.processedAt), col((r) => r.partial), col((r) => r.bytesSent), col((r) => r.bytesReceived),
           col((r) => r.bytesTotal), col((r) => r.roundedBytesTotal), col((r) => r.roundedDuration),
           col((r) => JSON.stringify(r.text))])
-      // Their days' rollups (issue 12, Rollups), in the same transaction: the stored records only, a repeat adds nothing.
+      // Their days' rollups (docs/store.md#rollups), in the same transaction: the stored records only, a repeat adds
+      // nothing.
       await addUsageRollups(q, rows.map((r) => Number(r.id)))
       return rows.map((r) => ({ systemUid: r.system_uid, type: r.type, start: Number(r.start_ts), bytesTotal: num(r.bytes_total) }))
     },

@@ -22,7 +22,7 @@ export const toUser = (r: UserRow): UserRecord => ({
 
 const SORT_COLUMNS: Record<UserSort, string> = { name: 'u.name', email: 'u.email', profile: 'p.name' }
 
-/** Escapes LIKE wildcards so that `like` filters mean "contains" (fleet-api.md §Conventions 8). */
+/** Escapes LIKE wildcards so that `like` filters mean "contains" (docs/api.md#using-the-api). */
 export function containsPattern (s: string): string {
   return '%' + s.replace(/[\\%_]/g, (c) => '\\' + c) + '%'
 }

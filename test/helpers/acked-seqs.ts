@@ -39,7 +39,7 @@ export function recordAckedSeqs (): AckedSeqs {
 export async function expectAllStored (api: ApiClient, acked: AckedSeqs): Promise<void> {
   const uids = [...acked.bySystem.keys()]
   const stored = new Map<string, Set<number>>()
-  for (let i = 0; i < uids.length; i += 5) { // fleet-api.md §Raw data: up to 5 systems per request
+  for (let i = 0; i < uids.length; i += 5) { // docs/devices.md: up to 5 systems per request
     const targets = uids.slice(i, i + 5)
     const res = await api.request('GET', `/api/v1/systems/data/raw?targetIds=${targets.join(',')}&dataIds=sim.seq&from=0&size=500`)
     expect(res.status).toBe(200)

@@ -1,4 +1,4 @@
-// Generated bad values for the property-based input tests (issue 8, "500 on bad input"): what broken clients and
+// Generated bad values for the property-based input tests (docs/api.md#using-the-api): what broken clients and
 // attackers put where a well-formed value goes. Strings for path and query parameters, any JSON for bodies, and
 // bodies shaped after a route's JSON schema with one value made bad somewhere inside.
 import fc from 'fast-check'

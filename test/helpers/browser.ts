@@ -1,4 +1,4 @@
-// The console in a real browser (issue 15, "Tested in a real browser"): Debian's Chromium driven by playwright-core
+// The console in a real browser (docs/console.md): Debian's Chromium driven by playwright-core
 // (no browser download; .ci/run installs the package), the service listening on real ports, and simulated devices
 // from simulator/ sending over MQTT. One browser per test file, closed with everything else by `close()`.
 import { existsSync, mkdirSync } from 'node:fs'
@@ -16,13 +16,13 @@ export const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync']
 
-/** Where each page's screenshot goes (gitignored; CI keeps the folder as an artifact, the README names it). */
+/** Where each page's screenshot goes (gitignored; CI keeps the folder as an artifact, docs/testing.md names it). */
 export const SCREENSHOTS = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url))
 
 /** For expect.poll on a page (its default of 1 s is short for a page that loads through the API on a loaded CI machine). */
 export const SOON = { timeout: 15_000, interval: 100 }
 
-/** A phone's width (issue 15: "readable on a phone's width"). */
+/** A phone's width ("readable on a phone's width"). */
 export const PHONE = { width: 360, height: 740 }
 const DESKTOP = { width: 1280, height: 860 }
 
@@ -108,7 +108,7 @@ export async function startHarness (): Promise<Harness> {
 
 /**
  * Opens the console and signs in through the service's own sign-in page (the authorization_code grant with PKCE,
- * conventions.md §Authentication), then waits for the console's main area.
+ * docs/api.md#get-a-token), then waits for the console's main area.
  */
 export async function signIn (tab: ConsoleTab, stack: Stack, who: { email: string, password: string } = { email: ADMIN_EMAIL, password: ADMIN_PASSWORD }, route = ''): Promise<void> {
   const { page } = tab

@@ -1,4 +1,4 @@
-// Helpers for the device ingest tests (conventions.md §Devices): systems that devices log in as, created through
+// Helpers for the device ingest tests (docs/devices.md): systems that devices log in as, created through
 // POST /api/v1/systems, real mqtt.js clients (TCP and WebSocket), REST device calls with fetch, and what the store
 // holds afterwards.
 import type { Duplex } from 'node:stream'
@@ -174,7 +174,7 @@ export async function telemetryCounts (stack: Stack, systemUid: string): Promise
 
 /**
  * Waits until everything accepted is committed and its derived state (data_last, System data, lastCommDate) is
- * written: that state follows the acknowledged write in coalesced flushes (shared/design.md §How data flows).
+ * written: that state follows the acknowledged write in coalesced flushes (docs/architecture.md#how-data-flows).
  */
 export async function settle (stack: Stack): Promise<void> {
   await stack.ctx.services.ingest.drain()

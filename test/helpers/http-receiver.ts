@@ -1,4 +1,4 @@
-// A real HTTP server on 127.0.0.1:0 for the callback tests (shared/style.md §2.9: real servers on port 0).
+// A real HTTP server on 127.0.0.1:0 for the callback tests (docs/testing.md: real servers on port 0).
 import { once } from 'node:events'
 import { createServer, type RequestListener, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'

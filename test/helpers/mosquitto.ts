@@ -1,4 +1,4 @@
-// A Mosquitto of a test's own (issue 14: tests start their own broker): the binary of the machine with the dynamic
+// A Mosquitto of a test's own (tests start their own broker): the binary of the machine with the dynamic
 // security plugin, on a free port, its configuration and dynamic security file in a temporary directory, an admin
 // account made by `mosquitto_ctrl dynsec init`. Stopped by its pid.
 //

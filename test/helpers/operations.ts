@@ -1,5 +1,6 @@
-// Helpers for the operations tests (conventions.md §Operations): create systems, start label / delete operations,
-// read an operation and its tasks through HTTP, and wait (by polling with a deadline) until it reaches a state.
+// Helpers for the operations tests (docs/operations.md#bulk-operations): create systems, start label / delete
+// operations, read an operation and its tasks through HTTP, and wait (by polling with a deadline) until it reaches a
+// state.
 import { once } from 'node:events'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'

@@ -1,5 +1,5 @@
 // Terminates the service's PostgreSQL sessions, as an operator's pg_terminate_backend or a server restart would
-// (issue 8: a lost connection must not end the process). Only sessions of the test's own database and of the
+// (a lost connection must not end the process). Only sessions of the test's own database and of the
 // service's application_name are touched, so other test files and other users of the server are left alone.
 import pg from 'pg'
 import type { Db } from '../../core/ports/store.js'

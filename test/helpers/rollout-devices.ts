@@ -1,4 +1,4 @@
-// Real MQTT devices for the safe-rollout, abort and device-cancel tests (issue 9): systems carrying the seeded generic
+// Real MQTT devices for the safe-rollout, abort and device-cancel tests: systems carrying the seeded generic
 // MQTT firmware (core/domain/generic-applications.ts: its REBOOT action `system.reboot`), mqtt.js clients subscribed
 // to their tasks topic, the reboot route and cancel.
 import type { LightMyRequestResponse } from 'fastify'
@@ -61,7 +61,7 @@ export async function online (stack: Stack, d: MqttDevice): Promise<{ client: Mq
   return { client, got }
 }
 
-/** Acks a task the way a device does (conventions.md §Devices: `<serial>/acks/json`). */
+/** Acks a task the way a device does (docs/devices.md: `<serial>/acks/json`). */
 export async function ack (client: MqttClient, d: MqttDevice, taskUid: string, status: 'OK' | 'ERROR', message?: string): Promise<void> {
   const code = await publish(client, `${d.serial}/acks/json`, JSON.stringify([{ uid: taskUid, status, ...(message === undefined ? {} : { message }) }]))
   if (code !== 0) throw new Error(`ack refused: ${String(code)}`)

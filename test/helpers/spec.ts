@@ -1,4 +1,4 @@
-// The interface document, shared/spec/fleet-api.md, lives beside the repository (DEVELOPERS.md: `../shared/spec`).
+// The interface document, docs/api.md, lives beside the repository (DEVELOPERS.md: `docs/`).
 // Tests that check the code against it look there, and also further up for clones made elsewhere (a CI clone in
 // a temporary directory); FLEET_SPEC_DIR names the directory outright. A missing spec fails the test, never skips it.
 import { existsSync, readFileSync } from 'node:fs'
@@ -19,7 +19,7 @@ function specDir (): string {
   return found
 }
 
-/** The text of a document of shared/spec, e.g. `fleet-api.md`. */
+/** The text of a document of docs/, e.g. `docs/api.md`. */
 export function readSpec (name: string): string {
   return readFileSync(join(specDir(), name), 'utf8')
 }

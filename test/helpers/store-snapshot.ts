@@ -1,5 +1,5 @@
 // A fingerprint of the store: per table, the row count and a checksum of every row. Two equal snapshots mean the
-// store did not change in between (conventions.md §Errors: a failed request changes nothing).
+// store did not change in between (docs/api.md#using-the-api: a failed request changes nothing).
 import type { Db } from '../../core/ports/store.js'
 
 export type Snapshot = Record<string, string>

@@ -1,4 +1,4 @@
-// A live stream client for the tests of GET /api/v1/stream (issue 15): a real `ws` WebSocket on the stack's port,
+// A live stream client for the tests of GET /api/v1/stream: a real `ws` WebSocket on the stack's port,
 // every server message kept, waits on what arrives (no sleeps), and the close code and reason.
 import { WebSocket } from 'ws'
 import type { Stack } from './stack.js'

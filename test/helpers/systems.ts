@@ -39,7 +39,7 @@ export async function getSystem (stack: Stack, uid: string): Promise<Json> {
   return res.json()
 }
 
-/** Asserts a 400 business error with the code (conventions.md §Errors). */
+/** Asserts a 400 business error with the code (docs/api.md#using-the-api). */
 export function expectError (res: LightMyRequestResponse, code: string, status = 400): Json {
   expect({ status: res.statusCode, error: res.json().error }).toEqual({ status, error: code })
   expect(Array.isArray(res.json().errorParameters)).toBe(true)

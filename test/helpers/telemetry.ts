@@ -56,7 +56,7 @@ export interface TestUsage {
 }
 
 /**
- * One usage record (fleet-api.md §Usage record), through the import's own write, which keeps the daily usage rollups
+ * One usage record (docs/usage.md), through the import's own write, which keeps the daily usage rollups
  * (usage_rollups) with the records; a record already stored is not stored again. Answers its uid.
  */
 export async function insertUsage (db: Queryable, systemUid: string, r: TestUsage): Promise<string> {

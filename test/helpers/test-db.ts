@@ -12,7 +12,7 @@ let image: Promise<Uint8Array> | undefined
 
 /**
  * A fresh, migrated store for one test file: an in-memory PGlite started from the migrated image of the global setup,
- * or with TEST_DATABASE_URL a database cloned from the migrated template (shared/style.md §2.9, isolation).
+ * or with TEST_DATABASE_URL a database cloned from the migrated template (docs/testing.md, isolation).
  */
 export async function createTestDb (kind: 'pglite' | 'postgres' | 'default' = 'default'): Promise<TestDb> {
   const usePg = kind === 'postgres' || (kind === 'default' && TEST_DATABASE_URL !== undefined)

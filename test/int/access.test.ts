@@ -1,6 +1,5 @@
-// What every API call goes through (fleet-api.md §Conventions, §Authentication; conventions.md §Errors,
-// §Rate limiting): the token, the context company, the company's IP filters, the rate limit, unknown routes
-// and malformed requests.
+// What every API call goes through (docs/api.md#using-the-api, docs/api.md#get-a-token; docs/api.md#using-the-api): the
+// token, the context company, the company's IP filters, the rate limit, unknown routes and malformed requests.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLIENT_ID, CLIENT_SECRET, startStack, type Stack } from '../helpers/stack.js'
 import { companyUid, createUser, seed, uniq, type TestUser } from '../helpers/factories.js'

@@ -1,4 +1,4 @@
-// OpenAPI 3 generated from the route schemas at /api/docs/json and Swagger UI at /api/docs (issue: Foundation).
+// OpenAPI 3 generated from the route schemas at /api/docs/json and Swagger UI at /api/docs (Foundation).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { Validator } from '@seriousme/openapi-schema-validator'
@@ -10,7 +10,7 @@ import { insertUsage } from '../helpers/telemetry.js'
 import { systemView, type System } from '../../core/domain/system.js'
 import { operationView, taskView, type Operation, type Task } from '../../core/domain/operation.js'
 
-/** The endpoint rows of fleet-api.md (`| GET | /api/v1/... | right |`), path parameters reduced to `{}`. */
+/** The endpoint rows of docs/api.md (`| GET | /api/v1/... | right |`), path parameters reduced to `{}`. */
 function specEndpoints (): string[] {
   const rows = readSpec('fleet-api.md').matchAll(/^\| (GET|POST|PUT|DELETE) \| (\/api\/v1\/\S+) \|/gm)
   return [...rows].map((m) => `${m[1] ?? ''} ${(m[2] ?? '').replace(/\{[^}]+\}/g, '{}')}`)
@@ -32,7 +32,7 @@ function operations (): Array<[string, Json]> {
     Object.entries(ops).filter(([m]) => METHODS.includes(m)).map(([m, op]): [string, Json] => [`${m.toUpperCase()} ${path}`, op]))
 }
 
-// fleet-api.md: these answer "an empty 200 response" (no body, so no media type); the sign-in form's POST answers a
+// docs/api.md: these answer "an empty 200 response" (no body, so no media type); the sign-in form's POST answers a
 // redirect (RFC 6749 §4.1.2), never 200.
 const EMPTY_200 = ['DELETE /api/v1/systems/{uid}', 'DELETE /api/v1/users/{uid}', 'POST /api/v1/company/{uid}/picture',
   'POST /device/messages', 'POST /device/acks', 'PUT /api/v1/applications/{uid}/data', 'PUT /api/v1/applications/{uid}/communication']
@@ -103,7 +103,7 @@ describe('API documentation', () => {
       } else if (schemas.some((s) => s?.type === 'object' && s.properties === undefined && s.additionalProperties === true && s.patternProperties === undefined)) {
         problems.push(`${route}: 200 is an open object with no fields`)
       }
-      // conventions.md §Errors: the API's error answers reference one shared component.
+      // docs/api.md#using-the-api: the API's error answers reference one shared component.
       if (route.includes(' /api/v1/')) {
         for (const status of ['400', '401', '403', '404', '429', '500', '503']) {
           const ref = responses[status]?.content?.['application/json']?.schema?.$ref as string | undefined

@@ -1,4 +1,4 @@
-// GET and POST /api/v1/applications: the application catalogue systems link by uid (issue: Systems).
+// GET and POST /api/v1/applications: the application catalogue systems link by uid (docs/api.md#systems).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_NAME, startStack, type Stack } from '../helpers/stack.js'
 import { createUser, seed, type TestUser } from '../helpers/factories.js'

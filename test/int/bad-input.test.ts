@@ -1,4 +1,4 @@
-// Bad input never answers 5xx and never changes the store (conventions.md §Errors; issue 8, "500 on bad input").
+// Bad input never answers 5xx and never changes the store (docs/api.md#using-the-api).
 // A property-based walk of every route of the OpenAPI document (/api/docs/json), as an authenticated administrator
 // over real HTTP: one path parameter, query parameter or JSON body at a time gets a generated bad value (NUL bytes,
 // numbers no column holds, `__proto__` / `constructor`, wrong types, long and odd unicode text, arrays where scalars
@@ -147,7 +147,7 @@ async function check (sent: Sent): Promise<void> {
     let body: { error?: unknown, errorParameters?: unknown, error_description?: unknown }
     try { body = JSON.parse(text) } catch { throw new Error(`${what} → ${res.status} answered no JSON: ${text.slice(0, 200)}`) }
     expect(typeof body.error, what).toBe('string')
-    // conventions.md §Errors: {error, errorParameters}; a refused token and the OAuth endpoints use RFC 6749's.
+    // docs/api.md#using-the-api: {error, errorParameters}; a refused token and the OAuth endpoints use RFC 6749's.
     if (body.error_description === undefined) expect(Array.isArray(body.errorParameters) && body.errorParameters.every((p) => typeof p === 'string'), `${what} → ${text.slice(0, 200)}`).toBe(true)
   }
   if (res.status >= 200 && res.status < 300) {

@@ -1,4 +1,4 @@
-// What real AirVantage clients send (issue 8, "Real AirVantage clients"), over real HTTP: the Go client posts its
+// What real AirVantage clients send (docs/api.md#using-the-api), over real HTTP: the Go client posts its
 // operation cancel with `Content-Type: application/json` and no body; the Clojure client joins paths with a
 // duplicate slash (`/api//v1/...`, `/api//oauth/token`).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_NAME, startStack, type Stack } from '../helpers/stack.js'
 import { companyUid, createUser, uniq, type TestUser } from '../helpers/factories.js'
 
-// fleet-api.md §Companies and §Errors rows "company details, ...", "company edit", "company edit administrators".
+// docs/api.md#users-and-companies and docs/api.md#using-the-api rows "company details, ...", "company edit", "company
+// edit administrators".
 
 let stack: Stack
 beforeAll(async () => { stack = await startStack() })

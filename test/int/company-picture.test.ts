@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../helpers/stack.js'
 import { companyUid, createUser, uniq, type TestUser } from '../helpers/factories.js'
 
-// fleet-api.md §Companies (get and upload picture), §Limits (750 KB, 1024 px per side), §User (small fits in
+// docs/api.md#users-and-companies (get and upload picture), §Limits (750 KB, 1024 px per side), §User (small fits in
 // 32x32 and icon in 16x16, keeping the ratio) and §Errors row "company details, get picture, upload picture, ...".
 
 let stack: Stack

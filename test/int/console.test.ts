@@ -1,4 +1,4 @@
-// The web console's server side (issue 15): /console/ serves the shell's page with a strict CSP, and the bundle of
+// The web console's server side: /console/ serves the shell's page with a strict CSP, and the bundle of
 // console/src/main.ts built in memory by esbuild; /users/current/companies feeds its company switcher.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_NAME, startStack, type Stack } from '../helpers/stack.js'

@@ -1,4 +1,4 @@
-// docker-compose.yml as a user runs it (README, "Store" and "Running a cluster"): the service as an api, an ingest and
+// docker-compose.yml as a user runs it (docs/store.md, docs/cluster.md): the service as an api, an ingest and
 // a worker role, each with a health check on GET /health; Mosquitto with dynamic security and persistent sessions on
 // a configurable host port; Redis keeping BullMQ's jobs (append-only file, noeviction). Docker is not needed: the file
 // is read, and the health check command runs against real HTTP servers.

@@ -1,4 +1,4 @@
-// Error parameters say how to fix the request (issue 8): the codes stay those of fleet-api.md §Errors, and the
+// Error parameters say how to fix the request: the codes stay those of docs/api.md#using-the-api, and the
 // last parameter tells the caller what is allowed (interval form and units, functions, selection fields, sortable
 // fields, enum values, bounds).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
-// Secrets never reach the log (issue 8, "Secrets in logs"): the service runs with the logger bin/ builds, at trace
-// level, writing to a captured stream; every token flow of conventions.md §Authentication and device REST calls go
+// Secrets never reach the log (docs/configuration.md): the service runs with the logger bin/ builds, at trace
+// level, writing to a captured stream; every token flow of docs/api.md#get-a-token and device REST calls go
 // through real sockets, and then no password, client secret, token, code or Basic credential may be in the log.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createLogger } from '../../bin/logger.js'

@@ -1,5 +1,5 @@
-// Password and client secret guessing is throttled (README "Sign-in throttling"): 5 failures (the default) on one
-// account from one address, or many from one address, or many on one account from all addresses together, and then
+// Password and client secret guessing is throttled (docs/security.md#sign-in-throttling): 5 failures (the default) on
+// one account from one address, or many from one address, or many on one account from all addresses together, and then
 // a wait that doubles with each further failure; during it the token endpoint answers 429 rate.limit.exceeded with
 // Retry-After without checking the credentials. The guesser waits, not the owner signing in from elsewhere; `fleet
 // admin unlock` (unlockSignIn) clears an account. The service's clock is moved, not waited on.

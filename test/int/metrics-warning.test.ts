@@ -1,4 +1,4 @@
-// GET /metrics is open unless METRICS_TOKEN is set: the start says so in a warning (README "Configuration").
+// GET /metrics is open unless METRICS_TOKEN is set: the start says so in a warning (docs/configuration.md).
 import { describe, expect, it } from 'vitest'
 import { createLogger } from '../../bin/logger.js'
 import { startStack } from '../helpers/stack.js'

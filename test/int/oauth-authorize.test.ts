@@ -1,4 +1,4 @@
-// The authorization_code grant (conventions.md §Authentication; RFC 6749 §4.1): /api/oauth/authorize signs the user
+// The authorization_code grant (docs/api.md#get-a-token; RFC 6749 §4.1): /api/oauth/authorize signs the user
 // in and redirects to a registered redirect URI with a one-time code; /api/oauth/token exchanges it, checking the
 // redirect URI again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

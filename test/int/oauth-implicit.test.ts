@@ -1,4 +1,4 @@
-// The implicit grant (RFC 6749 §4.2; issue 8): /api/oauth/authorize with response_type=token signs the user in and
+// The implicit grant (RFC 6749 §4.2): /api/oauth/authorize with response_type=token signs the user in and
 // redirects to a registered redirect URI with an access token in the fragment, for native applications.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LightMyRequestResponse } from 'fastify'

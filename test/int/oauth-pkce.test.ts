@@ -1,4 +1,4 @@
-// PKCE (RFC 7636, S256 only) on the authorization_code grant and the web console's public client (issue 15):
+// PKCE (RFC 7636, S256 only) on the authorization_code grant and the web console's public client:
 // `fleet-console` has no secret, exists in every store, redirects to the console's own address, and gets tokens only
 // with a code_verifier matching the challenge given at /api/oauth/authorize.
 import { createHash, randomBytes } from 'node:crypto'

@@ -1,4 +1,4 @@
-// Refresh token rotation with reuse detection (RFC 9700 §4.14.2; issue 8 "Refresh token replay"): a refresh token
+// Refresh token rotation with reuse detection (RFC 9700 §4.14.2): a refresh token
 // presented a second time revokes every token issued from it, the whole family.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { LightMyRequestResponse } from 'fastify'

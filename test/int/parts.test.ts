@@ -1,4 +1,4 @@
-// GET /api/v1/gateways and GET /api/v1/subscriptions (fleet-api.md §Gateway, §Subscription; conventions.md §Lists):
+// GET /api/v1/gateways and GET /api/v1/subscriptions (docs/api.md#systems; docs/api.md#using-the-api):
 // exact lookups by identifier, paging, fields and sort as for systems, the context company's parts only, and the
 // entities.systems.view right.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

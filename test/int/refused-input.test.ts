@@ -1,5 +1,5 @@
-// The bad inputs that answered 500 (issue 8, "500 on bad input"), one by one over real HTTP: each now answers 400
-// with a code (conventions.md §Errors) that says where the request is wrong, and changes nothing.
+// The bad inputs that answered 500 (docs/api.md#using-the-api), one by one over real HTTP: each now answers 400
+// with a code (docs/api.md#using-the-api) that says where the request is wrong, and changes nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, CLIENT_ID, type Stack } from '../helpers/stack.js'
 import { createDevice, settle, tryConnect, type Device } from '../helpers/devices.js'

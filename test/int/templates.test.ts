@@ -1,4 +1,4 @@
-// GET and POST /api/v1/templates: setting templates of a company, the templateId of apply settings (issue 9).
+// GET and POST /api/v1/templates: setting templates of a company, the templateId of apply settings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../helpers/stack.js'
 import { createUser, type TestUser } from '../helpers/factories.js'

@@ -1,6 +1,6 @@
-// Behind a reverse proxy (README "Behind a proxy"): with TRUST_PROXY naming it, the client's address is the one the
-// proxy writes in X-Forwarded-For, for sign-in throttling and a company's IP filters alike; from any other peer, and
-// without TRUST_PROXY, the header is ignored. Real HTTP requests from 127.0.0.1, the "proxy".
+// Behind a reverse proxy (docs/security.md#behind-a-proxy): with TRUST_PROXY naming it, the client's address is the one
+// the proxy writes in X-Forwarded-For, for sign-in throttling and a company's IP filters alike; from any other peer,
+// and without TRUST_PROXY, the header is ignored. Real HTTP requests from 127.0.0.1, the "proxy".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CLIENT_ID, CLIENT_SECRET, startStack, type Stack } from '../helpers/stack.js'
 import { createUser } from '../helpers/factories.js'

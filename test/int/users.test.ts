@@ -1,4 +1,5 @@
-// fleet-api.md §Users through HTTP: current, rights, details, find, edit, revoke, and the right of each row.
+// docs/api.md#users-and-companies through HTTP: current, rights, details, find, edit, revoke, and the right of each
+// row.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, COMPANY_NAME, startStack, type Stack } from '../helpers/stack.js'
 import { companyUid, createUser, seed, uniq, type TestUser } from '../helpers/factories.js'

@@ -1,8 +1,8 @@
-// Acknowledge after commit, never lose, behind an external broker (issue 14, "An external MQTT broker"): devices
-// publish to a Mosquitto of the test's own, which acknowledges them itself; the service (a child process, MQTT_URL)
-// reads them through its shared subscriptions and acknowledges to the broker only after commit. It is killed with
-// SIGKILL while the devices keep publishing, and started again with the same FLEET_NODE_ID: every message the broker
-// acknowledged to a device, before the kill or while no service ran, must then be stored.
+// Acknowledge after commit, never lose, behind an external broker (docs/cluster.md#external-mqtt-broker-ingest):
+// devices publish to a Mosquitto of the test's own, which acknowledges them itself; the service (a child process,
+// MQTT_URL) reads them through its shared subscriptions and acknowledges to the broker only after commit. It is killed
+// with SIGKILL while the devices keep publishing, and started again with the same FLEET_NODE_ID: every message the
+// broker acknowledged to a device, before the kill or while no service ran, must then be stored.
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { startFleet } from '../../simulator/fleet.js'
 import { connectApi } from '../../simulator/provision.js'

@@ -1,4 +1,4 @@
-// `npx fleet broker sync` as a user runs it (issue 14): a child process against a Mosquitto of the test's own and a
+// `npx fleet broker sync` as a user runs it: a child process against a Mosquitto of the test's own and a
 // store on disk (PGlite) or a fresh PostgreSQL database; `fleet seed` with MQTT_URL set gives the broker the logins
 // of the systems it creates, the same way the API does.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'

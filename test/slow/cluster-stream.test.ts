@@ -6,11 +6,11 @@ import { createSystems, postLabel, started } from '../helpers/operations.js'
 import { openStream } from '../helpers/stream.js'
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../helpers/env.js'
 
-// Across processes (shared/design.md "scaled out"): two services on one PostgreSQL database and one Redis
-// (REDIS_URL), as a cluster runs them. A device's message committed by one service, the commStatus it sets, and the
-// progress of an operation run by it reach the streams opened on the other, over Redis pub/sub. These runs need
-// TEST_DATABASE_URL and TEST_REDIS_URL; without them they are left out locally, but with CI=true they run and fail
-// (a CI run never passes by leaving the servers out: shared/style.md §2.9).
+// Across processes (docs/architecture.md#one-process-by-default-scaled-out-by-environment): two services on one
+// PostgreSQL database and one Redis (REDIS_URL), as a cluster runs them. A device's message committed by one service,
+// the commStatus it sets, and the progress of an operation run by it reach the streams opened on the other, over Redis
+// pub/sub. These runs need TEST_DATABASE_URL and TEST_REDIS_URL; without them they are left out locally, but with
+// CI=true they run and fail (a CI run never passes by leaving the servers out: docs/testing.md).
 // The one environment read of this file: whether this is a CI run (test/helpers/env.ts holds the server URLs).
 const CI = process.env.CI === 'true'
 const servers = (TEST_DATABASE_URL !== undefined && TEST_REDIS_URL !== undefined) || CI ? ['PostgreSQL and Redis'] : []

@@ -1,4 +1,4 @@
-// First run and everyday use of the real command line (README, "Command line"): a start that fails says so in one
+// First run and everyday use of the real command line (docs/cli.md#command-line): a start that fails says so in one
 // line naming the variable to change and creates nothing; the embedded store has one process at a time; a lost
 // administrator password can be replaced. Child processes, real ports, stores on disk or on PostgreSQL.
 import { spawn } from 'node:child_process'

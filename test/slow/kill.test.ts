@@ -1,7 +1,7 @@
-// Acknowledge after commit, never lose (shared/design.md §How data flows; shared/style.md §2.1 rule 5): the real
-// service runs as a child process (`node bin/fleet.mjs serve`), a simulated MQTT fleet publishes QoS 1 messages
-// numbered by `sim.seq`, the service is killed with SIGKILL in the middle of it, restarted on the same store, and
-// every message whose PUBACK reached its device must be there.
+// Acknowledge after commit, never lose (docs/architecture.md#how-data-flows; docs/architecture.md#house-rules rule 5):
+// the real service runs as a child process (`node bin/fleet.mjs serve`), a simulated MQTT fleet publishes QoS 1
+// messages numbered by `sim.seq`, the service is killed with SIGKILL in the middle of it, restarted on the same store,
+// and every message whose PUBACK reached its device must be there.
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { startFleet } from '../../simulator/fleet.js'
 import { connectApi } from '../../simulator/provision.js'

@@ -1,4 +1,4 @@
-// M3DA end to end (issue 10, "Done means"): simulated M3DA agents register through the API the way the simulator
+// M3DA end to end: simulated M3DA agents register through the API the way the simulator
 // does (their system's M3DA secret, the application of their security), talk to the service over TCP (M3DA_PORT)
 // and over HTTP (POST /device/com), one with its password (hmac-sha1 + aes-cbc-128), one auto-registering with a
 // registration password (hmac-md5 + aes-ctr-256); what they send is read back through the API, and a reboot, a
@@ -48,8 +48,8 @@ const value = (points: readonly Point[], id: string): unknown => points.find((p)
 const countersOf = (op: OperationJson): Record<string, number> => Object.fromEntries(op.counters.filter((c) => c.count > 0).map((c) => [c.state, c.count]))
 
 /**
- * M3DA is device-initiated (protocols.md §2.5): until the operation ends, the device reports again and again (as one
- * with a short report period would) and carries out what each reply brings.
+ * M3DA is device-initiated (docs/protocols/m3da.md): until the operation ends, the device reports again and again (as
+ * one with a short report period would) and carries out what each reply brings.
  */
 async function serve (device: SimulatedDevice, operation: string): Promise<OperationJson> {
   await until(`operation ${operation} FINISHED`, async () => {
@@ -79,7 +79,7 @@ describe.each(cases)('a simulated M3DA device over %s', { timeout: 90_000 }, (_n
     expect(device.transport.protocol).toBe('M3DA')
 
     if (security.mode === 'autoreg') {
-      // The service generated the password and keeps it as the system's M3DA password (issue 10, §2.8.6).
+      // The service generated the password and keeps it as the system's M3DA password (§2.8.6).
       const { rows } = await stack.db.query<{ communication: Json }>('SELECT communication FROM systems WHERE uid = $1', [uid])
       const m3da = rows[0]?.communication.m3da as Json
       expect(typeof m3da.password).toBe('string')
@@ -93,7 +93,7 @@ describe.each(cases)('a simulated M3DA device over %s', { timeout: 90_000 }, (_n
     expect(await history(uid, 'machine.temperature')).toEqual([value(sent, 'machine.temperature')])
     expect(await history(uid, '_RSSI')).toEqual([value(sent, '_RSSI')])
     expect(await history(uid, GENERIC_SETTINGS.apn)).toEqual(['internet'])
-    // System data follows in coalesced batches after the commit (shared/design.md §How data flows): polled for.
+    // System data follows in coalesced batches after the commit (docs/architecture.md#how-data-flows): polled for.
     await until('System data from the @sys values', async () => (await get(`/api/v1/systems/${uid}`)).data.rssi === value(sent, '_RSSI'), 10_000)
     expect((await get(`/api/v1/systems/${uid}`)).data).toMatchObject({ latitude: value(sent, '_LATITUDE'), signalBars: value(sent, '_SIGNAL_BARS') })
 

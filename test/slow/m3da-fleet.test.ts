@@ -1,4 +1,4 @@
-// A simulated fleet of M3DA agents (issue 10, "The simulator gains M3DA devices"): registered by startFleet with the
+// A simulated fleet of M3DA agents (docs/simulator.md): registered by startFleet with the
 // M3DA application of their security (without security: `authentication: "none"`; or hmac-md5 with their password),
 // quiet (one report, polls ten minutes apart), a quarter of them failing their tasks. A wake-up operation created through the REST API reaches them by the
 // SMS shoulder tap (the service's SMS gateway is the fleet's receiver): each connects at once, takes its Connect

@@ -1,4 +1,4 @@
-// Acknowledge after commit, never lose, over M3DA (issue 10, "Done means"; shared/design.md §How data flows): the
+// Acknowledge after commit, never lose, over M3DA (docs/architecture.md#how-data-flows): the
 // real service runs as a child process, a simulated fleet of secured M3DA agents (hmac-sha1 + aes-cbc-128, over TCP)
 // sends envelopes numbered by `sim.seq` as fast as the replies come, the service is killed with SIGKILL in the middle
 // of it and restarted on the same store, and every message whose reply (status 200) reached its agent must be there.

@@ -1,4 +1,4 @@
-// AirLink gateways polled end to end (issue 13, MSCI polling; conventions.md §Devices, MSCI; protocols.md §5): a
+// AirLink gateways polled end to end (docs/protocols/msci.md): a
 // simulated gateway answering SNMP (v2c, v3) or AceManager HTTP on a real port is polled by the service's repeatable
 // job; its values reach the API as System data and device messages (protocol MSCI); apply settings writes the
 // setting on the gateway and reboots it (MSCI 65001), a reboot operation reboots it, a retrieve reads a setting back;

@@ -1,10 +1,11 @@
-// An operation survives a crash of the service (issue: Operations engine; shared/design.md §How data flows): the
-// real service runs as a child process (`node bin/fleet.mjs serve`), a label operation on 3,000 systems is started,
-// the service is killed with SIGKILL once some but not all tasks are done, and restarted on the same store. The
-// operation resumes and finishes with every task SUCCESS, no task lost. Then "applied once" is proven with an
-// operation whose effect cannot be applied twice: a bulk delete of the same 3,000 systems is killed the same way —
-// a task whose deletion had been committed but that ran again would fail with system.unknown, so FINISHED with
-// 3,000 SUCCESS and no FAILURE means each deletion was committed exactly once, together with its task's state.
+// An operation survives a crash of the service (docs/operations.md#bulk-operations;
+// docs/architecture.md#how-data-flows): the real service runs as a child process (`node bin/fleet.mjs serve`), a label
+// operation on 3,000 systems is started, the service is killed with SIGKILL once some but not all tasks are done, and
+// restarted on the same store. The operation resumes and finishes with every task SUCCESS, no task lost. Then "applied
+// once" is proven with an operation whose effect cannot be applied twice: a bulk delete of the same 3,000 systems is
+// killed the same way — a task whose deletion had been committed but that ran again would fail with system.unknown, so
+// FINISHED with 3,000 SUCCESS and no FAILURE means each deletion was committed exactly once, together with its task's
+// state.
 //
 // Stores: PGlite in DATA_DIR; PostgreSQL (fresh database, DATABASE_URL) when TEST_DATABASE_URL is set; and there
 // with the BullMQ queue (REDIS_URL) when TEST_REDIS_URL is set too.

@@ -1,4 +1,4 @@
-// A reboot operation survives a SIGKILL of the service (issue 9, "Done means": no task lost or doubled): the real
+// A reboot operation survives a SIGKILL of the service (no task lost or doubled): the real
 // service runs as a child process (`node bin/fleet.mjs serve`), 30 simulated MQTT devices run the generic firmware,
 // one reboot operation selects them all, and the service is killed once some devices have acknowledged their reboot
 // and others are still rebooting. Started again on the same store, the operation finishes with every task SUCCESS,

@@ -1,4 +1,4 @@
-// Roles (issue 14): `fleet serve --roles api,ingest,worker` runs only the named parts. On its own store each role
+// Roles: `fleet serve --roles api,ingest,worker` runs only the named parts. On its own store each role
 // serves what it should and nothing else; on PostgreSQL, Redis and a Mosquitto of the test's own, an api, a worker
 // and an ingest process make one service: devices publish to the broker and the ingest process stores their data,
 // a reboot asked of the api process is run by the worker, whose task reaches the devices through the broker, and
@@ -66,7 +66,7 @@ describe('one role per process, each on its own store', () => {
 
 // A cluster needs a store every process shares: PostgreSQL, with Redis for the queue. These runs need
 // TEST_DATABASE_URL and TEST_REDIS_URL; without them they are left out locally, but with CI=true they run and fail
-// (a CI run never passes by leaving the servers out: shared/style.md §2.9).
+// (a CI run never passes by leaving the servers out: docs/testing.md).
 const CI = process.env.CI === 'true'
 const servers = (TEST_DATABASE_URL !== undefined && TEST_REDIS_URL !== undefined) || CI ? ['PostgreSQL, Redis and Mosquitto'] : []
 
@@ -127,7 +127,7 @@ describe.each(servers)('an api, a worker and an ingest process on %s', () => {
   })
 })
 
-// The cluster proof of issue 14: two api, two worker and two ingest processes of the real CLI; a simulated fleet of
+// The cluster proof: two api, two worker and two ingest processes of the real CLI; a simulated fleet of
 // 200 MQTT devices publishing through the broker while a reboot of all of them runs. In the middle, one ingest and one
 // worker process are killed with SIGKILL (the ingest process is started again, as an orchestrator would, with its
 // FLEET_NODE_ID). Then: no message the broker acknowledged to a device is lost, the reboot finishes with every task

@@ -1,5 +1,5 @@
-// Issue 12, Rollups, "the crash test for dirty hours": the hourly and daily rollups are merged in the transaction that
-// commits the points (storage/repositories/telemetry.repository.ts insertPoints), so a process killed at any moment
+// Rollups, "the crash test for dirty hours": the hourly and daily rollups are merged in the transaction that
+// commits the points(storage/repositories/telemetry.repository.ts insertPoints), so a process killed at any moment
 // leaves every hour's and day's rollup equal to what the committed points give, and there is no dirty period to redo.
 // The real service runs as a child process, a simulated MQTT fleet publishes as fast as it is acknowledged, the
 // service is killed with SIGKILL in the middle of it and restarted on the same store; then each rollup row must

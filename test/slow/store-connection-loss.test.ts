@@ -1,4 +1,4 @@
-// A lost store connection (issue 8): terminating the service's PostgreSQL backends ended the process. Now the
+// A lost store connection: terminating the service's PostgreSQL backends ended the process. Now the
 // statement that was running fails its batch or chunk, which is written again on a new connection while the
 // devices wait for their acknowledgement; the process stays up and traffic resumes. On PostgreSQL the backends are
 // really terminated (pg_terminate_backend, repeatedly, during the traffic); on the embedded store, which has no

@@ -1,4 +1,4 @@
-// The PostgreSQL adapter when its connections are lost (issue 8): terminating the service's backends ended the
+// The PostgreSQL adapter when its connections are lost: terminating the service's backends ended the
 // process ("Unhandled 'error' event ... Connection terminated unexpectedly") because a client checked out for a
 // transaction had no error listener. Now the transaction rejects with StoreUnavailableError, the broken connection
 // leaves the pool and the next statement runs on a new one.

@@ -1,4 +1,4 @@
-// Telemetry end to end (shared/style.md §2.9, the e2e pattern): simulated devices register through the API,
+// Telemetry end to end (docs/testing.md, the e2e pattern): simulated devices register through the API,
 // publish over MQTT 3.1.1, MQTT 5 and REST on real sockets, and what they sent is read back through the API.
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -41,12 +41,12 @@ async function settled<T> (fn: () => Promise<T>, timeoutMs = 10_000): Promise<T>
   return v
 }
 
-// conventions.md §Data: rssi dBm >= -65 EXCELLENT, >= -75 VERY_GOOD, >= -85 GOOD, >= -95 LOW, >= -105 VERY_LOW.
+// docs/devices.md: rssi dBm >= -65 EXCELLENT, >= -75 VERY_GOOD, >= -85 GOOD, >= -95 LOW, >= -105 VERY_LOW.
 function expectedRssiLevel (dBm: number): string {
   const bounds: Array<[number, string]> = [[-65, 'EXCELLENT'], [-75, 'VERY_GOOD'], [-85, 'GOOD'], [-95, 'LOW'], [-105, 'VERY_LOW']]
   return bounds.find(([b]) => dBm >= b)?.[1] ?? 'NO_SIGNAL'
 }
-// fleet-api.md §System data: signalStrength follows signalBars.
+// docs/devices.md: signalStrength follows signalBars.
 const BARS = ['NO_SIGNAL', 'VERY_LOW', 'LOW', 'GOOD', 'VERY_GOOD', 'EXCELLENT']
 
 const value = (points: readonly Point[], id: string): unknown => points.find((p) => p.dataId === id)?.value
@@ -63,7 +63,7 @@ describe.each(links)('a device on %s', { timeout: 60_000 }, (_name, l) => {
     const device = await addDevice(api, nextIdentity(), link(l), { labels: [`sim-${run}`] })
     devices.push(device)
     const before = Date.now()
-    // An older message with a repeated point: nbDataPoints counts what was received (fleet-api.md §Device message).
+    // An older message with a repeated point: nbDataPoints counts what was received (docs/devices.md).
     const t0 = before - 60_000
     await device.transport.sendData([
       { dataId: 'machine.temperature', ts: t0, value: 21.5 },
@@ -75,7 +75,7 @@ describe.each(links)('a device on %s', { timeout: 60_000 }, (_name, l) => {
     const last = sent[2] ?? []
 
     // Messages and points are committed before the acknowledgement; System data, lastCommDate and the last
-    // values follow in coalesced batches (shared/design.md §How data flows), so they are polled for.
+    // values follow in coalesced batches (docs/architecture.md#how-data-flows), so they are polled for.
     const rssi = value(last, '_RSSI') as number
     const bars = value(last, '_SIGNAL_BARS') as number
     const system = await settled(async () => {

@@ -1,5 +1,5 @@
-// The Db port's contract (shared/style.md §2.9, contract suites): every adapter (PGlite, PostgreSQL) must
-// answer the same SQL the same way, so that repositories written once run on both (shared/design.md §Storage).
+// The Db port's contract (docs/testing.md, contract suites): every adapter (PGlite, PostgreSQL) must
+// answer the same SQL the same way, so that repositories written once run on both (docs/architecture.md#storage).
 import { afterAll, afterEach, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { Db } from '../../core/ports/store.js'
 import { migrate, migrations } from '../../storage/migrate.js'

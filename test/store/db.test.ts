@@ -11,7 +11,7 @@ if (EMBEDDED_RUN) {
 }
 
 // In CI the PostgreSQL run must happen: without TEST_DATABASE_URL, createTestDb('postgres') throws and the
-// suite fails rather than skips (shared/style.md §2.9: never silently fall back).
+// suite fails rather than skips (docs/testing.md: never silently fall back).
 const ci = process.env.CI === 'true'
 if (TEST_DATABASE_URL !== undefined || ci) {
   describeDbContract('PostgreSQL', async () => {

@@ -1,6 +1,6 @@
 // The EventBus port (core/ports/events.ts) against each adapter: in process, and Redis pub/sub between two buses
 // (two processes of a cluster). The Redis runs need TEST_REDIS_URL; without it they are left out locally, but with
-// CI=true they run and fail (a CI run never passes by leaving the servers out: shared/style.md §2.9).
+// CI=true they run and fail (a CI run never passes by leaving the servers out: docs/testing.md).
 import { describe, expect, it, onTestFinished } from 'vitest'
 import type { EventBus, FleetEvent } from '../../core/ports/events.js'
 import { createLocalEventBus } from '../../storage/events/local-bus.js'

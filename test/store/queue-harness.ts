@@ -26,7 +26,7 @@ export interface QueueBackend {
 
 export type Handlers = JobHandlers<Record<string, unknown>>
 
-/** Polls `check` until it holds (no fixed sleeps: shared/style.md §2.9). */
+/** Polls `check` until it holds (no fixed sleeps: docs/testing.md). */
 export async function until (check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!check()) {

@@ -1,4 +1,4 @@
-// The conformance suite of the JobQueue port (core/ports/queue.ts), run against every adapter (shared/style.md §2.9,
+// The conformance suite of the JobQueue port (core/ports/queue.ts), run against every adapter (docs/testing.md,
 // BullMQ's adapter-conformance idea): the local queue on PGlite and on PostgreSQL, BullMQ on Redis.
 import { afterAll, beforeAll, describe, it } from 'vitest'
 import type { QueueBackend, QueueHarness } from './queue-harness.js'

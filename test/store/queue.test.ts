@@ -1,6 +1,6 @@
 // The JobQueue contract (queue.contract.ts) against every adapter. The PostgreSQL and Redis runs need
 // TEST_DATABASE_URL / TEST_REDIS_URL; without them they are skipped locally, but with CI=true they run and
-// fail (a CI run never passes by skipping the servers: shared/style.md §2.9).
+// fail (a CI run never passes by skipping the servers: docs/testing.md).
 import { randomUUID } from 'node:crypto'
 import { Queue, Worker } from 'bullmq'
 import { createLocalQueue } from '../../storage/queue/local-queue.js'
@@ -45,7 +45,7 @@ async function localBackend (kind: 'pglite' | 'postgres'): Promise<QueueBackend>
 async function bullmqBackend (): Promise<QueueBackend> {
   if (TEST_REDIS_URL === undefined) throw new Error('TEST_REDIS_URL is not set: the BullMQ contract cannot run')
   const url = TEST_REDIS_URL
-  const prefix = `test-${randomUUID()}` // one per file, obliterated after (shared/style.md §2.9)
+  const prefix = `test-${randomUUID()}` // one per file, obliterated after (docs/testing.md)
   const names: string[] = []
   return {
     namespace () {

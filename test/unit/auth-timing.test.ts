@@ -1,4 +1,4 @@
-// A wrong password costs the same for unknown and existing accounts (issue 8): an unknown account, or one without a
+// A wrong password costs the same for unknown and existing accounts: an unknown account, or one without a
 // password, is checked against a dummy scrypt hash of the same cost. Asserted on what is hashed, never on timing.
 import { describe, expect, it } from 'vitest'
 import { createAuthService, OAuthError, type AuthServiceDeps, type TokenRequest } from '../../core/services/auth.service.js'

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { readSpec } from '../helpers/spec.js'
 import { FleetError, SPEC_ERROR_CODES, isErrorCode, statusOf } from '../../core/errors.js'
 
-// Every code named in fleet-api.md §Errors (the shared sets and the per-endpoint table), read from the spec
-// itself so that a code added there fails here until the catalogue has it (shared/style.md §2.8).
+// Every code named in docs/api.md#using-the-api (the shared sets and the per-endpoint table), read from the spec
+// itself so that a code added there fails here until the catalogue has it (docs/architecture.md#house-rules).
 
 function specCodes (): string[] {
   const text = readSpec('fleet-api.md')

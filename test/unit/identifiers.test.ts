@@ -1,4 +1,4 @@
-// Gateway identifier formats (core/domain/identifiers.ts; fleet-api.md set G).
+// Gateway identifier formats (core/domain/identifiers.ts; docs/api.md set G).
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { imeiCheckDigit, validEsn, validImei, validMac, validMeid } from '../../core/domain/identifiers.js'

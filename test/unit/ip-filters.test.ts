@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest'
 import { hasFilters, ipAllowed, ipFiltersProblem } from '../../core/domain/ip-filters.js'
 import type { IpFilters } from '../../core/domain/company.js'
 
-// fleet-api.md §Company (ipFilters: start and end define a range) and §Companies, Edit (a range needs both
+// docs/api.md#users-and-companies (ipFilters: start and end define a range) and §Companies, Edit (a range needs both
 // ends with start not greater than end).
 
 const f = (over: Partial<IpFilters>): IpFilters => ({ startIPAddress: null, endIPAddress: null, ipAddresses: [], ...over })

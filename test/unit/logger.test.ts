@@ -1,5 +1,5 @@
 // The service's logger (bin/context.ts createLogger): LOG_FORMAT json (default) or pretty, and secrets masked in
-// every line whatever the format (core/security/log-redaction.ts; issue 8, "Secrets in logs").
+// every line whatever the format (core/security/log-redaction.ts; docs/configuration.md).
 import { Writable } from 'node:stream'
 import { describe, expect, it, vi } from 'vitest'
 import { ConfigError, loadConfig } from '../../core/config.js'

@@ -1,5 +1,5 @@
 // The right that creating (and so cancelling) each operation type needs, checked against the Permission column of
-// fleet-api.md §Operations on systems and §Export data history, so that the two cannot drift apart.
+// docs/operations.md#bulk-operations and docs/operations.md#bulk-operations, so that the two cannot drift apart.
 import { describe, expect, it } from 'vitest'
 import { OPERATION_RIGHTS } from '../../core/operations/rights.js'
 import type { OperationType } from '../../core/domain/operation.js'

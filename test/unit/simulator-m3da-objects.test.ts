@@ -1,5 +1,5 @@
 // What a simulated M3DA agent puts in its envelopes and reads from the service's replies (simulator/transports/
-// m3da-objects.ts; protocols.md §2.3, §2.7): points grouped into Messages with POSIX-second timestamps, the
+// m3da-objects.ts; docs/protocols/m3da.md): points grouped into Messages with POSIX-second timestamps, the
 // service's Messages as tasks of the simulator's loop, and acknowledgements as Responses of their tickets. The
 // payloads go through the real codec (protocols/m3da) both ways, and the service's own point decoder
 // (ingest/m3da/points.ts) reads back what the agent sent.

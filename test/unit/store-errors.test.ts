@@ -1,4 +1,4 @@
-// core/store-errors.ts: what the ingest and the operations engine do while the store is unavailable (issue 8).
+// core/store-errors.ts: what the ingest and the operations engine do while the store is unavailable.
 import { describe, expect, it } from 'vitest'
 import { StoreUnavailableError, isStoreUnavailable, retryWhileUnavailable } from '../../core/store-errors.js'
 

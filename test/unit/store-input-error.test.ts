@@ -1,4 +1,4 @@
-// The safety net of the error handler (conventions.md §Errors: bad input never answers 500): a PostgreSQL data
+// The safety net of the error handler (docs/api.md#using-the-api: bad input never answers 500): a PostgreSQL data
 // exception (class 22) or program limit (class 54) that a request's value caused answers 400 request.invalid.
 import { describe, expect, it } from 'vitest'
 import { isStoreInputError, toFleetError } from '../../api/plugins/error-handler.js'

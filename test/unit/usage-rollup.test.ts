@@ -1,4 +1,5 @@
-// core/domain/usage-rollup.ts: which days of an aggregation's range the daily usage rollups answer (issue 12, Rollups).
+// core/domain/usage-rollup.ts: which days of an aggregation's range the daily usage rollups answer
+// (docs/store.md#rollups).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { bucketsOf, TIMESCALES, type Interval } from '../../core/domain/aggregation.js'

@@ -1,6 +1,6 @@
-// The console's client of the fleet API (issue 15): JSON in and out, query objects (arrays joined by commas:
-// README, "Using the API"), multipart (FormData) or raw (Blob) for files, the bearer token of the session, one refresh on 401, and every
-// error thrown as an ApiError carrying its sentence (errors.ts).
+// The console's client of the fleet API: JSON in and out, query objects (arrays joined by commas:
+// docs/api.md#using-the-api), multipart (FormData) or raw (Blob) for files, the bearer token of the session, one refresh on 401, and
+// every error thrown as an ApiError carrying its sentence (errors.ts).
 import { errorText } from './errors.js'
 
 export type QueryValue = string | number | boolean | null | undefined | ReadonlyArray<string | number>
@@ -22,7 +22,7 @@ export interface ApiClientOptions {
   token: () => Promise<string | undefined>
   /** A new access token after a 401; throws when the session cannot go on. */
   refresh: () => Promise<string>
-  /** The context company (README, "Console") added as `company` to /api/v1 calls; undefined: the user's own. */
+  /** The context company (docs/console.md) added as `company` to /api/v1 calls; undefined: the user's own. */
   company: () => string | undefined
   /** Called when the session has ended (refresh refused): the shell signs in again. */
   onSignedOut: () => void
@@ -78,7 +78,7 @@ export class ApiClient {
       const headers: Record<string, string> = { accept: 'application/json' }
       if (token !== undefined) headers.authorization = `Bearer ${token}`
       if (body === undefined || body instanceof FormData) return { method, headers, body: body as FormData | undefined }
-      // A file sent as the raw body (the company picture: README, "Console"), with its own type.
+      // A file sent as the raw body (the company picture: docs/console.md), with its own type.
       if (body instanceof Blob) return { method, headers: { ...headers, 'content-type': body.type || 'application/octet-stream' }, body }
       headers['content-type'] = 'application/json'
       return { method, headers, body: JSON.stringify(body) }

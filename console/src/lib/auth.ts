@@ -1,5 +1,5 @@
-// The console's sign-in (issue 15): the service's own OAuth 2, authorization code grant with PKCE (RFC 7636, S256),
-// as the public client fleet-console (no secret; README "Get a token"). Tokens live in sessionStorage: one sign-in
+// The console's sign-in: the service's own OAuth 2, authorization code grant with PKCE (RFC 7636, S256),
+// as the public client fleet-console (no secret; docs/api.md#get-a-token). Tokens live in sessionStorage: one sign-in
 // per tab, gone when the tab closes.
 
 export const CLIENT_ID = 'fleet-console'
@@ -110,7 +110,7 @@ export async function accessToken (): Promise<string | undefined> {
 
 export const signedIn = (): boolean => read<Tokens>(TOKENS) !== undefined
 
-/** Revokes the access token (conventions.md §Authentication: /api/oauth/expire) and forgets both tokens. */
+/** Revokes the access token (docs/api.md#get-a-token: /api/oauth/expire) and forgets both tokens. */
 export async function signOut (): Promise<void> {
   const tokens = read<Tokens>(TOKENS)
   sessionStorage.removeItem(TOKENS)

@@ -1,4 +1,4 @@
-// A time chart with uPlot (issue 15: "charts of any data id"): one series, x in epoch seconds, sized to its box and
+// A time chart with uPlot ("charts of any data id"): one series, x in epoch seconds, sized to its box and
 // resized with it. The wrapper is an image with a text summary (uPlot draws on a canvas, which says nothing to a
 // screen reader) and carries the point count in data-points, which the browser tests read.
 import UPlot from 'uplot'

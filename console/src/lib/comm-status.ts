@@ -1,4 +1,4 @@
-// The comm status at a glance (fleet-api.md §System: commStatus OK, WARNING, ERROR, UNDEFINED): a coloured badge
+// The comm status at a glance (docs/api.md#systems: commStatus OK, WARNING, ERROR, UNDEFINED): a coloured badge
 // whose text says the status too, so colour is never the only signal.
 import { h } from './dom.js'
 import './comm-status.css'

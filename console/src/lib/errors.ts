@@ -1,5 +1,5 @@
-// Every error code the service answers (README, "Using the API"; and the OAuth ones of RFC 6749 §5.2) as a
-// sentence a person can act on (issue 15: errors as sentences everywhere). `{0}`, `{1}` are the errorParameters.
+// Every error code the service answers (docs/api.md#using-the-api; and the OAuth ones of RFC 6749 §5.2) as a
+// sentence a person can act on (errors as sentences everywhere). `{0}`, `{1}` are the errorParameters.
 // A code missing here still shows, as "The service refused the request (<code>)." (test/unit/console/errors.test.ts
 // checks that every code of core/errors.ts has its sentence).
 
@@ -168,7 +168,7 @@ export const hasSentence = (code: string): boolean => code in SENTENCES
 
 /**
  * The sentence with what the service said beyond it: the service's last parameter tells how to fix what it refused
- * (README, "Using the API"), e.g. "attach an application that declares ...". A last parameter that is one word (an
+ * (docs/api.md#using-the-api), e.g. "attach an application that declares ...". A last parameter that is one word (an
  * id, a uid) or that the sentence already shows is left out.
  */
 export function errorText (code: string, params: readonly string[] = []): string {

@@ -1,4 +1,4 @@
-// A modal form in a <dialog> (issue 15: keyboard usable): it takes the focus, Escape or Cancel closes it, Enter
+// A modal form in a <dialog> (keyboard usable): it takes the focus, Escape or Cancel closes it, Enter
 // submits. `submit` runs the action: it answers true to close, false to stay (e.g. a value to correct), and an error
 // it throws is shown in the dialog and stays there until the next try.
 import { h } from './dom.js'

@@ -1,4 +1,4 @@
-// The fleet map's geometry (issue 15: "a map of the systems with a position", no tile server): a Web Mercator
+// The fleet map's geometry ("a map of the systems with a position", no tile server): a Web Mercator
 // projection in degree-like units (x = longitude, y grows southwards), the view fitted to the fleet, and land
 // polygons as SVG path text. No DOM here (tested in test/unit/console/map-projection.test.ts).
 
@@ -79,7 +79,7 @@ function degrees (v: unknown): number {
 }
 
 /**
- * Where a system is, from its system data (fleet-api.md §System data: latitude, longitude in signed degrees); null
+ * Where a system is, from its system data (docs/devices.md: latitude, longitude in signed degrees); null
  * when it has none, when a value is out of range, or at exactly 0,0 (what a GPS without a fix commonly reports).
  */
 export function positionOf (data: Record<string, unknown> | null | undefined): LonLat | null {

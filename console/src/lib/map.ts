@@ -1,4 +1,4 @@
-// The fleet map (issue 15): an SVG world drawn from world-atlas land-110m through topojson-client, bundled with the
+// The fleet map: an SVG world drawn from world-atlas land-110m through topojson-client, bundled with the
 // console (no tile server, nothing from a CDN), and one dot per system with a position, coloured by commStatus.
 // Each dot is a link to the system, so it is reachable with Tab and opens with Enter as well as with a click.
 import { feature } from 'topojson-client'

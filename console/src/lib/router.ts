@@ -1,4 +1,4 @@
-// Hash routes (issue 15: the service serves one page): `#/operations/<uid>?x=1` matched against the patterns of
+// Hash routes (the service serves one page): `#/operations/<uid>?x=1` matched against the patterns of
 // pages/index.ts, `:name` segments and the hash's query becoming the page's params.
 
 export interface Match<R> { route: R, params: Record<string, string> }

@@ -1,4 +1,4 @@
-// The live stream client (issue 15; README "Live stream"): one WebSocket to /api/v1/stream per tab, shared by the
+// The live stream client (docs/stream.md): one WebSocket to /api/v1/stream per tab, shared by the
 // pages' subscriptions. It reconnects with a growing wait (1 s doubling to 30 s, with jitter) and subscribes again.
 // The service's events do not name the subscription they answer, so each subscription gets the events of its kind
 // (systems: message, points, commStatus; operations: operation), narrowed here to its uids and dataIds when it has

@@ -1,5 +1,5 @@
-// The company page (`#/company`, administrators only, issue 15): details (name, address) and their edit, the
-// picture, the IP filters of API calls and of devices (fleet-api.md §Company), and the administrators.
+// The company page (`#/company`, administrators only): details (name, address) and their edit, the
+// picture, the IP filters of API calls and of devices (docs/api.md#users-and-companies), and the administrators.
 import { h, replace } from '../lib/dom.js'
 import type { Page, PageContext } from '../page.js'
 import { administratorsPanel } from './company/administrators.js'
@@ -8,7 +8,7 @@ import { ipFiltersForm } from './company/ip-filters.js'
 import { picturePanel } from './company/picture.js'
 import './company/company.css'
 
-/** The Company resource of fleet-api.md §Company, as GET /company/{uid} answers it. */
+/** The Company resource of docs/api.md#users-and-companies, as GET /company/{uid} answers it. */
 type Company = Omit<CompanyRecord, 'systemLimit'>
 
 function detailsForm (ctx: PageContext, company: Company, saved: (c: Company) => void): HTMLElement {

@@ -1,4 +1,4 @@
-// The fleet page (`#/fleet`, issue 15): the systems table with the filters of fleet-api.md §Find systems, sort,
+// The fleet page (`#/fleet`): the systems table with the filters of docs/api.md#systems, sort,
 // paging and chosen columns, the comm status at a glance (kept live by the stream), a map of the systems with a
 // position, and the bulk actions on the selected systems. The whole view is in the hash (fleet/query.ts).
 import { h, replace } from '../lib/dom.js'
@@ -66,7 +66,7 @@ function countText (count: number, filtered: boolean): string {
 /** Follows the comm status and last communication of these systems; answers how to stop (null: nothing followed). */
 function followStatus (ctx: PageContext, uids: string[], update: (uid: string, status: string | null, date: number | null) => void): (() => void) | null {
   if (uids.length === 0) return null
-  // Comm status changes and messages (the last communication), no data point (dataIds []): README "Live stream".
+  // Comm status changes and messages (the last communication), no data point (dataIds []): docs/stream.md.
   return ctx.stream.subscribe({ systems: { uids }, dataIds: [] }, (e: StreamEvent) => {
     if (e.system === undefined) return
     if (e.event === 'commStatus' && e.status !== undefined) update(e.system, e.status, e.lastCommDate ?? null)

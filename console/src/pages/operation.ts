@@ -1,4 +1,4 @@
-// One operation (`#/operations/<uid>`, issue 15): what it is, its live progress (the stream's `operation` events),
+// One operation (`#/operations/<uid>`): what it is, its live progress (the stream's `operation` events),
 // its tasks with the reason of each failure, Cancel while it runs, and the file of an export once it has finished.
 import { h, replace } from '../lib/dom.js'
 import { formatDate } from '../lib/format.js'

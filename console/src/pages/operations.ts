@@ -1,6 +1,6 @@
-// The operations page (`#/operations`, issue 15): the company's operations, newest first (conventions.md
-// §Operations: GET /operations), filtered by state and kind, page by page; each row's progress bar and counters
-// follow the stream's `operation` events while the page is open.
+// The operations page (`#/operations`): the company's operations, newest first (docs/operations.md#bulk-operations: GET
+// /operations), filtered by state and kind, page by page; each row's progress bar and counters follow the stream's
+// `operation` events while the page is open.
 import { h, replace } from '../lib/dom.js'
 import { formatDate } from '../lib/format.js'
 import type { Page, PageContext } from '../page.js'

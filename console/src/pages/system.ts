@@ -1,4 +1,4 @@
-// The system page (`#/systems/<uid>`, issue 15): details, gateway, subscription, applications, last data and levels,
+// The system page (`#/systems/<uid>`): details, gateway, subscription, applications, last data and levels,
 // a chart of any data id, messages and usage, kept live by the stream while the page is open (new points on the
 // chart and in the last data, comm status and levels refreshed); dispose unsubscribes.
 import { commStatusBadge, setCommStatus } from '../lib/comm-status.js'

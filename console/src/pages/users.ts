@@ -1,6 +1,7 @@
-// The users page (`#/users`, administrators only, issue 15): the company's users with their profile (fleet-api.md
-// §Users: GET /users with fields=profile), a search, paging, and per user: change the profile, remove the access.
-// fleet-api.md has no list of profiles: the choice offers the profiles the company's users hold.
+// The users page (`#/users`, administrators only): the company's users with their profile
+// (docs/api.md#users-and-companies: GET /users with fields=profile), a search, paging, and per user: change the
+// profile, remove the access. docs/api.md has no list of profiles: the choice offers the profiles the company's users
+// hold.
 import { h, replace } from '../lib/dom.js'
 import { field, openFormDialog } from '../lib/form-dialog.js'
 import type { Page, PageContext } from '../page.js'

@@ -1,4 +1,4 @@
-// The console's frame (issue 15): a skip link, the header with the menu (folded behind a button on narrow screens),
+// The console's frame: a skip link, the header with the menu (folded behind a button on narrow screens),
 // the company switcher for users of several companies and the sign-out button, the notice area and <main>.
 import { h } from '../lib/dom.js'
 import type { Session } from '../page.js'

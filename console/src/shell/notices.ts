@@ -1,4 +1,4 @@
-// The shell's notice area (issue 15): messages in a role="status" region (read out politely), errors in a
+// The shell's notice area: messages in a role="status" region (read out politely), errors in a
 // role="alert" one; each can be dismissed, messages go by themselves after a while.
 import { h } from '../lib/dom.js'
 import { sentenceOf } from '../lib/api.js'

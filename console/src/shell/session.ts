@@ -1,4 +1,4 @@
-// Who is signed in and in which company the console acts (fleet-api.md §Conventions 6: `company=<uid>` on each call).
+// Who is signed in and in which company the console acts (docs/api.md#using-the-api: `company=<uid>` on each call).
 // The chosen company is kept per tab; a company the user no longer belongs to falls back to their own.
 import type { ApiClient } from '../lib/api.js'
 import type { Session } from '../page.js'

@@ -1,4 +1,4 @@
-// The columns of the CSV operations' files (fleet-api.md §Register, §Import, §Bulk edit: the header tables). A header
+// The columns of the CSV operations' files (docs/operations.md#csv-operations: the header tables). A header
 // cell names a system field (NAME), a field of a part (GATEWAY[IMEI]), a metadata entry (METADATA[color]) or a
 // communication parameter (M3DA[password]). Inside the brackets, case, spaces and underscores do not matter:
 // GATEWAY[SERIAL NUMBER], GATEWAY[serialNumber] and GATEWAY[serial_number] are one column; a metadata name is kept
@@ -13,7 +13,7 @@ export const SUBSCRIPTION_FIELDS = ['identifier', 'operator', 'mobileNumber', 'n
   'eid', 'appletGeneration', 'formFactor', 'confType', 'technology', 'orderId', 'productRefName', 'activationImei'] as const
 export type SubscriptionField = typeof SUBSCRIPTION_FIELDS[number]
 
-/** fleet-api.md §Communication: the parameters of each protocol a CSV may set. */
+/** docs/api.md#systems: the parameters of each protocol a CSV may set. */
 export const COMMUNICATION_FIELDS = {
   msci: ['host', 'user', 'password'],
   m3da: ['registrationPassword', 'password'],
@@ -142,7 +142,7 @@ export function rowValues (columns: readonly Column[], cells: readonly string[])
   return out
 }
 
-/** fleet-api.md §Register: labels separated by `|`. */
+/** docs/operations.md#csv-operations: labels separated by `|`. */
 export const labelsOf = (cell: string | undefined): string[] =>
   [...new Set((cell ?? '').split('|').map((l) => l.trim()).filter((l) => l !== ''))]
 

@@ -1,5 +1,5 @@
-// The JSON part of a CSV operation request (fleet-api.md §Register: `defaultValues`; §Import and §Bulk edit: named
-// `defaultValues` by the rule and `parameters` by the sample, so both are read).
+// The JSON part of a CSV operation request (docs/operations.md#csv-operations: `defaultValues`; §Import and §Bulk edit:
+// named `defaultValues` by the rule and `parameters` by the sample, so both are read).
 import { FleetError } from '../../errors.js'
 
 export interface CsvDefaults {

@@ -1,4 +1,4 @@
-// What the three CSV operations share (fleet-api.md §Register, §Import, §Bulk edit; conventions.md §Operations):
+// What the three CSV operations share (docs/operations.md#csv-operations; docs/operations.md#bulk-operations):
 // the file and its header are checked before anything is created (set F: 400, no operation), then one task per row
 // carries the row's cells and its line; each task applies its row in its own savepoint (the engine's), so a row
 // applies completely or not at all; when the operation finishes, the failed rows are its file.
@@ -111,7 +111,7 @@ export async function companyOf (tx: Repositories, companyUid: string): Promise<
 }
 
 /**
- * fleet-api.md §Errors, the register, import and bulk edit rows: a gateway or subscription another system holds is
+ * docs/api.md#using-the-api, the register, import and bulk edit rows: a gateway or subscription another system holds is
  * gateway.assigned or subscription.assigned there (set C's system.invalid.assignment in the API).
  */
 export async function withAssignedCodes<T> (fn: () => Promise<T>): Promise<T> {

@@ -1,9 +1,9 @@
-// Reading the CSV file of a register, import or bulk edit request (fleet-api.md §Register, §Import, §Bulk edit;
+// Reading the CSV file of a register, import or bulk edit request (docs/operations.md#csv-operations;
 // set F of §Errors). The file is read as it arrives: past 10 MB it is refused without reading the rest. What
 // spreadsheets write is read: UTF-8 with or without BOM, `,` or `;` between cells, CRLF or LF line ends.
 import { parse, type Parser } from 'csv-parse'
 
-/** fleet-api.md §Limits: the CSV file of register, import and bulk edit. */
+/** docs/api.md#limits: the CSV file of register, import and bulk edit. */
 export const MAX_CSV_BYTES = 10 * 1024 * 1024
 
 export type CsvDelimiter = ',' | ';'
@@ -65,8 +65,8 @@ export async function readCsv (source: AsyncIterable<Buffer | Uint8Array | strin
     delimiter = detectDelimiter(first)
     const p = parse({ bom: true, delimiter, relax_column_count: true, skip_empty_lines: true, info: true })
     p.on('data', (r: { record: string[], info: { lines: number } }) => {
-      // conventions.md §Operations: a task's `line` is where its row starts. csv-parse answers the line a record ends
-      // on, and counts a CRLF inside a quoted cell as two lines (csv-parse 7): both are undone here.
+      // docs/operations.md#bulk-operations: a task's `line` is where its row starts. csv-parse answers the line a
+      // record ends on, and counts a CRLF inside a quoted cell as two lines (csv-parse 7): both are undone here.
       const crlf = r.record.reduce((n, c) => n + (c.match(/\r\n/g)?.length ?? 0), 0)
       const breaks = r.record.reduce((n, c) => n + (c.match(/\r\n|\r|\n/g)?.length ?? 0), 0)
       quotedCrlf += crlf

@@ -1,10 +1,10 @@
-// What reboot, reset to factory and wake-up share (README, "Bulk operations" and "Applications and templates"): the
-// action they run is an `action` element of the systems' applications, of one
-// actionType (REBOOT, RESET, CONNECT), sent as a `command` device task whose id is the action's id. The request may
+// What reboot, reset to factory and wake-up share (docs/operations.md#bulk-operations,
+// docs/api.md#applications-and-templates): the action they run is an `action` element of the systems' applications, of
+// one actionType (REBOOT, RESET, CONNECT), sent as a `command` device task whose id is the action's id. The request may
 // name the action (checked against the selected systems: 400 when it is not of the right kind); without one, each
 // system's applications say which (reboot: the first firmware's; reset: every RESET action; wake-up: the CONNECT
 // action of an application that communicates). Per system: no such action, no protocol, or no identifiers for it
-// fail that system's task with the code (README, "Bulk operations").
+// fail that system's task with the code (docs/operations.md#bulk-operations).
 import { FleetError, type ErrorCode } from '../../errors.js'
 import type { Repositories } from '../../ports/repositories.js'
 import type { ActionType } from '../../domain/application-model.js'
@@ -126,7 +126,7 @@ export function actionHandler (spec: ActionSpec, alwaysConnect = false): Operati
 
   return {
     ...perSystem(runOne),
-    // README, "Devices and telemetry": ERROR ends the task with the device's message; OK runs the next step, if any
+    // docs/devices.md: ERROR ends the task with the device's message; OK runs the next step, if any
     // (reset: every RESET action of the system, one after the other), else ends it SUCCESS. A task being cancelled
     // sends nothing more: it ends with what the device answered.
     async answered (ctx) {

@@ -1,6 +1,5 @@
-// The request fields every device operation shares (fleet-api.md §Retrieve data, §Apply settings, §Reboot, Reset
-// to factory, Wake-up; §Common operation parameters), and the safe-rollout fields of issue 9 that no AirVantage
-// client sends (their absence changes nothing).
+// The request fields every device operation shares (docs/operations.md#bulk-operations; §Common operation parameters),
+// and the safe-rollout fields that no AirVantage client sends (their absence changes nothing).
 import { Type } from 'typebox'
 import { Common, Nullable, Selection } from '../body.schema.js'
 

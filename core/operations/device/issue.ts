@@ -1,4 +1,4 @@
-// Writes the device task that carries out an operation task (conventions.md §Device tasks: one device task per
+// Writes the device task that carries out an operation task (docs/devices.md: one device task per
 // operation task, its uid the operation task's so that a device can ignore a duplicate). The task leaves for the
 // device once the chunk is committed (TaskOutcome.deliver, core/operations/engine.ts).
 import type { DeviceProtocol } from '../../domain/device-message.js'

@@ -1,6 +1,6 @@
-// What retrieve data and apply settings share (fleet-api.md §Retrieve data, §Apply settings; conventions.md
-// §Operations): a request is refused when no selected system defines any of the ids it names (400, nothing created);
-// each task reads its system and its applications, and a chunk of tasks reads them all at once.
+// What retrieve data and apply settings share (docs/operations.md#bulk-operations; docs/operations.md#bulk-operations):
+// a request is refused when no selected system defines any of the ids it names (400, nothing created); each task reads
+// its system and its applications, and a chunk of tasks reads them all at once.
 import { FleetError } from '../../errors.js'
 import type { Repositories } from '../../ports/repositories.js'
 import type { ChunkContext, OperationHandler, TaskContext, TaskOutcome } from '../handler.js'

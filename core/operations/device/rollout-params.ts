@@ -1,4 +1,4 @@
-// The safe-rollout fields of a device operation's request (issue 9, "Beyond the spec: safe rollouts";
+// The safe-rollout fields of a device operation's request (docs/operations.md#bulk-operations;
 // core/operations/device/body.schema.ts Rollout and Abort), as they go into the operation's parameters, where the
 // engine reads them (core/operations/rollout.ts). Every device kind's create spreads them into its parameters:
 //   newOperation(deps, caller, type, body, { ...ownParameters, ...rolloutParams(body) }, selection)

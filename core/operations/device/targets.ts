@@ -1,4 +1,4 @@
-// What a system can be asked, and over which transport (conventions.md §Applications, §Device tasks, §Devices): the
+// What a system can be asked, and over which transport (docs/api.md#applications-and-templates, docs/devices.md): the
 // applications on the system declare the protocols they speak (communication) and the data ids, settings, commands
 // and actions they understand (data). The device operations read it per system when their tasks run.
 import { FleetError } from '../../errors.js'
@@ -46,8 +46,8 @@ export function elementsOf (applications: readonly Application[]): Map<string, E
 }
 
 /**
- * The transport that carries a protocol's tasks: SNMP is the AirLink gateways' MSCI over SNMP (README.md "AirLink
- * gateways (MSCI)"), polled and tasked by the MSCI transport like an MSCI entry with `access: "snmp"`.
+ * The transport that carries a protocol's tasks: SNMP is the AirLink gateways' MSCI over SNMP (docs/protocols/msci.md),
+ * polled and tasked by the MSCI transport like an MSCI entry with `access: "snmp"`.
  */
 export const carrierOf = (p: DeviceProtocol): DeviceProtocol => p === 'SNMP' ? 'MSCI' : p
 
@@ -61,7 +61,7 @@ const isProtocol = (p: string): p is DeviceProtocol => (DEVICE_PROTOCOLS as read
 /**
  * The transport of a system's task: the requested protocol when one of its applications speaks it; otherwise the
  * encoding of the element asked for, else the communication of the application that defines it, else the first
- * protocol the system's applications speak (fleet-api.md §Retrieve data: "otherwise definitions come from the
+ * protocol the system's applications speak (docs/operations.md#bulk-operations: "otherwise definitions come from the
  * applications on the systems"). @throws operation.protocol.not.found.on.system.for.encoding
  */
 export function chooseProtocol (target: DeviceTarget, requested: string | null | undefined, element?: Element): DeviceProtocol {
@@ -92,7 +92,7 @@ function hasLogin (target: Pick<DeviceTarget, 'system' | 'applications'>, protoc
 }
 
 /**
- * Whether the system has what the protocol needs to reach its device (conventions.md §Devices): a gateway serial
+ * Whether the system has what the protocol needs to reach its device (docs/devices.md): a gateway serial
  * number or IMEI as login (the one its application's commIdType names) and the protocol's password (MQTT,
  * Sparkplug: communication.mqtt; REST: communication.rest; M3DA: a password, a registration password, or an M3DA
  * application admitting agents without security, `authentication: "none"`), or the MSCI host to poll.

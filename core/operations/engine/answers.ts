@@ -15,7 +15,7 @@ import { defaultAnswer, failure, succeeded } from './outcomes.js'
 
 export interface EngineAnswers {
   /**
-   * Devices answered device tasks (conventions.md §Device tasks: OK → SUCCESS, ERROR → FAILURE with the device's
+   * Devices answered device tasks (docs/devices.md: OK → SUCCESS, ERROR → FAILURE with the device's
    * message; a task being cancelled takes what the device answers). An answer to a task already ended (timed out,
    * cancelled before delivery) changes nothing. The abort threshold of each operation answered is judged once the
    * answers are in.

@@ -54,7 +54,7 @@ export interface EngineContext {
 /**
  * A chunk whose store connection was lost committed nothing (or, its COMMIT answer lost, everything: its tasks are
  * then no longer PENDING), so it is run again at once rather than failing the job, whose attempts a flapping
- * connection would soon spend (issue 8: a lost connection during a bulk operation).
+ * connection would soon spend (a lost connection during a bulk operation).
  */
 export const STORE_RETRY = { maxMs: 30_000 }
 

@@ -13,7 +13,7 @@ export interface EngineLifecycle {
   kick: (op: Pick<Operation, 'uid' | 'scheduledTime'>) => Promise<void>
   /** The operation.start job. */
   start: (operationUid: string) => Promise<void>
-  /** conventions.md §Operations: PENDING tasks CANCELLED at once, IN_PROGRESS ones BEING_CANCELLED. */
+  /** docs/operations.md#bulk-operations: PENDING tasks CANCELLED at once, IN_PROGRESS ones BEING_CANCELLED. */
   cancel: (op: Operation) => Promise<void>
   /** FINISHED once no task is open; then the callback, the e-mail and the operations that depend on it. */
   finishIfDone: (operationUid: string) => Promise<void>

@@ -7,7 +7,7 @@ import type { TaskResult } from '../../ports/operations.js'
 export function taskMetrics ({ repos, metrics = noMetrics }: { repos: Repositories, metrics?: MetricsRegistry }): {
   countTasks: (type: OperationType, results: readonly TaskResult[]) => void
 } {
-  // Tasks by the state the engine gave them (SUCCESS, FAILURE...), per operation type (issue 8, Operability).
+  // Tasks by the state the engine gave them (SUCCESS, FAILURE...), per operation type (docs/monitoring.md).
   const finishedTasks = metrics.counter<'type' | 'state'>({
     name: 'fleet_operation_tasks_total', help: 'Operation tasks that reached a state, by operation type and state', labels: ['type', 'state']
   })

@@ -7,7 +7,7 @@ import type { OperationJobs } from '../jobs.js'
 import type { EngineContext } from './context.js'
 
 export interface EngineNotifications {
-  /** Queues the callback of the operation's current state (conventions.md §Callbacks: every state change). */
+  /** Queues the callback of the operation's current state (docs/operations.md#bulk-operations: every state change). */
   emit: (uid: string) => Promise<void>
   /** The callback, the e-mail and the dependent operations of a FINISHED operation. */
   followUp: (op: Operation) => Promise<void>
@@ -28,7 +28,7 @@ export function createNotifications ({ deps, repos, queue, clock, log }: EngineC
 
   /**
    * Queued under fixed job ids, so running it again after a crash queues nothing twice that is still waiting; a
-   * callback already delivered may be delivered again (at least once, conventions.md §Callbacks), never lost.
+   * callback already delivered may be delivered again (at least once, docs/operations.md#bulk-operations), never lost.
    */
   async function followUp (op: Operation): Promise<void> {
     await emit(op.uid)

@@ -9,7 +9,7 @@ import type { TaskOutcome } from '../handler.js'
 /** The code of a task its device answered ERROR (the device's message is the error message). */
 export const DEVICE_ERROR: ErrorCode = 'operation.device.error'
 
-/** conventions.md §Device tasks: the device's OK ends the task SUCCESS, its ERROR ends it FAILURE with its message. */
+/** docs/devices.md: the device's OK ends the task SUCCESS, its ERROR ends it FAILURE with its message. */
 export function defaultAnswer (answer: DeviceAnswer): TaskOutcome {
   if (answer.status === 'OK') return { state: 'SUCCESS' }
   throw new FleetError(DEVICE_ERROR, answer.message === null ? [] : [answer.message])
@@ -23,7 +23,7 @@ export function succeeded (task: Task, o: TaskOutcome, deliveries: DispatchReque
 }
 
 export function failure (task: Task, err: FleetError): TaskResult {
-  // A device's own words are the message of its ERROR (conventions.md §Device tasks).
+  // A device's own words are the message of its ERROR (docs/devices.md).
   const message = err.code === DEVICE_ERROR ? err.params[0] ?? 'ERROR' : [err.code, ...err.params].join(' ')
   return { uid: task.uid, state: 'FAILURE', errorCode: err.code, errorMessage: message }
 }

@@ -9,7 +9,8 @@ import type { EngineNotifications } from './notifications.js'
 const UNHEARD_AFTER_MS = 10_000
 
 export interface EngineSweeps {
-  /** Fails tasks still open at their operation's timeoutDate (conventions.md §Operations: operation.timeout). */
+  /** Fails tasks still open at their operation's timeoutDate (docs/operations.md#bulk-operations: operation.timeout).
+  */
   sweepTimeouts: () => Promise<void>
   /**
    * After a restart: every unfinished operation is looked at again (idempotent job ids make this safe), and the

@@ -1,4 +1,4 @@
-// Apply settings (README, "Bulk operations": its errors, the system's syncStatus / lastSyncDate /
+// Apply settings (docs/operations.md#bulk-operations: its errors, the system's syncStatus / lastSyncDate /
 // data.lastTemplateName and the lastAppliedTemplate / lastConfigName criteria; "Devices and telemetry"): a
 // `write` device task `[{key: value}, ...]`, then, when `reboot` (default true), the system's reboot as a second
 // device task. The write's OK marks the system in sync (syncStatus OK, lastSyncDate, the template's name); its ERROR,
@@ -23,7 +23,8 @@ import { issueDeviceTask } from '../device/issue.js'
 import { perSystem, present, someSystemDefines } from '../device/per-system.js'
 import { declareHint } from '../device/declare-hint.js'
 
-/** One setting of the request: a data id and a value whose JSON type is its type (README, "Bulk operations"). */
+/** One setting of the request: a data id and a value whose JSON type is its type (docs/operations.md#bulk-operations).
+ */
 export interface Setting { key: string, value: boolean | number | string }
 
 export interface ApplySettingsBody extends CommonParams, RolloutFields {
@@ -46,7 +47,7 @@ interface SettingsParameters {
   requestConnection: boolean
 }
 
-/** README, "Bulk operations": "templateName (string, default Custom; informative only)". */
+/** docs/operations.md#bulk-operations: "templateName (string, default Custom; informative only)". */
 const DEFAULT_TEMPLATE_NAME = 'Custom'
 
 const isSetting = (e: Element | undefined): e is Element => e?.def.elementType === 'setting'
@@ -207,8 +208,8 @@ export const applySettingsHandler: OperationHandler = {
   async failed (ctx) {
     if (stepOf(ctx) === 'write') await ctx.tx.systems.recordSync([ctx.task.systemUid], { status: 'ERROR' })
   },
-  // A write still unanswered at the timeout (README, "Bulk operations": FAILURE operation.timeout) leaves its system
-  // out of sync too; the operation finishes right after its tasks time out.
+  // A write still unanswered at the timeout (docs/operations.md#bulk-operations: FAILURE operation.timeout) leaves its
+  // system out of sync too; the operation finishes right after its tasks time out.
   async finished (tx, op) {
     for (let offset = 0; ; offset += PAGE) {
       const page = await tx.operations.tasks(op.uid, ['FAILURE'], { offset, size: PAGE })

@@ -1,6 +1,6 @@
-// Bulk edit (fleet-api.md §Bulk edit): systems changed from a CSV file, one task per row, the system named by its
-// UID cell. GATEWAY[...] cells update the system's gateway, or make and assign one when it has none; a blank cell of
-// such a column sets the field to null (an identifier the gateway cannot lose is refused). SUBSCRIPTION[...] cells
+// Bulk edit (docs/operations.md#csv-operations): systems changed from a CSV file, one task per row, the system named by
+// its UID cell. GATEWAY[...] cells update the system's gateway, or make and assign one when it has none; a blank cell
+// of such a column sets the field to null (an identifier the gateway cannot lose is refused). SUBSCRIPTION[...] cells
 // do the same for the subscription. Other blank cells leave their field as it is.
 import { FleetError } from '../../errors.js'
 import type { Repositories } from '../../ports/repositories.js'

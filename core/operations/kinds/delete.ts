@@ -14,7 +14,7 @@ export interface DeleteBody {
   deleteSubscriptions?: boolean | null
 }
 
-/** Bulk delete (fleet-api.md §Bulk delete): the operation stays in the history. @throws set S */
+/** Bulk delete (docs/operations.md#bulk-operations): the operation stays in the history. @throws set S */
 export async function deleteOperation (deps: OperationDeps, caller: Caller, body: DeleteBody): Promise<{ operation: string }> {
   const selection = await resolveSelection(deps.repos, caller.access.company.uid, body.systems)
   const params = { deleteGateways: body.deleteGateways === true, deleteSubscriptions: body.deleteSubscriptions === true }

@@ -1,10 +1,11 @@
-// Export data history (fleet-api.md §Export data history; conventions.md §Operations: GET /operations/{uid}/file).
-// One operation, one task on the system; the task writes a CSV file of the system's data points.
+// Export data history (docs/operations.md#bulk-operations; docs/operations.md#bulk-operations: GET
+// /operations/{uid}/file). One operation, one task on the system; the task writes a CSV file of the system's data
+// points.
 //
 // Choices where the spec is silent:
 // - fromDate and toDate are both inclusive; fromDate defaults to 0 (the whole history) and toDate to the time of the
 //   request, so the file is the same whenever the task runs. Seconds and microseconds are tolerated like every
-//   timestamp (conventions.md §HTTP basics); the parameters keep the values in milliseconds.
+//   timestamp (docs/api.md#using-the-api); the parameters keep the values in milliseconds.
 // - The data are those of the dataset, then those of `data` not already in it; at most 200 in all.
 // - The CSV is wide, as a spreadsheet user expects: a header `timestamp,<dataId>...` (dataset order, then `data`
 //   order), then one row per timestamp (epoch milliseconds) in ascending time, with an empty cell where a data has
@@ -24,7 +25,7 @@ import { Nullable, Flag, Time } from '../body.schema.js'
 import { operationKind } from '../kind.js'
 import { csvLine, type CsvValue } from '../csv/write.js'
 
-// fleet-api.md §Limits: data selected for history export.
+// docs/api.md#limits: data selected for history export.
 export const MAX_EXPORT_DATA = 200
 // Points held in memory per read, across all the data of the export (each data id is read in its own batches).
 const POINTS_PER_READ = 50_000
@@ -149,7 +150,7 @@ export const exportHandler: OperationHandler = {
   }
 }
 
-/** fleet-api.md §Export data history. */
+/** docs/operations.md#bulk-operations. */
 const ExportBodySchema = Type.Object({
   notify: Flag,
   callback: Type.Optional(Nullable(Type.String())),

@@ -1,6 +1,6 @@
-// Import (fleet-api.md §Import, deprecated in favour of Register and kept): systems from a CSV file, one task per
-// row. A row makes its gateway (one of IMEI, MAC address, serial number) and subscription from its cells or links
-// existing ones by uid (GATEWAY_REF, SUBSCRIPTION_REF), through the same rules as POST /api/v1/systems.
+// Import (docs/operations.md#csv-operations, deprecated in favour of Register and kept): systems from a CSV file, one
+// task per row. A row makes its gateway (one of IMEI, MAC address, serial number) and subscription from its cells or
+// links existing ones by uid (GATEWAY_REF, SUBSCRIPTION_REF), through the same rules as POST /api/v1/systems.
 import type { SystemInput } from '../../services/systems/input.js'
 import type { GatewayInput, SubscriptionInput } from '../../services/systems/compose.js'
 import { insertSystem } from '../../services/systems/write.js'
@@ -65,7 +65,7 @@ export const importHandler: OperationHandler = {
     return await withAssignedCodes(async () => {
       const input = importInput(values, defaults)
       const uid = await insertSystem(tx, await companyOf(tx, op.companyUid), input, now)
-      // fleet-api.md §Import: the system's labels are inherited by its gateway and subscription.
+      // docs/operations.md#csv-operations: the system's labels are inherited by its gateway and subscription.
       const labels = input.labels ?? []
       const made = labels.length === 0 ? undefined : await tx.systems.findByUid(op.companyUid, uid)
       if (made?.gateway != null) await tx.gateways.addLabels(made.gateway.uid, labels)

@@ -1,4 +1,4 @@
-// Every type of bulk operation the service runs (issue 9: adding one is its file plus one line here).
+// Every type of bulk operation the service runs (adding one is its file plus one line here).
 import type { OperationKind } from '../kind.js'
 import { labelKind } from './label.js'
 import { transferKind } from './transfer.js'

@@ -8,7 +8,7 @@ import { Type } from 'typebox'
 import { Common, Criteria, DependsOn } from '../body.schema.js'
 import { operationKind } from '../kind.js'
 
-// fleet-api.md §Label and §Limits: at most 100 labels to add or remove.
+// docs/operations.md#bulk-operations and docs/api.md#limits: at most 100 labels to add or remove.
 export const MAX_LABELS = 100
 
 export interface LabelBody extends CommonParams {
@@ -20,7 +20,7 @@ export interface LabelBody extends CommonParams {
 
 /**
  * The label operation's own selection: criteria at top level, dependsOn, or identifier lists; none of them means
- * every system of the company (fleet-api.md §Label).
+ * every system of the company (docs/operations.md#bulk-operations).
  * @throws selection.invalid (an unknown key too), selection.too.many.identifiers, selection.max.uid.reached, selection.empty,
  *   operation.unknown
  */

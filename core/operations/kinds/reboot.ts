@@ -1,4 +1,4 @@
-// Reboot (fleet-api.md §Reboot, Reset to factory, Wake-up; §Errors row "reboot"): a `command` device task with the id
+// Reboot (docs/operations.md#bulk-operations; §Errors row "reboot"): a `command` device task with the id
 // of a REBOOT action. Without `action`, the system reboots "through the first firmware that answers": the REBOOT action
 // of its first FIRMWARE application that has one (else of the first other application that has one).
 import { Type } from 'typebox'

@@ -1,7 +1,7 @@
-// Register (fleet-api.md §Register): systems from a CSV file, one task per row. A row names a gateway by serial
-// number, with its registration code when its product needs one (checked against the company's gateway inventory:
-// migration 0017) or with its IMEI otherwise, and/or a SIM by ICCID. A SIM already in the company completes its
-// system with the gateway instead of making a new one; a third party SIM (not in the company) makes a new system
+// Register (docs/operations.md#csv-operations): systems from a CSV file, one task per row. A row names a gateway by
+// serial number, with its registration code when its product needs one (checked against the company's gateway
+// inventory: migration 0017) or with its IMEI otherwise, and/or a SIM by ICCID. A SIM already in the company completes
+// its system with the gateway instead of making a new one; a third party SIM (not in the company) makes a new system
 // and needs its operator.
 import { FleetError } from '../../errors.js'
 import type { Repositories } from '../../ports/repositories.js'
@@ -102,7 +102,8 @@ export const registerHandler: OperationHandler = {
       const owner = sim === undefined ? undefined : await tx.systems.bySubscription(sim.uid)
       let uid: string
       if (owner !== undefined) {
-        // fleet-api.md §Register: the SIM's system is completed with the gateway; a system that has one is taken.
+        // docs/operations.md#csv-operations: the SIM's system is completed with the gateway; a system that has one is
+        // taken.
         const current = await tx.systems.findByUid(companyUid, owner)
         if (gateway === undefined || (current?.gateway != null)) throw new FleetError('subscription.assigned', [sim?.uid ?? iccid, owner])
         const labels = [...new Set([...(current?.labels ?? []), ...(fields.labels ?? [])])]

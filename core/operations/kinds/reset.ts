@@ -1,4 +1,4 @@
-// Reset to factory (fleet-api.md §Reboot, Reset to factory, Wake-up; §Errors row "reset to factory"): `command` device
+// Reset to factory (docs/operations.md#bulk-operations; §Errors row "reset to factory"): `command` device
 // tasks with the ids of RESET actions. Without `action` it "uses all RESET actions found on the system": one device
 // task per distinct action id, sent one after the other (the next once the device acknowledged the previous OK); the
 // task succeeds when all are acknowledged OK, and fails at the first ERROR with the device's message.

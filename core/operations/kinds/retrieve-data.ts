@@ -1,7 +1,7 @@
-// Retrieve data (README, "Bulk operations", with its errors; "Devices and telemetry"): a `read`
+// Retrieve data (docs/operations.md#bulk-operations, with its errors; "Devices and telemetry"): a `read`
 // device task with the data ids asked for. Readable are the `variable` and `setting` elements of a system's
-// applications (README, "Applications and templates": a command or an action is run, not read). The request is refused when
-// no selected system defines any of the ids (operation.all.data.undefined); a system that lacks some of them fails
+// applications (docs/api.md#applications-and-templates: a command or an action is run, not read). The request is refused
+// when no selected system defines any of the ids (operation.all.data.undefined); a system that lacks some of them fails
 // its own task (operation.data.undefined, naming them), as do a system without a protocol for them or without the
 // identifiers its protocol needs. "A retrieve succeeds when the device has acked it and sent the values read": the
 // values arrive as an ordinary device message (stored like any other) before or after the ack, and the task ends

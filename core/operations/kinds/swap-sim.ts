@@ -1,7 +1,8 @@
-// Swap SIM (fleet-api.md §Swap SIM, §States and transitions row "swap SIM", §Errors row "swap SIM").
+// Swap SIM (docs/operations.md#bulk-operations, docs/api.md#systems row "swap SIM", docs/api.md#using-the-api row "swap
+// SIM").
 //
 // Where each code is raised: every precondition holds or not at request time, so all of them are checked at once
-// and refuse the request with 400 (no operation is created, conventions.md §Operations). The task checks them
+// and refuse the request with 400 (no operation is created, docs/operations.md#bulk-operations). The task checks them
 // again when it runs, under the company lock, because the systems may have changed in between: then the task
 // fails with the same code. That covers operation.system.swapsim.system.invalid.state, .unknown.subscription,
 // .different.operator.accounts, .linked.gateway and .unsupported.operation, as well as system.unknown.
@@ -17,7 +18,7 @@ import { Type } from 'typebox'
 import { Nullable, Flag } from '../body.schema.js'
 import { operationKind } from '../kind.js'
 
-/** fleet-api.md §Swap SIM: how the systems of the map are named. */
+/** docs/operations.md#bulk-operations: how the systems of the map are named. */
 export const SWAP_IDENTIFIER_TYPES = ['uid', 'name', 'gatewaySerialNumber', 'gatewayImei', 'gatewayMacAddress',
   'subscriptionIdentifier', 'subscriptionNetworkIdentifier', 'subscriptionIpAddress'] as const
 export type SwapIdentifierType = typeof SWAP_IDENTIFIER_TYPES[number]
@@ -61,7 +62,7 @@ async function resolveSystems (repos: Pick<Repositories, 'systems'>, companyUid:
 }
 
 /**
- * fleet-api.md §Swap SIM preconditions, in the order the spec states them.
+ * docs/operations.md#bulk-operations preconditions, in the order the spec states them.
  * Readings: a subscription without operator account has no "same operator account" with one that has an account
  * (different.operator.accounts); when neither has an account, no account supports the swap (unsupported.operation).
  * The target's SIM must also fit the source's gateway (IMEI lock, set C system.invalid.compatibility).
@@ -140,7 +141,7 @@ export const swapSimHandler: OperationHandler = {
   }
 }
 
-/** fleet-api.md §Swap SIM: systems maps a source identifier to a target identifier. */
+/** docs/operations.md#bulk-operations: systems maps a source identifier to a target identifier. */
 const SwapSimBodySchema = Type.Object({
   notify: Flag,
   callback: Type.Optional(Nullable(Type.String())),

@@ -1,6 +1,7 @@
-// Transfer (fleet-api.md §Transfer, §Errors row "transfer"; §Authentication: "Transfer also needs the create right
-// in the destination partner company"). The request is checked at once (400/403, no operation); what depends on each
-// system is checked when its task runs and fails that task with the code (conventions.md §Operations).
+// Transfer (docs/operations.md#bulk-operations, docs/api.md#using-the-api row "transfer"; §Authentication: "Transfer
+// also needs the create right in the destination partner company"). The request is checked at once (400/403, no
+// operation); what depends on each system is checked when its task runs and fails that task with the code
+// (docs/operations.md#bulk-operations).
 import { FleetError } from '../../errors.js'
 import type { Repositories } from '../../ports/repositories.js'
 import type { System } from '../../domain/system.js'
@@ -60,7 +61,7 @@ export async function transferOperation (deps: OperationDeps, caller: Caller, bo
 
 /**
  * What the system becomes in the destination: its offer and its subscription's operator account there.
- * Reading of operation.transfer.system.incompatible.offer (fleet-api.md shows offer.types only as "string list"):
+ * Reading of operation.transfer.system.incompatible.offer (docs/api.md shows offer.types only as "string list"):
  * an offer with a non-empty `types` accepts only systems whose `type` is one of them; an empty list accepts all.
  * @throws operation.transfer.system.* codes, gateway.not.unique.identifiers, subscription.not.unique.identifiers,
  *   system.limit.exceeded, partner.unknown
@@ -131,7 +132,7 @@ export const transferHandler: OperationHandler = {
   }
 }
 
-/** fleet-api.md §Transfer: notify, callback, destination, systems, offerId. */
+/** docs/operations.md#bulk-operations: notify, callback, destination, systems, offerId. */
 const TransferBodySchema = Type.Object({
   notify: Flag,
   callback: Type.Optional(Nullable(Type.String())),

@@ -1,10 +1,10 @@
-// Usage import (conventions.md §Usage records): POST /api/v1/operations/systems/usages/import with a CSV file, an
+// Usage import (docs/usage.md): POST /api/v1/operations/systems/usages/import with a CSV file, an
 // operation of type SYSTEM_IMPORT_USAGES with one task per row (its `line`). The file and its header are checked
 // before anything is created (set F, as the other CSV operations: core/operations/csv/); each row's system is found
 // by its `system` uid, else by its `subscriptionIdentifier` (ICCID), among the caller's company's systems. A row
 // stores one usage record; the same record imported again is stored once and its row still succeeds.
 //
-// Choices where the spec is silent (README.md §Usage records):
+// Choices where the spec is silent (docs/usage.md):
 // - A row naming both `system` and `subscriptionIdentifier` is the system's; a row whose system is not found, or
 //   that names none, fails with system.unknown; a cell the record cannot take fails with request.invalid (column,
 //   value, what it takes).

@@ -1,6 +1,6 @@
-// Wake-up (fleet-api.md §Reboot, Reset to factory, Wake-up): a `command` device task with the id of a CONNECT action
+// Wake-up (docs/operations.md#bulk-operations): a `command` device task with the id of a CONNECT action
 // "of a communication application", which "forces it to communicate with the service". It always asks a device that
-// is not connected to connect (conventions.md §Device tasks: the SMS shoulder tap), and takes no scheduledTime nor
+// is not connected to connect (docs/devices.md: the SMS shoulder tap), and takes no scheduledTime nor
 // requestConnection (its common parameters are notify, callback, timeout). The spec's row lists no code of its own;
 // ours follow the reboot and reset rows: wakeup.invalid.action (400) and, per system,
 // operation.wakeup.missing.connect.action.in.system, operation.no.communication.id.on.system.for.protocol,

@@ -1,4 +1,4 @@
-// The read side of telemetry: data points and device messages (fleet-api.md §Systems, data and message rows).
+// The read side of telemetry: data points and device messages (docs/api.md#systems, data and message rows).
 import type { Clock } from '../../ports/store.js'
 import type { Repositories } from '../../ports/repositories.js'
 import { createPointsService } from './points.service.js'

@@ -1,5 +1,5 @@
-// fleet-api.md §Messages: the list `{next, messages}` of one system, most recent first, and the detail with its
-// data (§Device message). conventions.md §Lists: `next` is the URL of the following page.
+// docs/devices.md: the list `{next, messages}` of one system, most recent first, and the detail with its
+// data (§Device message). docs/api.md#using-the-api: `next` is the URL of the following page.
 import { FleetError } from '../../errors.js'
 import type { Clock } from '../../ports/store.js'
 import type { Repositories } from '../../ports/repositories.js'
@@ -12,7 +12,7 @@ import { checkOwnSystems } from './own-systems.js'
 export interface MessagesQuery {
   from?: number | undefined
   to?: number | undefined
-  /** Deprecated aliases of from and to (fleet-api.md §Deprecated); from and to win when both are given. */
+  /** Deprecated aliases of from and to (docs/api.md#limits); from and to win when both are given. */
   fromDate?: number | undefined
   toDate?: number | undefined
   size?: number | undefined
@@ -64,7 +64,7 @@ export function createMessagesService ({ repos, clock }: { repos: Pick<Repositor
     },
 
     /**
-     * @throws FleetError system.unknown, also for a message the system does not have: fleet-api.md's error table
+     * @throws FleetError system.unknown, also for a message the system does not have: docs/api.md's error table
      * gives "messages detail" that one code (its parameters say which message was not found).
      */
     async detail (access: CompanyAccess, systemUid: string, messageUid: string): Promise<MessageDetail> {

@@ -1,15 +1,15 @@
-// The query parameters shared by the data endpoints (fleet-api.md §Raw data points ... §Messages, §Limits):
+// The query parameters shared by the data endpoints (docs/devices.md ... §Messages, §Limits):
 // id lists with their maxima, time ranges with their defaults, result sizes.
 import { FleetError, type ErrorCode } from '../../errors.js'
 import { list, toMillis } from '../../domain/lists.js'
 import { minusMonths } from '../../domain/aggregation.js'
 
-/** fleet-api.md §Limits: result size default 100, maximum 500 (larger is clamped, as for every list). */
+/** docs/api.md#limits: result size default 100, maximum 500 (larger is clamped, as for every list). */
 export const DEFAULT_SIZE = 100
 export const MAX_SIZE = 500
-/** fleet-api.md §Limits: at most 10 data ids on raw, aggregated and fleet. */
+/** docs/api.md#limits: at most 10 data ids on raw, aggregated and fleet. */
 export const MAX_DATA_IDS = 10
-/** fleet-api.md §Limits: the default time range of raw data, usage records and messages is the last 3 months. */
+/** docs/api.md#limits: the default time range of raw data, usage records and messages is the last 3 months. */
 export const DEFAULT_RANGE_MONTHS = 3
 
 export function size (v: number | undefined): number {
@@ -27,7 +27,7 @@ export function idList (v: string | string[] | undefined, max: number, codes: { 
   return ids
 }
 
-/** A timestamp parameter in ms (seconds and microseconds tolerated, conventions.md §HTTP basics). */
+/** A timestamp parameter in ms (seconds and microseconds tolerated, docs/api.md#using-the-api). */
 export function timestamp (v: number | undefined): number | undefined {
   return v === undefined ? undefined : toMillis(v)
 }

@@ -1,7 +1,8 @@
-// The upkeep of the monthly points partitions and the retention of raw data (issue 12, "Points that grow without
-// end"): the repeatable job points.partitions (bin/serve.ts) runs it. What it creates and drops is the policy of
-// core/domain/point-partitions.ts; the hourly rollups (data_rollups) are never touched: aggregations of expired
-// months still answer from them, and the latest values (data_last, System data) stay too.
+// The upkeep of the monthly points partitions and the retention of raw data
+// (docs/store.md#points-partitions-and-retention): the repeatable job points.partitions (bin/serve.ts) runs it. What it
+// creates and drops is the policy of core/domain/point-partitions.ts; the hourly rollups (data_rollups) are never
+// touched: aggregations of expired months still answer from them, and the latest values (data_last, System data) stay
+// too.
 import type { Logger } from '../../logger.js'
 import type { Clock, UnitOfWork } from '../../ports/store.js'
 import type { Repositories } from '../../ports/repositories.js'

@@ -1,4 +1,4 @@
-// fleet-api.md §Last data points, §Raw data points, §Aggregated data points, §Fleet aggregated data points
+// docs/devices.md
 // (rules and codes: §Errors, rows "last data points", "raw data points", "aggregated and fleet data points").
 import { FleetError } from '../../errors.js'
 import type { Clock } from '../../ports/store.js'
@@ -12,12 +12,12 @@ import { USAGE_DATA_IDS, bucketsOf, isUsageDataId, parseFn, parseInterval, type 
 import { checkOwnSystems } from './own-systems.js'
 import { MAX_DATA_IDS, idList, range, size, threeMonthsBefore } from './params.js'
 
-/** fleet-api.md §Limits: targetIds 5 systems (raw), 50 systems (aggregated), 5 companies (fleet). */
+/** docs/api.md#limits: targetIds 5 systems (raw), 50 systems (aggregated), 5 companies (fleet). */
 export const MAX_RAW_TARGETS = 5
 export const MAX_AGGREGATED_TARGETS = 50
 export const MAX_FLEET_TARGETS = 5
 
-/** The right the fleet endpoint needs in every company it reads (fleet-api.md §Endpoints). */
+/** The right the fleet endpoint needs in every company it reads (docs/api.md). */
 const VIEW = 'entities.systems.view'
 
 export interface LastQuery { ids?: string | string[] | undefined, idPrefix?: string | undefined }
@@ -32,7 +32,7 @@ export interface AggregatedQuery extends RangeQuery { interval?: string | undefi
 export interface FleetQuery extends AggregatedQuery { fleetFn?: string | undefined }
 
 export type LastPoints = Record<string, Array<{ value: DataValue, timestamp: number }>>
-/** fleet-api.md §Data point shapes: v is a number, a string or null. */
+/** docs/devices.md: v is a number, a string or null. */
 export type PointValue = number | string | null
 export type Points = Record<string, Record<string, Array<{ ts: number, v: PointValue }>>>
 
@@ -69,7 +69,7 @@ function emptyAnswer (keys: string[], dataIds: string[]): Points {
 }
 
 /**
- * One value per requested bucket, most recent first (fleet-api.md: most recent first). A bucket with no point is
+ * One value per requested bucket, most recent first (docs/api.md: most recent first). A bucket with no point is
  * null, except for `cnt` whose value there is 0.
  */
 function bucketAnswer (keys: string[], dataIds: string[], buckets: number[], rows: AggregateRow[], fn: AggregateFn): Points {
@@ -147,7 +147,7 @@ export function createPointsService ({ repos, clock }: { repos: Pick<Repositorie
       return rawPieces(targets, dataIds, series)
     },
 
-    /** `fn` per system over calendar buckets of `interval` (conventions.md §Data); usage data ids allowed. */
+    /** `fn` per system over calendar buckets of `interval` (docs/devices.md); usage data ids allowed. */
     async aggregated (access: CompanyAccess, q: AggregatedQuery): Promise<Points> {
       const interval = parseInterval(q.interval)
       const fn = parseFn(q.fn, 'fn')
@@ -165,7 +165,7 @@ export function createPointsService ({ repos, clock }: { repos: Pick<Repositorie
     },
 
     /**
-     * conventions.md §Data: `fn` per system and bucket, then `fleetFn` over the systems of each company. The
+     * docs/devices.md: `fn` per system and bucket, then `fleetFn` over the systems of each company. The
      * targets are companies: the caller must have access to each as to a context company.
      * @throws FleetError company.unknown (a company the caller has no access to), ip.forbidden (403), missing.rights (403)
      */

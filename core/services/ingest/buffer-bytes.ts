@@ -1,4 +1,4 @@
-// The ingest buffer's bound in bytes (INGEST_BUFFER_BYTES, README "Device limits"). The group commit bounds its
+// The ingest buffer's bound in bytes (INGEST_BUFFER_BYTES, docs/security.md#device-limits). The group commit bounds its
 // items by count, and its callers wait when it is full: that kept memory bounded for small messages, but 150
 // messages of 1 MiB took the process from 0.6 to 2.5 GB, and every device waited behind the one that filled it.
 // Counted in bytes, a full buffer refuses at once instead, as a store that is unavailable does: the device is not

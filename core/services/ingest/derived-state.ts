@@ -1,5 +1,5 @@
 // The state derived from device traffic: the latest point of each data id (data_last) and, on the system row,
-// System data fields, lastCommDate and commStatus. shared/design.md §How data flows: "latest values and
+// System data fields, lastCommDate and commStatus. docs/architecture.md#how-data-flows: "latest values and
 // lastCommDate/commStatus are updated in coalesced batches (not one row update per message)". Messages and points
 // are committed before the device is acknowledged; this state follows within one flush interval. A process that
 // dies loses at most that interval of it, and the device's next message brings it up to date.
@@ -50,7 +50,7 @@ async function write (inTransaction: UnitOfWork, events: EventBus | undefined, b
     await settledInOrder([tx.telemetry.upsertLast(last), tx.telemetry.updateSystems(updates)])
     return states
   })
-  // Live stream (issue 15): the systems this flush brought back to OK.
+  // Live stream: the systems this flush brought back to OK.
   if (events?.listening() === true) events.publish(commStatusEvents(states, (uid) => batch.get(uid)?.lastComm ?? 0))
 }
 
@@ -81,7 +81,7 @@ export function createDerivedState ({ inTransaction, log, options = {}, events }
   function note (msg: DeviceMessage): void { fold(msg.systemUid, msg.receivedAt, msg.points) }
 
   /**
-   * Device traffic without data (an ack, a task poll, a subscription: conventions.md §Data, lastCommDate on traffic):
+   * Device traffic without data (an ack, a task poll, a subscription: docs/devices.md, lastCommDate on traffic):
    * the next flush sets lastCommDate and commStatus OK, together with the system's other traffic of the interval.
    */
   function touch (systemUid: string, at: number): void { fold(systemUid, at, []) }

@@ -1,5 +1,5 @@
-// Device password guessing is throttled like people's sign-ins (login-throttle.ts, README "Device login
-// throttling"), on counters of their own: wrong passwords for one device from one address
+// Device password guessing is throttled like people's sign-ins (login-throttle.ts,
+// docs/security.md#device-login-throttling), on counters of their own: wrong passwords for one device from one address
 // (DEVICE_LOGIN_THROTTLE_FAILURES), for one device from every address together (ten times as many, so that a guesser
 // elsewhere does not lock the device out as soon), and from one address for any device
 // (DEVICE_LOGIN_THROTTLE_ADDRESS_FAILURES, which a fleet behind one NAT address shares).

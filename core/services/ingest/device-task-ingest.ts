@@ -59,7 +59,7 @@ export function createDeviceTaskIngest ({ inTransaction, clock, log, storeRetry,
    * Task takes of many devices in one transaction, as their acks: after a reboot thousands of devices come back
    * within a second and each subscription takes its tasks; one transaction each (five round trips) made the
    * reconnections, not the devices, what a reboot of the fleet waited for (bench/reboot.ts). A task poll is device
-   * traffic (conventions.md §Data: lastCommDate on traffic): a REST device that only polls is communicating; its
+   * traffic (docs/devices.md: lastCommDate on traffic): a REST device that only polls is communicating; its
    * System data is kept as it is.
    */
   async function writeTakes (items: TakeItem[]): Promise<Array<Error | undefined>> {
@@ -74,7 +74,7 @@ export function createDeviceTaskIngest ({ inTransaction, clock, log, storeRetry,
   return {
     /**
      * Records a device's acknowledgements (device_acks, every one as received) and answers its open device tasks in
-     * one transaction (conventions.md §Device tasks: the ack ends the task); answers the device answers it closed.
+     * one transaction (docs/devices.md: the ack ends the task); answers the device answers it closed.
      * An ack of an unknown task, of another system's task or of a task already answered closes nothing.
      *
      * Once committed, the answers go to `onAnswers` (the operations engine). A failure there is logged and not
@@ -91,7 +91,7 @@ export function createDeviceTaskIngest ({ inTransaction, clock, log, storeRetry,
     },
     /**
      * The device's tasks to deliver over this protocol, oldest first, marked SENT; the device is communicating
-     * (conventions.md §Data). `again` (a connection, a subscription, a poll) adds those delivered before and not
+     * (docs/devices.md). `again` (a connection, a subscription, a poll) adds those delivered before and not
      * answered yet: a device may have lost them, and ignores one it already ran by its uid (§Device tasks); but not
      * those of `received`, which the device confirmed receiving (an MQTT PUBACK: the transport's own guarantee).
      */

@@ -13,7 +13,7 @@ export type { DeviceSession } from './device-session.js'
 export type DeviceAuthResult =
   | { ok: true, session: DeviceSession }
   | { ok: false, reason: 'device.unknown' | 'device.bad.password' | 'device.ip.forbidden' }
-  /** Too many wrong passwords for this device or from this address (README "Device login throttling"). */
+  /** Too many wrong passwords for this device or from this address (docs/security.md#device-login-throttling). */
   | { ok: false, reason: 'device.throttled', retryAfterS: number }
 
 /**
@@ -41,8 +41,8 @@ export interface DevicesServiceDeps {
 }
 
 /**
- * Device logins (conventions.md §Devices): username = gateway serial number or IMEI, password = the system's
- * `communication.<protocol>.password`; the company's deviceIpFiltering applies (fleet-api.md §Company).
+ * Device logins (docs/devices.md): username = gateway serial number or IMEI, password = the system's
+ * `communication.<protocol>.password`; the company's deviceIpFiltering applies (docs/api.md#users-and-companies).
  */
 export function createDevicesService ({ repos, clock, throttle }: DevicesServiceDeps) {
   const cache = new Map<string, { at: number, result: DeviceAuthResult }>()
@@ -87,7 +87,7 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
   }
 
   /**
-   * The system a login names, with no password: for devices an external MQTT broker has admitted (issue 14), whose
+   * The system a login names, with no password: for devices an external MQTT broker has admitted, whose
    * topics start with their login. Known logins are remembered briefly, as good logins are.
    */
   async function identify (username: string): Promise<DeviceSession | undefined> {

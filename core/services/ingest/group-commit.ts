@@ -1,4 +1,4 @@
-// Group commit (shared/design.md §How data flows): callers wait for their item's commit; items that arrive while a
+// Group commit (docs/architecture.md#how-data-flows): callers wait for their item's commit; items that arrive while a
 // batch is being written are written together in the next one, so a busy store gets big batches and an idle one
 // answers at once. The buffer is bounded: when it is full, callers wait before their item is even queued, so
 // acknowledgements to devices slow down instead of memory growing.

@@ -1,4 +1,4 @@
-// What ingest commits, as live stream events (core/ports/events.ts; issue 15).
+// What ingest commits, as live stream events (core/ports/events.ts).
 import type { DeviceMessage } from '../../domain/device-message.js'
 import type { CommStatusEvent, MessageEvent } from '../../ports/events.js'
 import type { IngestSystemState } from '../../ports/telemetry.js'

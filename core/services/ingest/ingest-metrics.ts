@@ -1,4 +1,4 @@
-// The ingest pipeline's metrics (issue 8, Operability): what was stored or refused, and how the group commit keeps up.
+// The ingest pipeline's metrics (docs/monitoring.md): what was stored or refused, and how the group commit keeps up.
 import type { MetricsRegistry } from '../../metrics.js'
 
 export function ingestMetrics (metrics: MetricsRegistry, pending: () => number, pendingBytes: () => number) {

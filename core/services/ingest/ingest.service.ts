@@ -36,7 +36,7 @@ export interface IngestServiceDeps {
   onAnswers?: DeviceAnswers
   /**
    * Told which systems' device messages were just committed (the operations engine: a retrieve waits for the values
-   * it asked for, conventions.md §Device tasks). Called off the acknowledgement path, one call at a time; a failure
+   * it asked for, docs/devices.md). Called off the acknowledgement path, one call at a time; a failure
    * is logged.
    */
   onStored?: (systemUids: readonly string[]) => Promise<void>
@@ -47,15 +47,15 @@ export interface IngestServiceDeps {
 }
 
 /**
- * Stores device messages for every protocol (shared/style.md §2.6): one device message and its points per payload,
- * the latest value of each data id, and the System data fields, lastCommDate and commStatus of its system.
+ * Stores device messages for every protocol (docs/architecture.md#how-data-flows): one device message and its points
+ * per payload, the latest value of each data id, and the System data fields, lastCommDate and commStatus of its system.
  * accept() resolves only after commit, so transports acknowledge after the store has the data.
  */
 export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers, onStored, events, telemetry }: IngestServiceDeps) {
   // The acknowledged write: messages and their points only. Derived state (data_last, System data, lastCommDate)
   // follows in coalesced flushes (derived-state.ts), off the acknowledgement path.
   // A batch whose connection was lost is written again, and its devices wait for their acknowledgement meanwhile
-  // (issue 8: the process survives a lost store connection and loses nothing acknowledged). Writing again is exact:
+  // (the process survives a lost store connection and loses nothing acknowledged). Writing again is exact:
   // a message already stored (a COMMIT whose answer was lost) is skipped with its points.
   const storeRetry = {
     maxMs: options.storeRetryMs ?? 30_000,

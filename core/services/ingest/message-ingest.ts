@@ -65,7 +65,7 @@ export function createMessageIngest ({ inTransaction, log, metrics, storeRetry, 
     const { known, inserted, results } = await writeMessages(inTransaction, storeRetry, msgs)
     stored.note(msgs.filter((m, i) => results[i] === undefined).map((m) => m.systemUid))
     if (inserted.size > 0) folds.note()
-    // Live stream (issue 15): the messages stored now, with their points, under the company that holds their system.
+    // Live stream: the messages stored now, with their points, under the company that holds their system.
     if (events?.listening() === true) events.publish(msgs.flatMap((m) => inserted.has(m.uid) ? [messageEvent(m, known.get(m.systemUid) ?? m.companyUid)] : []))
     return results
   }
@@ -87,7 +87,7 @@ export function createMessageIngest ({ inTransaction, log, metrics, storeRetry, 
   const buffer = createBufferBytes(options.maxPendingBytes ?? 128 * 1024 * 1024)
   const m = ingestMetrics(metrics, () => commits.pending(), buffer.held)
 
-  /** Counts a payload refused before storage (conventions.md §Devices: dropped and counted). */
+  /** Counts a payload refused before storage (docs/devices.md: dropped and counted). */
   function refuse (protocol: string, reason: string): void {
     const key = `${protocol}:${reason}`
     stats.refused[key] = (stats.refused[key] ?? 0) + 1

@@ -1,4 +1,4 @@
-// The fold of the rollup increments (issue 12, Rollups and Ingest; storage/migrations/0027_data_rollups_daily.sql):
+// The fold of the rollup increments (docs/store.md#rollups; storage/migrations/0027_data_rollups_daily.sql):
 // each ingest batch appends its points' hourly stats to data_rollup_deltas in its own transaction, and this folds
 // them into the hourly and daily rollups within two seconds, one write per rollup row however many batches added to
 // it (a batch every tenth of a second adds to a series twenty times between two folds, bench ingest).

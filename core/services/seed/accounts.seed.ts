@@ -1,4 +1,4 @@
-// The account part of a seed document (README, "Seed file"): companies, profiles, users and API clients. Each is
+// The account part of a seed document (README.md#seed-file): companies, profiles, users and API clients. Each is
 // matched by a natural key (company name, profile name within its company, user e-mail, client id), so seeding
 // twice changes nothing.
 import { Type, type Static } from 'typebox'

@@ -1,4 +1,4 @@
-// What every store holds (issue 9): the public generic firmware applications, brought up to date at each start, and
+// What every store holds: the public generic firmware applications, brought up to date at each start, and
 // the setting templates the first company starts with. Seed sections (fleet.seed.ts), so they follow its rules.
 import { GENERIC_APPLICATIONS, GENERIC_SETTINGS, genericDataTree } from '../../domain/generic-applications.js'
 import type { FleetSeed } from './fleet.seed.js'

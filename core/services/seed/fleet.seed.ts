@@ -1,4 +1,4 @@
-// The fleet part of a seed document (issue: Systems): applications, operator accounts, offers, setting templates,
+// The fleet part of a seed document (docs/api.md#systems): applications, operator accounts, offers, setting templates,
 // options, systems and datasets. Matched by natural keys so that seeding twice changes nothing.
 import { Type, type Static } from 'typebox'
 import type { Repositories } from '../../ports/repositories.js'
@@ -21,7 +21,7 @@ export const SeedApplication = Type.Object({
   revision: Type.String({ minLength: 1 }),
   type: Type.String({ minLength: 1 }),
   category: Type.Enum([...APPLICATION_CATEGORY_INPUTS]),
-  // conventions.md §Applications: the protocols it speaks and the tree of what its devices understand.
+  // docs/api.md#applications-and-templates: the protocols it speaks and the tree of what its devices understand.
   communication: Type.Optional(CommunicationSchema),
   data: Type.Optional(DataTreeSchema)
 }, { additionalProperties: false })
@@ -38,7 +38,7 @@ export const SeedOffer = Type.Object({
   name: Type.String({ minLength: 1 }),
   limit: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
   types: Type.Optional(Type.Array(Type.String())),
-  // Billing increments of usage records (README.md §Usage records); absent: the service's defaults.
+  // Billing increments of usage records (docs/usage.md); absent: the service's defaults.
   dataIncrementBytes: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
   voiceIncrementSeconds: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]))
 }, { additionalProperties: false })
@@ -56,15 +56,15 @@ export const SeedOption = Type.Object({
   config: Type.Optional(Type.Union([Type.String(), Type.Null()]))
 }, { additionalProperties: false })
 
-// A named list of data ids of a company, the `dataset` of an export data history (fleet-api.md §Export data
-// history); matched by name within its company, its data replaced on each seed.
+// A named list of data ids of a company, the `dataset` of an export data history (docs/operations.md#bulk-operations);
+// matched by name within its company, its data replaced on each seed.
 export const SeedDataset = Type.Object({
   company: Type.String(),
   name: Type.String({ minLength: 1 }),
   data: Type.Array(Type.String({ minLength: 1 }))
 }, { additionalProperties: false })
 
-// Registration codes (issue 11; fleet-api.md §Register): the gateway products that need one, and a company's
+// Registration codes (docs/operations.md#csv-operations): the gateway products that need one, and a company's
 // gateway inventory with serial numbers and codes, matched by serial number within its company.
 export const SeedGatewayProduct = Type.Object({
   type: Type.String({ minLength: 1 }),

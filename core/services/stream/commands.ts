@@ -1,12 +1,12 @@
-// What a live stream client may send (GET /api/v1/stream, issue 15; README "Live stream"): JSON text messages,
+// What a live stream client may send (GET /api/v1/stream; docs/stream.md): JSON text messages,
 // each one command. Parsed here, without I/O, so that any input is either a command or a FleetError with the API's
-// codes (conventions.md §Errors), never an exception of another kind (test/unit/stream/commands.test.ts fuzzes it).
+// codes (docs/api.md#using-the-api), never an exception of another kind (test/unit/stream/commands.test.ts fuzzes it).
 import { FleetError } from '../../errors.js'
 import { ACTIVITY_STATES, COMM_STATUSES, LIFE_CYCLE_STATES, SYNC_STATUSES, SYSTEM_STATES } from '../../domain/system.js'
 import { DATE_BOUNDS } from '../../domain/system-criteria.js'
 import { criteriaFromQuery, type SystemFindQuery } from '../systems/find.js'
 
-/** fleet-api.md §Limits: a selection names at most 100 distinct uids. */
+/** docs/api.md#limits: a selection names at most 100 distinct uids. */
 export const MAX_UIDS = 100
 export const MAX_DATA_IDS = 100
 /** A uid or a label is never longer than a path segment (api/plugins/error-handler.ts MAX_PATH_PARAM_LENGTH). */
@@ -15,7 +15,7 @@ const MAX_TEXT = 1000
 /** The client's own name of a subscription, echoed in the answers. */
 const MAX_REF = 100
 
-/** Which systems a subscription follows (fleet-api.md §Find systems for the criteria). */
+/** Which systems a subscription follows (docs/api.md#systems for the criteria). */
 export type SystemsTarget =
   | { by: 'uids', uids: string[] }
   | { by: 'label', label: string }
@@ -41,7 +41,8 @@ function onlyKeys (where: string, o: Obj, keys: readonly string[]): void {
   for (const k of Object.keys(o)) if (!keys.includes(k)) throw invalid(`${where}${where === '' ? '' : '.'}${k}`, `unknown key; keys: ${keys.join(', ')}`)
 }
 
-/** Text as the store takes it: no NUL byte (conventions.md §Errors: refused with request.invalid), a bounded length. */
+/** Text as the store takes it: no NUL byte (docs/api.md#using-the-api: refused with request.invalid), a bounded length.
+ */
 function text (where: string, v: unknown, max: number): string {
   if (typeof v !== 'string' || v === '') throw invalid(where, 'must be a non-empty string')
   if (v.length > max) throw invalid(where, `at most ${max} characters`)
@@ -66,7 +67,7 @@ const ENUMS: Record<string, readonly string[]> = {
 const LISTS = ['uid', 'labels', 'states', 'lifeCycleStates', 'activityStates', 'metadata', 'commStatus', 'syncStatus', 'application', 'gateway', 'subscription', 'data', 'options', 'notOptions']
 const STRINGS = ['name', 'lastAppliedTemplate', 'lastConfigName', 'type', 'usageStatus', 'offer', 'notOffer']
 export const CRITERIA_KEYS: readonly string[] = [...LISTS, ...STRINGS, ...DATE_BOUNDS]
-/** What a timestamp may be (conventions.md §Errors: beyond ±8.64·10^18 is refused). */
+/** What a timestamp may be (docs/api.md#using-the-api: beyond ±8.64·10^18 is refused). */
 const MAX_TIME = 8.64e18
 
 /**
@@ -99,7 +100,8 @@ function criteria (where: string, v: unknown): SystemFindQuery {
   return out as SystemFindQuery
 }
 
-/** fleet-api.md §System selection: exactly one of its ways, else selection.invalid; uids capped as a selection's. */
+/** docs/operations.md#bulk-operations: exactly one of its ways, else selection.invalid; uids capped as a selection's.
+ */
 function systemsTarget (v: unknown): SystemsTarget {
   if (!isObject(v)) throw invalid('systems', 'must be an object with one of uids, label, criteria')
   onlyKeys('systems', v, ['uids', 'label', 'criteria'])

@@ -1,5 +1,5 @@
-// One live stream connection (GET /api/v1/stream, issue 15): its subscriptions, and which committed events it sends.
-// Rights and tenancy as the REST endpoints (fleet-api.md §Endpoints): systems and operations are read with
+// One live stream connection (GET /api/v1/stream): its subscriptions, and which committed events it sends.
+// Rights and tenancy as the REST endpoints (docs/api.md): systems and operations are read with
 // entities.systems.view, in the context company only. Events arrive here only for that company (./stream.service.ts
 // indexes sessions by company, and an event carries the company that held its system or operation at the commit),
 // so another company's systems never show, whatever the criteria, and a system transferred away stops showing.
@@ -11,7 +11,7 @@ import { counters, type Operation } from '../../domain/operation.js'
 import { criteriaFromQuery } from '../systems/find.js'
 import type { StreamCommand, SystemsTarget } from './commands.js'
 
-/** fleet-api.md §Systems and conventions.md §Operations: reading systems and operations needs this right. */
+/** docs/api.md#systems and docs/operations.md#bulk-operations: reading systems and operations needs this right. */
 export const VIEW_RIGHT = 'entities.systems.view'
 export const MAX_SUBSCRIPTIONS = 100
 /**
@@ -22,7 +22,7 @@ export const MAX_RESOLVED = 10_000
 
 export interface StreamAccess { companyUid: string, rights: ReadonlySet<string> }
 
-/** A server message: `event` names its kind (README "Live stream"). */
+/** A server message: `event` names its kind (docs/stream.md). */
 export type ServerMessage = Record<string, unknown> & { event: string }
 
 interface SystemsSub {

@@ -1,4 +1,4 @@
-// The live stream's hub (issue 15): one subscription to the event bus for all the streams of this process, taken
+// The live stream's hub: one subscription to the event bus for all the streams of this process, taken
 // while at least one is open (so that publishers skip their events when none is: EventBus.listening), and the
 // streams indexed by company, so that an event is offered only to the streams of the company it belongs to.
 import type { Clock } from '../../ports/store.js'
@@ -14,7 +14,7 @@ export interface StreamServiceDeps {
   metrics?: MetricsRegistry | undefined
 }
 
-/** Why the service closed a stream (README "Live stream", Closing). */
+/** Why the service closed a stream (docs/stream.md, Closing). */
 export type StreamCloseReason = 'invalid_token' | 'forbidden' | 'slow_client' | 'error'
 
 export function createStreamService ({ repos, events, metrics = noMetrics }: StreamServiceDeps) {

@@ -1,4 +1,4 @@
-// The parts a system is made of, resolved and checked (fleet-api.md §Create system, sets G and C of §Errors).
+// The parts a system is made of, resolved and checked (docs/api.md#systems, sets G and C of docs/api.md#using-the-api).
 import { FleetError } from '../../errors.js'
 import type { Repositories } from '../../ports/repositories.js'
 import type { Application, Communication, Gateway, Subscription } from '../../domain/system.js'
@@ -52,7 +52,7 @@ export function checkIdentifiers (g: GatewayInput): void {
 
 /**
  * A gateway linked by uid, or made from identifiers: an existing gateway of the company with one of the given
- * identifiers is updated instead of duplicated (fleet-api.md §Create system).
+ * identifiers is updated instead of duplicated (docs/api.md#systems).
  * @throws set G codes, gateway.being.transferred
  */
 export async function resolveGateway (tx: Tx, companyUid: string, input: GatewayInput, now: number): Promise<Gateway> {
@@ -178,7 +178,7 @@ export async function resolveApplications (tx: Tx, companyUid: string, input: Ar
   for (const a of found) {
     if (types.has(a.type)) throw new FleetError('system.applications.type.not.unique', [a.type])
     types.add(a.type)
-    // The protocols an application speaks are its communication types (conventions.md §Applications).
+    // The protocols an application speaks are its communication types (docs/api.md#applications-and-templates).
     for (const { type: p } of a.communication) {
       if (protocols.has(p)) throw new FleetError('applications.protocol.conflicts', [p])
       protocols.add(p)
@@ -187,13 +187,13 @@ export async function resolveApplications (tx: Tx, companyUid: string, input: Ar
   return uids.map((u) => found.find((a) => a.uid === u) as Application)
 }
 
-// Not shown by fleet-api.md: an M3DA password (and registration password) is 8 to 64 printable ASCII characters
+// Not shown by docs/api.md: an M3DA password (and registration password) is 8 to 64 printable ASCII characters
 // without spaces (set C: system.invalid.m3da.password, system.invalid.m3da.registration.password).
 const M3DA_PASSWORD = /^[\x21-\x7e]{8,64}$/
 const M3DA_PASSWORD_FORM = '8 to 64 printable ASCII characters, no spaces'
 
 export function checkCommunication (c: Communication): void {
-  // The poll would send the gateway's credentials there (README.md "AirLink gateways (MSCI)"); names and loopback are
+  // The poll would send the gateway's credentials there (docs/protocols/msci.md); names and loopback are
   // checked at each poll, once resolved, against MSCI_ALLOWED_NETWORKS.
   if (c.msci?.host != null && isNeverPolled(c.msci.host)) throw new FleetError('system.msci.host.forbidden', ['communication.msci.host', 'MSCI_ALLOWED_NETWORKS'])
   const m3da = c.m3da
@@ -203,7 +203,7 @@ export function checkCommunication (c: Communication): void {
   }
 }
 
-// Device login passwords (README "Systems"): a guessable one is refused. Spaces at either end are not counted, so
+// Device login passwords (docs/api.md#systems): a guessable one is refused. Spaces at either end are not counted, so
 // that three spaces are no password of three characters; an empty one stays what it was, no login on that protocol.
 const DEVICE_PASSWORD_MIN = 8
 
@@ -234,7 +234,7 @@ export async function checkAssignment (tx: Tx, systemUid: string | null, g: Gate
   if (sOwner !== undefined && sOwner !== systemUid) throw new FleetError('system.invalid.assignment', ['subscription', s?.uid ?? ''])
 }
 
-/** The device logins of a system: its gateway serial number and IMEI (conventions.md §Devices). */
+/** The device logins of a system: its gateway serial number and IMEI (docs/devices.md). */
 export function commIdentifiers (g: Gateway | null): string[] {
   return g === null ? [] : [g.serialNumber, g.imei].filter((v): v is string => v !== null && v !== '')
 }

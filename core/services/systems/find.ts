@@ -8,7 +8,7 @@ import {
 
 type Multi = string | string[] | undefined
 
-/** The query of GET /api/v1/systems (fleet-api.md §Find systems). */
+/** The query of GET /api/v1/systems (docs/api.md#systems). */
 export interface SystemFindQuery extends SortQuery, Partial<Record<DateBound, number>> {
   uid?: Multi
   labels?: Multi
@@ -36,7 +36,7 @@ export interface SystemFindQuery extends SortQuery, Partial<Record<DateBound, nu
   size?: number
 }
 
-/** A map parameter whose keys must be among `keys` (the complete key lists are ours: README). */
+/** A map parameter whose keys must be among `keys` (the complete key lists are ours: docs/api.md). */
 function keyedMap<K extends string> (name: string, v: Multi, keys: readonly K[]): Partial<Record<K, string>> | undefined {
   return knownKeys(name, map(v), keys)
 }

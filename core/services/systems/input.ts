@@ -1,7 +1,7 @@
 import type { Communication, LifeCycleState, SystemState } from '../../domain/system.js'
 import type { GatewayInput, SubscriptionInput } from './compose.js'
 
-/** The System fragment a create or edit request carries (fleet-api.md §Create system, §Edit system). */
+/** The System fragment a create or edit request carries (docs/api.md#systems). */
 export interface SystemInput {
   name?: string | null
   type?: string | null

@@ -1,4 +1,4 @@
-// Device logins live in an external broker too (issue 14): every way a system's logins change (create, edit,
+// Device logins live in an external broker too: every way a system's logins change (create, edit,
 // bulk edit, register, import, delete, bulk delete, transfer, seed) goes through these repository calls in one
 // transaction, so the unit of work notes the systems they touch and tells the sync once the transaction is
 // committed. A change rolled back (a failed task's savepoint) is told too: the sync reads the committed state, so

@@ -1,5 +1,5 @@
-// The System as answered to a caller (fleet-api.md §System). Its `communication` holds the devices' credentials
-// (fleet-api.md §Communication: msci, m3da and rest/mqtt passwords): they are shown only to callers who may change
+// The System as answered to a caller (docs/api.md#systems). Its `communication` holds the devices' credentials
+// (docs/api.md#systems: msci, m3da and rest/mqtt passwords): they are shown only to callers who may change
 // them, holding entities.systems.edit in the context company; for everybody else each password field is null, so a
 // viewer learns which credentials are set up by the shape alone, never their values.
 import type { CompanyAccess } from '../access.js'
@@ -7,7 +7,7 @@ import { systemView, type System } from '../../domain/system.js'
 
 export const SECRETS_RIGHT = 'entities.systems.edit'
 
-// Every secret of fleet-api.md §Communication (msci.password, m3da.registrationPassword, m3da.password,
+// Every secret of docs/api.md#systems (msci.password, m3da.registrationPassword, m3da.password,
 // rest.password, mqtt.password); host and user are not secrets.
 const SECRET_FIELDS: ReadonlySet<string> = new Set(['password', 'registrationPassword'])
 

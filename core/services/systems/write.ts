@@ -14,7 +14,7 @@ import {
 
 type Tx = Pick<Repositories, 'systems' | 'gateways' | 'subscriptions' | 'applications' | 'catalogue'>
 
-/** fleet-api.md §Create system: when empty, the name comes from the serial number, then IMEI, then MAC address. */
+/** docs/api.md#systems: when empty, the name comes from the serial number, then IMEI, then MAC address. */
 function defaultName (name: string | null | undefined, g: Gateway | null): string {
   if (name != null && name.trim() !== '') return name.trim()
   const fromGateway = g?.serialNumber ?? g?.imei ?? g?.macAddress
@@ -34,7 +34,7 @@ export function mergeCommunication (current: Communication, patch: Communication
 }
 
 /**
- * Creates a system in INVENTORY (fleet-api.md §States: create system) with its gateway, subscription and
+ * Creates a system in INVENTORY (docs/api.md#systems: create system) with its gateway, subscription and
  * applications. Answers its uid. The caller's transaction makes it all or nothing.
  * @throws sets G and C, unknown.enum.value, application.missing, application.unknown, system.missing.fields,
  *   subscription.missing.identifier, subscription.missing.operator, operator.account.unknown,

@@ -1,4 +1,4 @@
-// dataUsage of systems (fleet-api.md §System): the bytes of the current calendar month (UTC) and the status against
+// dataUsage of systems (docs/api.md#systems): the bytes of the current calendar month (UTC) and the status against
 // the offer's limit, kept on the system row as records arrive (not recomputed per request), so that the usageStatus
 // filter and the dataUsage sorts read a column. Each new DATA record of the month adds its bytes: the cost of an
 // import does not grow with the records already stored.

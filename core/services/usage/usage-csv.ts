@@ -1,5 +1,5 @@
-// The header and rows of a usage import file (conventions.md §Usage records: columns named after the usage record
-// fields of fleet-api.md §Usage record, plus `system` or `subscriptionIdentifier`). The file itself is read by the
+// The header and rows of a usage import file (docs/usage.md: columns named after the usage record
+// fields of docs/usage.md, plus `system` or `subscriptionIdentifier`). The file itself is read by the
 // CSV operations' reader (core/operations/csv/read.ts: set F, BOM, `;` or `,`, CRLF); this names its columns.
 import { FleetError } from '../../errors.js'
 import { USAGE_COLUMNS, type UsageColumn, type UsageRow } from './usage-row.js'

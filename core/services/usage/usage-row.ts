@@ -1,5 +1,5 @@
-// One row of a usage import (conventions.md §Usage records: columns named after the usage record fields of
-// fleet-api.md §Usage record, plus `system` or `subscriptionIdentifier`) made into a record, or refused with the
+// One row of a usage import (docs/usage.md: columns named after the usage record fields of
+// docs/usage.md, plus `system` or `subscriptionIdentifier`) made into a record, or refused with the
 // column at fault. A refusal fails the row's task; it never throws.
 import { createHash } from 'node:crypto'
 import { FleetError } from '../../errors.js'
@@ -14,7 +14,7 @@ export const USAGE_COLUMNS = ['system', 'subscriptionIdentifier', 'uid', 'type',
 export type UsageColumn = typeof USAGE_COLUMNS[number]
 export type UsageRow = Partial<Record<UsageColumn, string>>
 
-/** Text fields each type keeps (fleet-api.md §Usage record); a cell of another type's field is ignored. */
+/** Text fields each type keeps (docs/usage.md); a cell of another type's field is ignored. */
 const TYPE_TEXT: Record<UsageRecordType, readonly UsageTextField[]> = {
   DATA: ['apn', 'pdpAddress', 'ratType'],
   SMS_SENT: ['phoneNumber'],
@@ -63,7 +63,7 @@ function derivedUid (row: UsageRow, type: string, start: number, end: number | n
 
 /**
  * The record a row describes, on the system found for it, billed with that system's increments and processed at
- * `now`. Interim DATA records (`partial` true) end where they start (fleet-api.md §Usage record).
+ * `now`. Interim DATA records (`partial` true) end where they start (docs/usage.md).
  */
 export function usageRecordOf (row: UsageRow, inc: BillingIncrements, now: number): UsageRecord | FleetError {
   const type = USAGE_RECORD_TYPES.find((t) => t === (row.type ?? '').toUpperCase())

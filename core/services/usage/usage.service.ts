@@ -1,4 +1,4 @@
-// The usage record endpoints (fleet-api.md §Usage records; §Errors rows "usage records (one system)", "usage records
+// The usage record endpoints (docs/usage.md; §Errors rows "usage records (one system)", "usage records
 // (several systems)", "usage record detail"; §Limits: default range 3 months, size 100/500, targetIds 50).
 import { FleetError } from '../../errors.js'
 import type { Clock } from '../../ports/store.js'
@@ -9,7 +9,7 @@ import { checkOwnSystems } from '../data/own-systems.js'
 import { idList, range, size, threeMonthsBefore } from '../data/params.js'
 
 /**
- * fleet-api.md §Usage records: targetIds "up to 50 per the parameter rule; the error rule mentions 5". The parameter
+ * docs/usage.md: targetIds "up to 50 per the parameter rule; the error rule mentions 5". The parameter
  * rule is the one a client reads first, and the aggregated endpoint allows 50 too.
  */
 export const MAX_USAGE_TARGETS = 50

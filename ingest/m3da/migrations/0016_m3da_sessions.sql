@@ -1,4 +1,4 @@
--- M3DA device state that must survive sessions and restarts (issue 10; protocols.md §2.8.3 "Store nonces
+-- M3DA device state that must survive sessions and restarts (docs/protocols/m3da.md "Store nonces
 -- persistently ... Update only after successful authentication"): the nonce the device's next authenticated envelope
 -- must be signed with, and the counter of the tickets the service gives its tasks.
 CREATE TABLE m3da_devices (
@@ -8,7 +8,7 @@ CREATE TABLE m3da_devices (
   updated_at bigint NOT NULL
 );
 
--- The ticket of each device task sent over M3DA (protocols.md §2.7: the device answers a ticketed Message with a
+-- The ticket of each device task sent over M3DA (docs/protocols/m3da.md: the device answers a ticketed Message with a
 -- Response of that ticket). A task sent again keeps its ticket, so the device can ignore the duplicate.
 CREATE TABLE m3da_tickets (
   system_uid text NOT NULL REFERENCES systems (uid) ON DELETE CASCADE,

@@ -1,4 +1,4 @@
-// CONNECT: the device's login (README, MQTT devices), the same rules for every version, answered in each version's
+// CONNECT: the device's login (docs/protocols/mqtt.md), the same rules for every version, answered in each version's
 // codes. MQTT 3.1/3.1.1: return code 4 for bad or missing credentials, 5 for a filtered address, 3 when the store
 // is unavailable, 2 for an empty client id without a clean session. MQTT 5: 0x86, 0x87, 0x88, and 0x97 (quota
 // exceeded) while the device's logins are throttled after wrong passwords, so that it backs off.
@@ -52,8 +52,9 @@ export async function onConnect (s: MqttSession, p: IConnectPacket): Promise<voi
   // Closed while the login was checked (its deadline passed, the device left): nothing to register.
   if (s.closed) return
   if (!auth.ok) { refuse(s, refusal(s, auth.reason)); return }
-  // Client ids are free (README, "Connections and client ids"), scoped to their system: a connection of the same
-  // system with the same id is taken over (MQTT 3.1.1 and 5.0 §3.1.4); another system's is never touched (registry.ts).
+  // Client ids are free (docs/protocols/mqtt.md#connections-and-client-ids), scoped to their system: a connection of
+  // the same system with the same id is taken over (MQTT 3.1.1 and 5.0 §3.1.4); another system's is never touched
+  // (registry.ts).
   const claim = s.deps.registry.claim(auth.session.systemUid, p.clientId)
   if (claim.kind === 'take-over') claim.holder.close({ takenOver: true })
   s.session = auth.session

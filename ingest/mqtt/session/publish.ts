@@ -25,7 +25,7 @@ function malformed (s: MqttSession, p: IPublishPacket): boolean {
   return false
 }
 
-/** Over the device's budget (README "Device limits"): not stored, refused in the version's way. */
+/** Over the device's budget (docs/security.md#device-limits): not stored, refused in the version's way. */
 function overBudget (s: MqttSession, qos: number, messageId: number, disconnect: boolean): void {
   if (disconnect) s.deps.limits.disconnected()
   if (s.v5) {

@@ -1,4 +1,4 @@
-// SUBSCRIBE: the device's own topics (`<username>/...`, README, MQTT devices), or what a namespace allows in its
+// SUBSCRIBE: the device's own topics (`<username>/...`, docs/protocols/mqtt.md), or what a namespace allows in its
 // own (Sparkplug B: the host's STATE, the edge node's commands). QoS 1 at most is granted. A subscription to the
 // tasks topic delivers the tasks waiting; one in a namespace gets the retained messages it matches.
 import type { ISubscribePacket, Packet } from 'mqtt-packet'

@@ -1,4 +1,4 @@
--- MSCI polling of AirLink gateways (issue 13; conventions.md §Devices, MSCI): one row per system with
+-- MSCI polling of AirLink gateways (docs/protocols/msci.md): one row per system with
 -- communication.msci.host set, holding when it is next polled. A poll is claimed with FOR UPDATE SKIP LOCKED and
 -- held under a lease (locked_until, locked_by), so each gateway is polled once at a time across every process;
 -- `failures` counts the polls failed in a row (commStatus WARNING, then ERROR, and the backoff).

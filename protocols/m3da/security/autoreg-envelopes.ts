@@ -1,4 +1,4 @@
-// Signed auto-registration envelopes (shared/spec/protocols.md §2.8.6, steps 3 to 5): the payload is a serialized
+// Signed auto-registration envelopes (docs/protocols/m3da.md, steps 3 to 5): the payload is a serialized
 // inner envelope (never encrypted), the outer footer carries autoreg_mac = HMAC-MD5(PROVIS_KX, innerBytes ‖ salt).
 import type { Encodable } from '../../bysant/index.js'
 import { decodeEnvelope, encodeEnvelope, type Envelope } from '../index.js'

@@ -1,4 +1,4 @@
-// Password auto-registration crypto (shared/spec/protocols.md §2.8.6): ECDH on P-521 (public keys in X9.63
+// Password auto-registration crypto (docs/protocols/m3da.md): ECDH on P-521 (public keys in X9.63
 // uncompressed form 0x04 ‖ X ‖ Y, the shared secret is X left-padded to 66 bytes, as Node computes it), the
 // provisioning keys from the registration password, autoreg_mac and the ciphered new password.
 import { createECDH, randomInt, timingSafeEqual } from 'node:crypto'

@@ -1,4 +1,4 @@
-// Challenges (shared/spec/protocols.md §2.8.4): an unsigned, payload-less envelope whose public header carries the
+// Challenges (docs/protocols/m3da.md): an unsigned, payload-less envelope whose public header carries the
 // status (401 wrong MAC, 407 no MAC), the algorithm and the nonce the challenged peer must sign its next envelope
 // with. Either peer may challenge the other; the Mihini agent adds its `id`, and so do we.
 import { encodeEnvelope, type Envelope } from '../index.js'

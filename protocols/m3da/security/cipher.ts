@@ -1,4 +1,4 @@
-// Payload encryption (shared/spec/protocols.md §2.8.5): AES-CBC (PKCS#7 padding) or AES-CTR (big-endian counter
+// Payload encryption (docs/protocols/m3da.md): AES-CBC (PKCS#7 padding) or AES-CTR (big-endian counter
 // from the IV, no padding), 128 or 256 bits. The key and IV change with every nonce:
 //   CK = first L bytes of HMAC-MD5(K, N) ‖ HMAC-MD5(K, N ‖ N), IV = MD5(N), K = MD5(password).
 import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto'
@@ -42,7 +42,7 @@ export function encrypt (name: CipherName, k: Buffer, nonce: Uint8Array, plain: 
   const spec = SPECS[name]
   const cipher = createCipheriv(spec.node, cipherKey(k, nonce, spec.keyBytes), cipherIv(nonce))
   if (!spec.padded) return cipher.update(plain)
-  // PKCS#7 written here and the text ciphered in one call (no final() nor concatenation: issue 10, "Speed").
+  // PKCS#7 written here and the text ciphered in one call (no final() nor concatenation).
   const pad = BLOCK - (plain.length % BLOCK)
   const padded = Buffer.allocUnsafe(plain.length + pad)
   padded.set(plain, 0)

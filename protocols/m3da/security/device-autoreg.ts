@@ -1,4 +1,4 @@
-// Password auto-registration, the device's steps (shared/spec/protocols.md §2.8.6), as the Mihini agent does them
+// Password auto-registration, the device's steps (docs/protocols/m3da.md), as the Mihini agent does them
 // (luafwk/m3da/session/provisioning.lua): used by the simulator and the tests. The device ends with K =
 // MD5(newPassword), never the password itself.
 import { encodeEnvelope, type Envelope } from '../index.js'

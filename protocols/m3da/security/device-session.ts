@@ -1,4 +1,4 @@
-// The device's side of an authenticated M3DA exchange (shared/spec/protocols.md §2.8.3, §2.8.4), as the Mihini
+// The device's side of an authenticated M3DA exchange (docs/protocols/m3da.md), as the Mihini
 // agent does it (luafwk/m3da/session/security.lua): used by the simulator and the tests. Pure: the caller keeps
 // its nonce persistently (§2.8.3) and the announced nonce until the reply is checked.
 import type { Envelope } from '../index.js'

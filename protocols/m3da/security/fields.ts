@@ -1,4 +1,4 @@
-// Reading the security fields of envelope headers and footers (shared/spec/protocols.md §2.4). Bysant strings
+// Reading the security fields of envelope headers and footers (docs/protocols/m3da.md). Bysant strings
 // decode as bytes (§1.8), so ids and algorithm names arrive as Buffers and are read here as UTF-8 text.
 import type { BysantValue } from '../../bysant/index.js'
 

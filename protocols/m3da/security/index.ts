@@ -1,4 +1,4 @@
-// The M3DA security extension (shared/spec/protocols.md §2.8): pure functions for both peers. See README.md.
+// The M3DA security extension (docs/protocols/m3da.md): pure functions for both peers. See README.md.
 export { deriveKeys, keysFromMasterKey, type SessionKeys } from './keys.js'
 export { computeMac, macAlgorithmOf, verifyMac, isMacAlgorithm, MAC_ALGORITHMS, type MacAlgorithm } from './mac.js'
 export { CIPHER_NAMES, isCipherName, encrypt, decrypt, type CipherName, type Decrypted } from './cipher.js'

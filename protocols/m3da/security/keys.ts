@@ -1,4 +1,4 @@
-// M3DA security keys (shared/spec/protocols.md §2.8.1): one password per device–server pair gives the
+// M3DA security keys (docs/protocols/m3da.md): one password per device–server pair gives the
 // encryption master key K and one authentication key per direction. Ids are hashed as their UTF-8 bytes.
 import { createHash } from 'node:crypto'
 
@@ -24,8 +24,8 @@ export function deriveKeys (password: string | Buffer, deviceId: string, serverI
 }
 
 // The server opens and seals every envelope of a device with the same three keys: they are derived once per
-// password and kept (issue 10, "Speed": six MD5s per exchange were a tenth of a secured package's cost). Bounded; the
-// oldest entry leaves first. A new password is another entry, so nothing stale is ever answered.
+// password and kept (docs/protocols/m3da.md: six MD5s per exchange were a tenth of a secured package's cost). Bounded;
+// the oldest entry leaves first. A new password is another entry, so nothing stale is ever answered.
 const KEYS_CACHE_MAX = 10_000
 const keysCache = new Map<string, SessionKeys>()
 

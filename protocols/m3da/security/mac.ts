@@ -1,4 +1,4 @@
-// Envelope authentication (shared/spec/protocols.md §2.8.3): mac = HMAC-H(KX, X ‖ N), X the outer payload as sent
+// Envelope authentication (docs/protocols/m3da.md): mac = HMAC-H(KX, X ‖ N), X the outer payload as sent
 // (after encryption), N the current nonce. RFC 2104 HMAC, as node:crypto computes it.
 import { createHmac, timingSafeEqual } from 'node:crypto'
 
@@ -24,7 +24,7 @@ export function computeMac (algorithm: MacAlgorithm, key: Buffer, x: Uint8Array,
 }
 
 /**
- * Checks a received MAC in constant time; the algorithm follows from its length (issue 10: "the HMAC algorithm
+ * Checks a received MAC in constant time; the algorithm follows from its length ("the HMAC algorithm
  * follows from the MAC's length"). Answers the algorithm when it matches, null otherwise (wrong length included).
  */
 export function verifyMac (key: Buffer, x: Uint8Array, nonce: Uint8Array, mac: Uint8Array): MacAlgorithm | null {

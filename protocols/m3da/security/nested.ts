@@ -1,4 +1,4 @@
-// Nested envelopes (shared/spec/protocols.md §2.8.2, §2.8.3, §2.8.5), the same construction in both directions:
+// Nested envelopes (docs/protocols/m3da.md), the same construction in both directions:
 //   outer{ header:{id}, payload: X, footer:{mac} },  X = [encrypt](serialize(inner{ header:{status, nonce, …}, payload }))
 //   mac = HMAC(KX, X ‖ N): encrypt-then-MAC, N the nonce the other side announced last, and the inner `nonce` is
 //   the one the other side must use next.
@@ -57,7 +57,7 @@ export interface UnsealParams {
   k: Buffer
   /** The nonce this side announced last; null when there is none, so no MAC can check. */
   nonce: Buffer | null
-  /** The cipher to use, or null to take the first (none first) under which the payload decodes (issue 10). */
+  /** The cipher to use, or null to take the first (none first) under which the payload decodes. */
   cipher: SecurityCipher | null
 }
 

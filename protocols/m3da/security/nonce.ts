@@ -1,10 +1,10 @@
-// Nonces of the M3DA security extension (shared/spec/protocols.md §2.4, §2.8.3): 16 random bytes that the peer
+// Nonces of the M3DA security extension (docs/protocols/m3da.md): 16 random bytes that the peer
 // must use for its next authenticated envelope. Auto-registration salts have the same size (§2.8.6).
 import { randomFillSync } from 'node:crypto'
 
 export const NONCE_BYTES = 16
 
-// One call to the system's random source fills the nonces of 256 envelopes (issue 10, "Speed": a randomBytes call
+// One call to the system's random source fills the nonces of 256 envelopes (docs/protocols/m3da.md: a randomBytes call
 // per nonce was felt on the secured path). Each nonce is copied out and each byte handed out once: the pool is
 // filled again only when all of it was used.
 const POOL_NONCES = 256

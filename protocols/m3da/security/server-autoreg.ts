@@ -1,8 +1,8 @@
-// Password auto-registration, the server's steps (shared/spec/protocols.md §2.8.6), for a system that has only a
+// Password auto-registration, the server's steps (docs/protocols/m3da.md), for a system that has only a
 // registration password. One state per connection, kept by the transport:
 //   1 D→S {id, autoreg_salt: saltD}              → startServerAutoreg: reply 2 {autoreg_salt: saltS}
 //   3 D→S inner{autoreg_pubkey} + autoreg_mac    → answerAutoregKey: reply 4 inner{autoreg_pubkey, autoreg_ctext}
-//   5 D→S inner{status: 200} + autoreg_mac       → finishServerAutoreg: no reply (issue 10: the agent sends its next
+//   5 D→S inner{status: 200} + autoreg_mac       → finishServerAutoreg: no reply (the agent sends its next
 //                                                  request at once, on the same connection), store the password.
 // The new password is stored at step 5, as the Java reference server does: before the device acknowledged it, the
 // device may not hold it.

@@ -1,4 +1,4 @@
-// The server's side of an authenticated M3DA exchange (shared/spec/protocols.md §2.8.3, §2.8.4, §2.8.7): open what a
+// The server's side of an authenticated M3DA exchange (docs/protocols/m3da.md): open what a
 // device sends (or say how to challenge it), and seal the reply. Pure: the transport keeps the nonce, the session's
 // "already challenged" flag and the last reply (to re-seal it when the device challenges it).
 import type { Envelope } from '../index.js'
@@ -18,7 +18,7 @@ export interface DeviceCredentials {
   serverId: string
   /** The nonce the device must sign with: the one the server announced last; null when none was ever agreed. */
   nonce: Buffer | null
-  /** The application's `encryption`; null = the one under which the payload decodes (issue 10). */
+  /** The application's `encryption`; null = the one under which the payload decodes. */
   cipher: SecurityCipher | null
   /** Named in a 407 challenge, where no MAC tells the algorithm; default hmac-sha1. */
   algorithm?: MacAlgorithm

@@ -7,7 +7,7 @@ import { criteriaConditions, criteriaJoins, joinsSql, Params, type CriteriaJoins
 import { MONTH_BYTES_SQL, USAGE_STATUS_SQL } from '../data-usage.sql.js'
 import { SELECT, toSystem, type Row } from './system-row.sql.js'
 
-// fleet-api.md §Find systems: the sortable attributes, their SQL expressions and the join they read. Nulls come
+// docs/api.md#systems: the sortable attributes, their SQL expressions and the join they read. Nulls come
 // last both ways; a column that is never null has no NULLS clause, so that one btree index serves both directions
 // (storage/migrations/0003_find_indexes.sql).
 interface SortColumn { sql: string, nullable: boolean, join?: keyof CriteriaJoins }
@@ -33,7 +33,7 @@ const SORT_SQL: Record<SystemSort, SortColumn> = {
   'dataUsage.status': { sql: USAGE_STATUS_SQL, nullable: false }
 }
 
-/** ORDER BY of a find. The default is the creation date (fleet-api.md §Find systems), newest first; the uid breaks
+/** ORDER BY of a find. The default is the creation date (docs/api.md#systems), newest first; the uid breaks
  *  ties so that paging is stable. */
 function orderSql (sort: Parameters<SystemsRepository['find']>[2]): string {
   if (sort.length === 0) return 's.creation_date DESC, s.uid'

@@ -1,4 +1,4 @@
-// repos.applications.forSystems: the complete applications of many systems in one query (issue 9, used by the
+// repos.applications.forSystems: the complete applications of many systems in one query (used by the
 // device operations to know what each selected system can be asked).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'

@@ -1,4 +1,4 @@
-// The public generic firmware applications (issue 9): seeded at every start, one per protocol, with the
+// The public generic firmware applications: seeded at every start, one per protocol, with the
 // device-management variables, the config settings and the system actions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'

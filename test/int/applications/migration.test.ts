@@ -1,4 +1,4 @@
-// Migration 0013 (issue 9): applications written in the old shape (protocols, flat data {id, type, settable},
+// Migration 0013: applications written in the old shape (protocols, flat data {id, type, settable},
 // actions {id, kind}) move to communication and the data tree, and the old columns are gone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../../../core/ports/store.js'

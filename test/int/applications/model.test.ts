@@ -1,4 +1,4 @@
-// The application model over HTTP (issue 9; conventions.md §Applications): PUT /applications/{uid}/data and
+// The application model over HTTP (docs/api.md#applications-and-templates): PUT /applications/{uid}/data and
 // /communication replace what an application declares, POST and GET carry it, and every bad body is refused whole.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'

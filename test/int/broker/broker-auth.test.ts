@@ -1,4 +1,4 @@
-// The HTTP endpoints EMQX and VerneMQ ask about device logins and topic rights (issue 14), called over real HTTP
+// The HTTP endpoints EMQX and VerneMQ ask about device logins and topic rights, called over real HTTP
 // as the brokers call them, with devices created through the API.
 import fc from 'fast-check'
 import type { FastifyRequest } from 'fastify'

@@ -1,4 +1,4 @@
-// Device credentials in an external Mosquitto (issue 14): the service keeps its dynamic security in step with the
+// Device credentials in an external Mosquitto: the service keeps its dynamic security in step with the
 // systems, and real mqtt.js devices log in to that broker (not to the service) with what the API set.
 import type { MqttClient } from 'mqtt'
 import { pino } from 'pino'

@@ -1,6 +1,7 @@
-// MQTT devices behind an external broker (issue 14, MQTT_URL): real mqtt.js devices connect to a Mosquitto of the
-// test's own (their logins put there by the service's dynamic security sync), the service reads their topics through
-// shared subscriptions and acknowledges to the broker after commit, and tasks reach the devices through the broker.
+// MQTT devices behind an external broker (docs/cluster.md#external-mqtt-broker-ingest): real mqtt.js devices connect to
+// a Mosquitto of the test's own (their logins put there by the service's dynamic security sync), the service reads
+// their topics through shared subscriptions and acknowledges to the broker after commit, and tasks reach the devices
+// through the broker.
 import type { MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
@@ -130,7 +131,7 @@ describe('devices behind an external MQTT broker', () => {
     ])
     const url = broker.url.replace('mqtt://', 'mqtt://no-rights:no-rights-pw@')
     await expect(startStack({ env: { MQTT_URL: url, MQTT_DYNSEC: 'false', FLEET_NODE_ID: 'ingest-test-c' }, storeOf: stack })).rejects.toThrow(/subscriptions/)
-    // The topics the service reads, for the README's broker configuration.
+    // The topics the service reads, for the broker configuration of docs/cluster.md.
     expect(INGEST_TOPICS).toEqual(['$share/fleet-ingest/+/messages/json', '$share/fleet-ingest/+/acks/json'])
   })
 })

@@ -1,6 +1,5 @@
-// GET /api/v1/systems/data/aggregated and /api/v1/systems/data/fleet (fleet-api.md §Aggregated data points,
-// §Fleet aggregated data points, §System usage data ids, §Limits; conventions.md §Data; §Errors row
-// "aggregated and fleet data points").
+// GET /api/v1/systems/data/aggregated and /api/v1/systems/data/fleet (docs/devices.md, docs/usage.md,
+// docs/api.md#limits; docs/devices.md; §Errors row "aggregated and fleet data points").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { companyUid, createUser, uniq, type TestUser } from '../../helpers/factories.js'

@@ -1,5 +1,5 @@
-// GET /api/v1/systems/{uid}/data and GET /api/v1/systems/data/raw (fleet-api.md §Last data points, §Raw data
-// points, §Limits; §Errors rows "last data points" and "raw data points").
+// GET /api/v1/systems/{uid}/data and GET /api/v1/systems/data/raw (docs/devices.md, docs/api.md#limits; §Errors rows
+// "last data points" and "raw data points").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, uniq, type TestUser } from '../../helpers/factories.js'

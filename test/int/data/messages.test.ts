@@ -1,6 +1,6 @@
-// GET /api/v1/systems/{uid}/messages and /api/v1/systems/{uid}/messages/{message_uid} (fleet-api.md §Messages,
-// §Device message, §Limits; conventions.md §Lists: `next` is the URL of the following page; §Errors rows
-// "messages list" and "messages detail").
+// GET /api/v1/systems/{uid}/messages and /api/v1/systems/{uid}/messages/{message_uid} (docs/devices.md,
+// docs/api.md#limits; docs/api.md#using-the-api: `next` is the URL of the following page; §Errors rows "messages list"
+// and "messages detail").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, uniq } from '../../helpers/factories.js'

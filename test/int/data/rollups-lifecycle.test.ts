@@ -1,4 +1,4 @@
-// Issue 12, Rollups: late and out-of-order points update their hour; deleting a system, one by one or in bulk,
+// docs/store.md#rollups: late and out-of-order points update their hour; deleting a system, one by one or in bulk,
 // deletes its rollups with its points; DATA_ROLLUPS=false answers the same from the raw points.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'

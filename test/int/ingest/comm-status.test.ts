@@ -1,4 +1,4 @@
-// lastCommDate and commStatus (conventions.md §Data): OK on device traffic; WARNING once the system misses its
+// lastCommDate and commStatus (docs/devices.md): OK on device traffic; WARNING once the system misses its
 // expected period, ERROR after two; the period is the heartbeat period when the heartbeat is ON, else COMM_PERIOD_S.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, COMPANY_NAME, type Stack } from '../../helpers/stack.js'

@@ -1,8 +1,8 @@
-// One device must not stall the others (README "Device limits"), with the default limits: one authenticated device
-// floods QoS 0 as fast as its socket takes it (the security probe's 240,000 messages in 3 s), or sends 150 payloads of
-// 1 MiB, while another device publishes QoS 1 at a normal rate. The well-behaved device's PUBACK p99 stays under 1 s;
-// the flooder is throttled (its budget: a 5 s burst, then 100 messages and 512 KiB a second) and, as it keeps at it,
-// disconnected (MQTT 5: DISCONNECT 0x96). Every flood is bounded in count and time and stops by itself.
+// One device must not stall the others (docs/security.md#device-limits), with the default limits: one authenticated
+// device floods QoS 0 as fast as its socket takes it (the security probe's 240,000 messages in 3 s), or sends 150
+// payloads of 1 MiB, while another device publishes QoS 1 at a normal rate. The well-behaved device's PUBACK p99 stays
+// under 1 s; the flooder is throttled (its budget: a 5 s burst, then 100 messages and 512 KiB a second) and, as it
+// keeps at it, disconnected (MQTT 5: DISCONNECT 0x96). Every flood is bounded in count and time and stops by itself.
 // Also: an MQTT 5 PUBLISH with a topic alias gets DISCONNECT 0x94 (the service allows no alias).
 import mqttPacket, { type IPublishPacket, type Packet } from 'mqtt-packet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

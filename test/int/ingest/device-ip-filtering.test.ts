@@ -1,4 +1,4 @@
-// The company's deviceIpFiltering (fleet-api.md §Company, conventions.md §Devices): a device connecting from an
+// The company's deviceIpFiltering (docs/api.md#users-and-companies, docs/devices.md): a device connecting from an
 // address outside deviceIpFilters is refused: MQTT at CONNECT (3.1.1: 5 not authorized; 5: 0x87), REST with
 // 403 ip.forbidden. Good logins are cached 5 s (devices.service.ts), so each phase uses devices not yet logged in.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

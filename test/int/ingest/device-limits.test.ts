@@ -1,5 +1,5 @@
-// Device limits (README "Device limits") with small figures, on each transport: a budget of 4 messages (a burst of
-// 4 s at 1 a second), a device closed after 5 refusals, a connection not read past 4 messages waiting for their
+// Device limits (docs/security.md#device-limits) with small figures, on each transport: a budget of 4 messages (a burst
+// of 4 s at 1 a second), a device closed after 5 refusals, a connection not read past 4 messages waiting for their
 // commit, and an ingest buffer of 64 KiB. Over the budget: REST 429 with Retry-After, MQTT 3.1.1 QoS 1 not
 // acknowledged and closed, M3DA status 503 then the connection closed; a full buffer: REST 503, MQTT 5 DISCONNECT
 // 0x89 (server busy). A refused message is not stored.

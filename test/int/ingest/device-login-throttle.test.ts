@@ -1,7 +1,7 @@
-// Device logins are throttled after wrong passwords (core/services/ingest/device-login-throttle.ts, README "Device
-// login throttling"): per device from one address, then per address for every device. During a wait even the right
-// password is refused unchecked (MQTT 3.1.1 CONNACK 4 as a wrong password, MQTT 5 0x97 quota exceeded, REST 429 with
-// Retry-After); a success forgets the device's failures, so an owner's typos never add up.
+// Device logins are throttled after wrong passwords (core/services/ingest/device-login-throttle.ts,
+// docs/security.md#device-login-throttling): per device from one address, then per address for every device. During a
+// wait even the right password is refused unchecked (MQTT 3.1.1 CONNACK 4 as a wrong password, MQTT 5 0x97 quota
+// exceeded, REST 429 with Retry-After); a success forgets the device's failures, so an owner's typos never add up.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createDevice, deviceFetch, endAll, eventually, tryConnect, type Device } from '../../helpers/devices.js'

@@ -1,4 +1,4 @@
-// Robustness of the device endpoints against garbage (shared/design.md: a device never takes the service down):
+// Robustness of the device endpoints against garbage (docs/architecture.md: a device never takes the service down):
 // random bytes and truncated valid payloads over MQTT (3.1.1 and 5, TCP and WebSocket) and REST. The stack stays
 // up (an uncaught error would fail this run) and stores a valid message afterwards.
 import { connect as netConnect, type Socket } from 'node:net'

@@ -1,4 +1,4 @@
-// Acknowledge after commit (shared/design.md §How data flows): a QoS 1 PUBACK (MQTT 3.1.1 and 5) and the REST 200
+// Acknowledge after commit (docs/architecture.md#how-data-flows): a QoS 1 PUBACK (MQTT 3.1.1 and 5) and the REST 200
 // are sent only once the message is committed. The store is held by a transaction locking device_messages
 // (PostgreSQL: another connection of the pool; PGlite: its one connection is busy until it ends), so the ingest
 // write waits; nothing may be acknowledged meanwhile.

@@ -1,4 +1,4 @@
-// MQTT CONNECT of devices (conventions.md §Devices): username = gateway serial number or IMEI, password = the
+// MQTT CONNECT of devices (docs/devices.md): username = gateway serial number or IMEI, password = the
 // system's communication.mqtt.password; MQTT 3.1, 3.1.1 and 5, over TCP and over WebSocket at /mqtt.
 import { connect as netConnect, type Socket } from 'node:net'
 import mqttPacket from 'mqtt-packet'

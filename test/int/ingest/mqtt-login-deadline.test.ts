@@ -1,4 +1,4 @@
-// MQTT connections that do not log in (ingest/login-gate.ts, README "Devices"): a connection not sent its CONNACK
+// MQTT connections that do not log in (ingest/login-gate.ts, docs/devices.md): a connection not sent its CONNACK
 // within MQTT_CONNECT_TIMEOUT_MS of opening is closed, whether its CONNECT is cut short or its login still pending;
 // from the CONNACK on the keep alive applies, even to a device that never sends another packet.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,6 +1,6 @@
-// Payloads on `<username>/messages/json` and `<username>/acks/json` (conventions.md §Devices, protocols.md §3.1):
+// Payloads on `<username>/messages/json` and `<username>/acks/json` (docs/protocols/README.md.md §3.1):
 // the three data forms, QoS 0 and 1, acks finishing tasks, and malformed payloads dropped and counted with the
-// connection kept. Every accepted payload is exactly one device message (fleet-api.md §Device message).
+// connection kept. Every accepted payload is exactly one device message (docs/devices.md).
 import type { MqttClient } from 'mqtt'
 import mqttPacket from 'mqtt-packet'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-// Topic rules (conventions.md §Devices): a device publishes and subscribes only under its own `<username>/`.
+// Topic rules (docs/devices.md): a device publishes and subscribes only under its own `<username>/`.
 // MQTT 3.1.1 has no negative PUBACK, so a forbidden publish is acknowledged, dropped and counted, as Mosquitto does
 // (closing the connection made the device send it again forever); MQTT 5 answers PUBACK 0x87 (not authorized,
 // MQTT 5.0 §3.4.2.1). The connection stays on both.

@@ -1,4 +1,4 @@
-// The poll state of AirLink gateways in the store (issue 13: "one poll per system at a time across every process"):
+// The poll state of AirLink gateways in the store ("one poll per system at a time across every process"):
 // two pollers' claims on one store never share a gateway, a claim is held until it is finished or its lease passes,
 // a host cleared takes the gateway out, a failed poll counts and marks the system, a success resets the count.
 // And what the poller logs at trace level never holds a gateway's credentials.

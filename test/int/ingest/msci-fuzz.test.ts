@@ -1,4 +1,4 @@
-// Gateways that answer garbage (issue 13: "a gateway that answers garbage is counted and never crashes the poller").
+// Gateways that answer garbage ("a gateway that answers garbage is counted and never crashes the poller").
 // SNMP: a UDP relay in front of a simulated agent mutates its real answers (bit flips, cuts, insertions, random
 // bytes); AceManager: an HTTP endpoint answers generated statuses and bodies. The access functions only ever answer
 // values of the ids asked for or an MsciError. Then, in the service, gateways answering garbage next to a sound one:

@@ -1,4 +1,4 @@
-// The hosts an MSCI poll may go to (README.md "AirLink gateways (MSCI)"): a company user must not make the service
+// The hosts an MSCI poll may go to (docs/protocols/msci.md): a company user must not make the service
 // send a gateway's stored credentials to the service's own machine or its cloud's metadata. A link-local or metadata
 // host is refused when the system is written; a loopback host, by address or by name, is never polled unless
 // MSCI_ALLOWED_NETWORKS names loopback (this stack sets nothing).

@@ -1,4 +1,4 @@
-// An application whose communication type is SNMP is MSCI over SNMP (README.md "AirLink gateways (MSCI)"): its
+// An application whose communication type is SNMP is MSCI over SNMP (docs/protocols/msci.md): its
 // gateways are polled over SNMP at its pollPeriodS, and retrieve, apply settings and reboot write MSCI tasks, which
 // the MSCI transport carries over SNMP (before, they were written with protocol SNMP, which no transport takes, and
 // hung IN_PROGRESS until the timeout).

@@ -1,4 +1,4 @@
-// The REST device API (conventions.md §Devices, protocols.md §3.2): HTTP Basic with the serial number or IMEI and
+// The REST device API (docs/protocols/README.md.md §3.2): HTTP Basic with the serial number or IMEI and
 // communication.rest.password; POST /device/messages (Device-REST-Version: 2 for the timestamp-keyed form),
 // GET /device/tasks, POST /device/acks. 200 only once committed; a malformed body is 400 with the codec's reason.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

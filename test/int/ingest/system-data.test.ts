@@ -1,4 +1,4 @@
-// System data from device traffic (fleet-api.md §System data, conventions.md §Data): device-management ids
+// System data from device traffic (docs/devices.md): device-management ids
 // (_RSSI, _RSRP, ...) set System data fields and their levels (thresholds in core/domain/system-data.ts), whatever
 // the protocol; every id is also a time series. A late message never overwrites a newer value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

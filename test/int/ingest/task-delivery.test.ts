@@ -1,4 +1,4 @@
-// Outgoing device tasks and their answers (issue 9, "Delivery" and "Completion"; conventions.md §Device tasks): a
+// Outgoing device tasks and their answers (docs/devices.md): a
 // device task written through the device-tasks repository is pushed by the dispatch to MQTT 3.1.1 and MQTT 5
 // devices subscribed to their tasks, waits for the others (delivered again until answered), and a device that is not
 // connected is asked to connect through the SMS gateway (a real receiver on port 0). Acks over MQTT and REST end the
@@ -79,7 +79,7 @@ function inbox (client: MqttClient): DeviceTask[][] {
 
 /**
  * Connected and subscribed to its tasks topic, with the delivery of the subscription done: it marks the system
- * communicating (conventions.md §Data), so once lastCommDate is set nothing else is on its way.
+ * communicating (docs/devices.md), so once lastCommDate is set nothing else is on its way.
  */
 async function online (d: Device, version: MqttVersion, qos: 0 | 1 = 1): Promise<{ client: MqttClient, got: DeviceTask[][], sent: Packet[] }> {
   const client = await connectDevice(stack.mqttUrl, d.serial, d.password, { version })
@@ -131,7 +131,7 @@ describe('push to connected MQTT devices', () => {
         await dispatch({ systemUid: d.uid, protocol: 'MQTT', requestConnection: true })
         await eventually(async () => got.length > 0, 5000, 'the pushed task')
         // At least once: the delivery of the device's own subscription may still be under way when dispatch pushes,
-        // and then both send it (a device ignores the duplicate by its uid, conventions.md §Device tasks).
+        // and then both send it (a device ignores the duplicate by its uid, docs/devices.md).
         for (const batch of got) expect(batch).toEqual([task])
         expect((await taskState(stack, task.uid))?.state).toBe('SENT')
         expect(smsFor(d)).toEqual([]) // connected: no shoulder tap

@@ -1,4 +1,4 @@
-// Adding a device transport touches no shared file but the list (issue 9, the seams; bin/transports.ts): a tiny
+// Adding a device transport touches no shared file but the list (the seams; bin/transports.ts): a tiny
 // line protocol, built here through the same TransportFactory type, is given to the service beside the list, and
 // the service iterates it: its port is bound and named in ports, readiness checks it, its routes are served, its
 // connections are in the connected-devices gauge, its payloads go through the ingest pipeline, close ends it.

@@ -1,4 +1,4 @@
-// Systems for the M3DA transport tests (conventions.md §Devices, M3DA): a gateway whose serial number is the device
+// Systems for the M3DA transport tests (docs/protocols/m3da.md): a gateway whose serial number is the device
 // id, an M3DA password or registration password, and an application that speaks M3DA with the given parameters.
 import { expect } from 'vitest'
 import { GENERIC_APPLICATION_TYPES, genericDataTree } from '../../../core/domain/generic-applications.js'

@@ -1,7 +1,7 @@
-// M3DA devices over TCP (M3DA_PORT) and HTTP (POST /device/com) (issue 10, "Transports" and "Data"; conventions.md
-// §Devices, M3DA; protocols.md §2.5, §2.8): an unsecured agent admitted by `authentication: "none"`, signed agents
-// with each MAC and cipher, the 401/407 challenges, a wrong password and a replayed envelope storing nothing,
-// auto-registration, the real agents' quirks, malformed bytes and the company's device address filtering.
+// M3DA devices over TCP (M3DA_PORT) and HTTP (POST /device/com) (docs/protocols/m3da.md): an unsecured agent admitted
+// by `authentication: "none"`, signed agents with each MAC and cipher, the 401/407 challenges, a wrong password and a
+// replayed envelope storing nothing, auto-registration, the real agents' quirks, malformed bytes and the company's
+// device address filtering.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { ClassId, decodePayload, encodeEnvelope, encodePayload, EnvelopeReader, M3DA_CLASSES } from '../../../protocols/m3da/index.js'

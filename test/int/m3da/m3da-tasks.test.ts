@@ -1,4 +1,4 @@
-// Device operations over M3DA (issue 10, "Data and tasks"; protocols.md §2.5, §2.7; conventions.md §Device tasks):
+// Device operations over M3DA (docs/protocols/m3da.md; docs/devices.md):
 // an operation created through the REST API reaches the device in the reply to its next envelope, as a ticketed
 // Message (reboot @sys.commands.Reboot, settings as writes under their paths, retrieve @sys.commands.ReadNode); the
 // device's Response ends it (status 0 SUCCESS, else FAILURE with its data); a task not answered goes out again at

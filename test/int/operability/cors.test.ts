@@ -1,4 +1,4 @@
-// CORS_ORIGINS (issue 8, Operability): a browser preflight (OPTIONS with Origin and Access-Control-Request-Method)
+// CORS_ORIGINS (docs/monitoring.md): a browser preflight (OPTIONS with Origin and Access-Control-Request-Method)
 // is answered with the CORS headers, Authorization included, before authentication; unset, no CORS header at all.
 import { request } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

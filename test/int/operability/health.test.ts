@@ -1,4 +1,4 @@
-// GET /health and GET /ready (issue 8, Operability): open, outside /api/v1 (no token, no rate limit); /ready answers
+// GET /health and GET /ready (docs/monitoring.md): open, outside /api/v1 (no token, no rate limit); /ready answers
 // 503 naming the check that failed: device listeners not started, the store closed, a migration missing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'

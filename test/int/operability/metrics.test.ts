@@ -1,4 +1,4 @@
-// GET /metrics (issue 8, Operability): Prometheus text after real traffic (an MQTT publish with mqtt.js, a refused
+// GET /metrics (docs/monitoring.md): Prometheus text after real traffic (an MQTT publish with mqtt.js, a refused
 // payload, an API call, an operation), and the optional bearer protection (METRICS_TOKEN).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'

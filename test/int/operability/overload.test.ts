@@ -1,4 +1,4 @@
-// Load shedding (README "Health, metrics and overload"): API requests past the admission's places wait a bounded time
+// Load shedding (docs/monitoring.md): API requests past the admission's places wait a bounded time
 // and are answered 503 service.unavailable with Retry-After when none frees up, without being run; past the event
 // loop delay threshold a request is answered 503 at once; /health, /ready and /metrics keep answering, and routes
 // outside /api take no place. Slow and busy requests come from routes of the test, added through buildApi's plugins,

@@ -1,4 +1,4 @@
-// Safe rollouts, the failure threshold (issue 9, "Beyond the spec: safe rollouts"; core/operations/rollout.ts): once
+// Safe rollouts, the failure threshold (docs/operations.md#bulk-operations; core/operations/rollout.ts): once
 // at least `abort.minTasks` tasks have ended and the share of FAILURE among them reaches `abort.failurePercent`, the
 // remaining tasks are cancelled as a cancel does and the operation's `abortedBy` says why. Judged after each chunk
 // and after each device answer; never before minTasks. An engine of the test's own drives test-only handlers
@@ -162,7 +162,7 @@ describe('a reboot with abort, through HTTP', () => {
       const o = await online(stack, d)
       clients.push(o.client)
       inboxes.push(o.got)
-      // Every device fails its reboot (conventions.md §Device tasks: ERROR with its message).
+      // Every device fails its reboot (docs/devices.md: ERROR with its message).
       o.client.on('message', (topic, payload) => {
         if (!topic.endsWith('/tasks/json')) return
         for (const t of JSON.parse(payload.toString('utf8')) as Array<{ uid: string }>) ack(o.client, d, t.uid, 'ERROR', 'low battery').catch(() => {})

@@ -1,6 +1,6 @@
-// Callbacks checked when the operation is created, and their delivery shown on the operation (conventions.md
-// §Callbacks and notifications; §Operations: the operation JSON). A loopback, private or link-local host (or a name
-// resolving to one) is refused with 400 callback.forbidden naming the host and CALLBACK_ALLOW_PRIVATE, and no
+// Callbacks checked when the operation is created, and their delivery shown on the operation
+// (docs/operations.md#bulk-operations; §Operations: the operation JSON). A loopback, private or link-local host (or a
+// name resolving to one) is refused with 400 callback.forbidden naming the host and CALLBACK_ALLOW_PRIVATE, and no
 // operation is created; with CALLBACK_ALLOW_PRIVATE=true it is accepted, and `callbackDelivery` follows the tries made
 // to a real HTTP receiver on 127.0.0.1:0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

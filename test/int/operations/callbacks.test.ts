@@ -1,4 +1,4 @@
-// Operation callbacks end to end (conventions.md §Callbacks and notifications; fleet-api.md §Events): a real HTTP
+// Operation callbacks end to end (docs/operations.md#bulk-operations; docs/operations.md#bulk-operations): a real HTTP
 // receiver on 127.0.0.1:0 gets a signed POST with Basic auth on every state change of the operation, a failing
 // receiver is retried until it answers 2xx, and callbacks into loopback are refused at creation unless
 // CALLBACK_ALLOW_PRIVATE.

@@ -1,6 +1,6 @@
-// POST /api/v1/operations/{uid}/cancel needs the right that creating the operation's type needs (fleet-api.md
-// §Operations on systems, Permission column; conventions.md §Errors: 403 missing.rights naming it). A refused cancel
-// changes nothing: the operation keeps its state, no cancelDate, its tasks stay PENDING.
+// POST /api/v1/operations/{uid}/cancel needs the right that creating the operation's type needs
+// (docs/operations.md#bulk-operations, Permission column; docs/api.md#using-the-api: 403 missing.rights naming it). A
+// refused cancel changes nothing: the operation keeps its state, no cancelDate, its tasks stay PENDING.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, uniq, type TestUser } from '../../helpers/factories.js'

@@ -1,5 +1,6 @@
-// POST /api/v1/operations/systems/delete (fleet-api.md §Bulk delete, §System selection, §Errors row "bulk delete"
-// = set S, §Limits) and the history it leaves: GET /api/v1/operations (conventions.md §Operations).
+// POST /api/v1/operations/systems/delete (docs/operations.md#bulk-operations, docs/api.md#using-the-api row "bulk
+// delete" = set S, docs/api.md#limits) and the history it leaves: GET /api/v1/operations
+// (docs/operations.md#bulk-operations).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_EMAIL, startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, uniq, type TestUser } from '../../helpers/factories.js'
@@ -244,7 +245,7 @@ describe('bulk delete: refused requests create no operation (set S)', () => {
     expect(await exists('systems', uid)).toBe(true)
   })
 
-  // fleet-api.md set S: selection.empty means "nothing matches the label" (the JavaScript client relies on it).
+  // docs/api.md set S: selection.empty means "nothing matches the label" (the JavaScript client relies on it).
   it('selection.empty: a label no system of the company carries (another company\'s do not count)', async () => {
     expect((await refused({ systems: { label: 'never-used' } }, 'selection.empty')).errorParameters).toEqual(['label', 'never-used'])
     await refused({ systems: { label: 'theirs-only' } }, 'selection.empty')

@@ -1,4 +1,4 @@
-// The engine's device path (conventions.md §Device tasks): a task that wrote a device task waits IN_PROGRESS, its
+// The engine's device path (docs/devices.md): a task that wrote a device task waits IN_PROGRESS, its
 // device task is dispatched only once its chunk is committed, and the device's answer ends it (OK → SUCCESS, ERROR →
 // FAILURE operation.device.error with the device's message). An answer committed while the engine was not told (the
 // process stopped in between) is taken at recovery.

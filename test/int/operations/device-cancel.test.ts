@@ -1,4 +1,4 @@
-// Cancel and timeout of device operations (issue 9, "Completion"; conventions.md §Operations): on cancel, PENDING
+// Cancel and timeout of device operations (docs/devices.md; docs/operations.md#bulk-operations): on cancel, PENDING
 // tasks become CANCELLED, a task whose device task was not delivered is withdrawn and CANCELLED at once, a delivered
 // one is BEING_CANCELLED until its device answers; at timeoutDate what is open fails with operation.timeout and its
 // device task is withdrawn: a device connecting afterwards gets nothing. Reboot operations through HTTP with real
@@ -70,7 +70,8 @@ describe('cancel', () => {
     expect((await deviceTasksOfSystem(stack, undelivered.uid)).map((t) => [t.state, t.sentAt])).toEqual([['CANCELLED', null]])
     expect(await deviceTasksOfSystem(stack, pending.uid)).toEqual([])
 
-    // The delivered one ends with its device's answer (conventions.md §Operations: "or whatever the device answers").
+    // The delivered one ends with its device's answer (docs/operations.md#bulk-operations: "or whatever the device
+    // answers").
     await ack(first.client, delivered, taskOf(tasks, delivered).uid, 'OK')
     const done = await waitFinished(stack, uid)
     expect(counters(done)).toEqual({ PENDING: 0, IN_PROGRESS: 0, SUCCESS: 1, FAILURE: 0, BEING_CANCELLED: 0, CANCELLED: 2 })

@@ -1,6 +1,6 @@
-// The operations engine through HTTP (conventions.md §Operations; fleet-api.md §Common operation parameters,
-// §System selection dependsOn, set T): states and counters, scheduledTime, dependsOn chaining, timeout and cancel,
-// with the label and bulk delete operations.
+// The operations engine through HTTP (docs/operations.md#bulk-operations; docs/operations.md#bulk-operations dependsOn,
+// set T): states and counters, scheduledTime, dependsOn chaining, timeout and cancel, with the label and bulk delete
+// operations.
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FleetError } from '../../../core/errors.js'
@@ -115,7 +115,7 @@ describe('states and counters', () => {
     expect(['IN_PROGRESS', 'FINISHED']).toContain(first.state)
     expect(first.startDate).toBe(first.createdAt)
     expect(first.scheduledTime).toBeNull()
-    expect(first.timeoutDate).toBe(first.createdAt + 7 * DAY) // fleet-api.md §Common operation parameters: 7 days
+    expect(first.timeoutDate).toBe(first.createdAt + 7 * DAY) // docs/operations.md#bulk-operations: 7 days
     const done = await waitFinished(stack, uid)
     expect(countersOf(done)).toMatchObject({ SUCCESS: 3, PENDING: 0, FAILURE: 0 })
   })

@@ -1,6 +1,6 @@
-// POST /api/v1/operations/systems/{uid}/export/data/historical (fleet-api.md §Export data history, §Errors row
-// "export data history", §Limits) and GET /api/v1/operations/{uid}/file (conventions.md §Operations). The file is
-// the wide CSV documented in core/operations/kinds/export.ts.
+// POST /api/v1/operations/systems/{uid}/export/data/historical (docs/operations.md#bulk-operations,
+// docs/api.md#using-the-api row "export data history", docs/api.md#limits) and GET /api/v1/operations/{uid}/file
+// (docs/operations.md#bulk-operations). The file is the wide CSV documented in core/operations/kinds/export.ts.
 import { parse } from 'csv-parse/sync'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_NAME, startStack, type Stack } from '../../helpers/stack.js'

@@ -1,6 +1,7 @@
-// POST /api/v1/operations/systems/label (fleet-api.md §Label, §System selection, §Common operation parameters,
-// §Errors rows "label" and sets S and T, §Limits) and the operation it leaves (conventions.md §Operations).
-// Every test scopes its systems with a tag of its own, so a criterion that were ignored would select more.
+// POST /api/v1/operations/systems/label (docs/operations.md#bulk-operations,
+// docs/api.md#using-the-api rows "label" and sets S and T, docs/api.md#limits) and the operation it leaves
+// (docs/operations.md#bulk-operations). Every test scopes its systems with a tag of its own, so a criterion that were
+// ignored would select more.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_EMAIL, startStack, type Stack } from '../../helpers/stack.js'
 import { companyUid, createUser, uniq, type TestUser } from '../../helpers/factories.js'

@@ -1,4 +1,4 @@
-// The "operation finished" e-mail (conventions.md §Callbacks and notifications; fleet-api.md §Events): with
+// The "operation finished" e-mail (docs/operations.md#bulk-operations; docs/operations.md#bulk-operations): with
 // `notify: true` the caller gets one when the operation finishes — an .eml file in DATA_DIR/outbox by default,
 // over SMTP when SMTP_URL is set (a real smtp-server on 127.0.0.1:0 here).
 import { once } from 'node:events'

@@ -1,4 +1,4 @@
-// Safe rollouts, the release budget (issue 9, "Beyond the spec: safe rollouts"; core/operations/rollout.ts): an
+// Safe rollouts, the release budget (docs/operations.md#bulk-operations; core/operations/rollout.ts): an
 // operation with `rollout: {maxPerMinute}` starts at most that many tasks in any minute, waits for the next window
 // rather than spinning, and finishes; the budget is read from the store, so a second engine (another process of a
 // cluster, or the same one restarted) releases nothing more. Without `rollout` nothing changes. The engine runs on

@@ -1,6 +1,6 @@
-// A selection key the service does not know is refused with selection.invalid and creates no operation (README,
-// "Bulk operations"): left out, it would select more than meant; a label operation without any selection labels
-// every system of the company.
+// A selection key the service does not know is refused with selection.invalid and creates no operation
+// (docs/operations.md#bulk-operations): left out, it would select more than meant; a label operation without any
+// selection labels every system of the company.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { uniq } from '../../helpers/factories.js'

@@ -1,5 +1,6 @@
-// POST /api/v1/operations/systems/swapsim (fleet-api.md §Swap SIM, §States and transitions row "swap SIM", §Errors
-// row "swap SIM"; conventions.md §Operations). Preconditions are refused at once with 400 and checked again by the task.
+// POST /api/v1/operations/systems/swapsim (docs/operations.md#bulk-operations, docs/api.md#systems row "swap SIM",
+// docs/api.md#using-the-api row "swap SIM"; docs/operations.md#bulk-operations). Preconditions are refused at once with
+// 400 and checked again by the task.
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, COMPANY_NAME, type Stack } from '../../helpers/stack.js'

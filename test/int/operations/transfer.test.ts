@@ -1,5 +1,6 @@
-// POST /api/v1/operations/systems/transfer (fleet-api.md §Transfer, §Errors row "transfer", §Authentication: the
-// create right in the destination partner company; conventions.md §Operations).
+// POST /api/v1/operations/systems/transfer (docs/operations.md#bulk-operations, docs/api.md#using-the-api row
+// "transfer", docs/api.md#get-a-token: the create right in the destination partner company;
+// docs/operations.md#bulk-operations).
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, COMPANY_NAME, type Stack } from '../../helpers/stack.js'

@@ -1,5 +1,5 @@
 // The simulator's API client comes back after a refusal that says nothing changed: 429 (rate limit) and 503 (shed
-// under load, conventions.md §Errors shape), waiting Retry-After. Under a loaded embedded store a 503 during
+// under load, docs/api.md#using-the-api), waiting Retry-After. Under a loaded embedded store a 503 during
 // registration used to end a whole simulated fleet's run.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'

@@ -1,5 +1,5 @@
-// Simulated devices carry out the tasks the service holds for them (issue 9, "The simulator carries the tasks out";
-// conventions.md §Device tasks): tasks written into the service's store reach an MQTT device (at its subscription,
+// Simulated devices carry out the tasks the service holds for them (docs/simulator.md;
+// docs/devices.md): tasks written into the service's store reach an MQTT device (at its subscription,
 // and again after its reboot) and a REST device (its polls), and their data and acks reach the store. A fleet's
 // failing share acks ERROR; its SMS gateway receiver wakes the device whose number is tapped.
 import { randomBytes } from 'node:crypto'

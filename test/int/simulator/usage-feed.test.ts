@@ -1,5 +1,5 @@
-// A simulated fleet plays its SIMs' usage feed through the service (issue 11: "The simulator can play an operator's
-// usage feed"; conventions.md §Usage records, fleet-api.md §Usage records, §System usage data ids, dataUsage): the
+// A simulated fleet plays its SIMs' usage feed through the service ("The simulator can play an operator's
+// usage feed"; docs/usage.md, dataUsage): the
 // fleet registers its devices through the API, the feed's first play sends two days of history, the later ones
 // what the operator reported since, as CSV files through POST /operations/systems/usages/import; every record is
 // then read back through the usage endpoints, the DATA_BYTES_TOTAL and DATA_SESSION aggregations and dataUsage.

@@ -1,4 +1,4 @@
-// Sparkplug B edge nodes on the embedded broker (issue 13; protocols.md §4; conventions.md §Devices, Sparkplug B):
+// Sparkplug B edge nodes on the embedded broker (docs/protocols/sparkplug.md):
 // Eclipse Tahu's own edge node client births and reports, and the API shows it (last data, raw points, messages with
 // protocol SPARKPLUG); a skipped seq or an unknown alias (sent raw through mqtt.js) brings a rebirth request; the
 // host STATE is retained; topic rights; NDEATH by the Will; a reboot, settings and a retrieve run as NCMD / DCMD.
@@ -75,7 +75,7 @@ describe('a Tahu edge node', () => {
       expect(last.bdSeq).toBeUndefined() // session bookkeeping, not data
       const raw = await json(`/api/v1/systems/data/raw?targetIds=${s.uid}&dataIds=temperature&from=${T - 1}&to=${T + 10_000}`)
       expect(raw[s.uid].temperature).toEqual([{ v: 22.5, ts: T + 1000 }, { v: 21.5, ts: T }])
-      // _RSSI is a device-management id: it feeds System data (conventions.md §Data).
+      // _RSSI is a device-management id: it feeds System data (docs/devices.md).
       const system = await getSystem(stack, s.uid)
       expect(system.data.rssi).toBe(-70)
       expect(system.commStatus).toBe('OK')

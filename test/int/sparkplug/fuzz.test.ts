@@ -1,8 +1,7 @@
-// Random payloads on the Sparkplug B topics of the embedded broker (issue 13, "fuzzed ... Sparkplug payloads never
-// crash anything"): random bytes, mutated valid payloads and structurally valid payloads with random metrics, seq,
-// aliases and datatypes, as every message type of the node's own namespace. The connection stays, nothing answers
-// 500 or crashes the process (an uncaught error would fail the run), every undecodable payload is counted as a
-// refusal, and the node still births and reports afterwards.
+// Random payloads on the Sparkplug B topics of the embedded broker: random bytes, mutated valid payloads and
+// structurally valid payloads with random metrics, seq, aliases and datatypes, as every message type of the node's own
+// namespace. The connection stays, nothing answers 500 or crashes the process (an uncaught error would fail the run),
+// every undecodable payload is counted as a refusal, and the node still births and reports afterwards.
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'

@@ -1,4 +1,4 @@
-// The monthly points partitions and DATA_RETENTION_DAYS (issue 12, "Points that grow without end";
+// The monthly points partitions and DATA_RETENTION_DAYS (docs/store.md#points-partitions-and-retention;
 // storage/migrations/0020_points_partitions.sql, core/services/data/point-partitions.service.ts), on the store of
 // the run: PGlite, or PostgreSQL with TEST_DATABASE_URL.
 import { randomUUID } from 'node:crypto'

@@ -1,4 +1,4 @@
-// Migration 0020 (issue 12, "Points that grow without end") on a store that already holds points: they stay where
+// Migration 0020 (docs/store.md#points-partitions-and-retention) on a store that already holds points: they stay where
 // they are (the old table becomes the default partition, indexes included), every query answers as before, and the
 // upkeep then moves each month into a partition of its own.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

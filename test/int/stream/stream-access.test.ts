@@ -1,7 +1,7 @@
-// GET /api/v1/stream (issue 15): rights and tenancy exactly as the REST endpoints (fleet-api.md §Endpoints,
-// §Conventions 6; conventions.md §Authentication, §Errors). The upgrade is an API call (token, context company);
-// subscriptions need entities.systems.view; another company's systems never show, through uids, a label, criteria
-// or after a transfer; a revoked token or a lost membership closes the stream with a code and a reason.
+// GET /api/v1/stream: rights and tenancy exactly as the REST endpoints (docs/api.md,
+// docs/api.md#using-the-api; docs/api.md#get-a-token, docs/api.md#using-the-api). The upgrade is an API call (token,
+// context company); subscriptions need entities.systems.view; another company's systems never show, through uids, a
+// label, criteria or after a transfer; a revoked token or a lost membership closes the stream with a code and a reason.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_NAME, startStack, type Stack } from '../../helpers/stack.js'
 import { companyUid, seed } from '../../helpers/factories.js'

@@ -1,4 +1,4 @@
-// GET /api/v1/stream (issue 15; README "Live stream"): what a subscriber receives as it is committed. Devices send
+// GET /api/v1/stream (docs/stream.md): what a subscriber receives as it is committed. Devices send
 // over MQTT and the REST device API, the sweep changes commStatus, and a label operation runs, all through the
 // service's own paths; a real `ws` client reads the stream.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -24,7 +24,7 @@ async function subscribed (c: StreamClient, command: Json): Promise<Json> {
   return answer
 }
 
-/** REST device data (conventions.md §Devices): answers once committed. */
+/** REST device data (docs/devices.md): answers once committed. */
 async function restData (d: Device, body: Json): Promise<void> {
   const res = await deviceFetch(stack, 'POST', '/device/messages', { user: d.serial, password: d.restPassword ?? '', body: JSON.stringify(body) })
   expect(res.status).toBe(200)

@@ -1,4 +1,4 @@
-// GET /api/v1/stream (issue 15): what a client cannot do to the service. A client that does not read is closed with
+// GET /api/v1/stream: what a client cannot do to the service. A client that does not read is closed with
 // a code and a reason once STREAM_MAX_BUFFER_BYTES wait for it (never buffered without bound); bad messages of any
 // kind are answered with the API's error codes and the stream, the process and its other streams go on.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -13,7 +13,7 @@ const BOUND = 256 * 1024
 
 let stack: Stack
 // The slow client is made by one device posting large messages as fast as it can: faster than a device's budget
-// allows (README, "Device limits"), which is not what this file is about.
+// allows (docs/security.md#device-limits), which is not what this file is about.
 const NO_DEVICE_RATE = { DEVICE_RATE_MESSAGES_PER_S: '0', DEVICE_RATE_BYTES_PER_S: '0' }
 beforeAll(async () => { stack = await startStack({ listen: true, env: { STREAM_MAX_BUFFER_BYTES: String(BOUND), ...NO_DEVICE_RATE } }) }, 180_000)
 afterAll(async () => { await stack.close() })

@@ -1,4 +1,4 @@
-// POST /api/v1/systems (fleet-api.md §Create system, §States and transitions, §Errors row "create system").
+// POST /api/v1/systems (docs/api.md#systems, docs/api.md#using-the-api row "create system").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, seed, uniq, type TestUser } from '../../helpers/factories.js'

@@ -1,5 +1,5 @@
 // DELETE /api/v1/systems/{uid}, GET /api/v1/systems/{uid} and GET /api/v1/systems/{uid}/network/options
-// (fleet-api.md §Delete system, §Details, §Options, §Errors row "delete, details, options").
+// (docs/api.md#systems, docs/api.md#using-the-api row "delete, details, options").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_NAME, startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, seed, uniq, type TestUser } from '../../helpers/factories.js'

@@ -1,4 +1,4 @@
-// Device login passwords (README "Systems"): an MQTT or REST password under 8 characters, spaces at either end not
+// Device login passwords (docs/api.md#systems): an MQTT or REST password under 8 characters, spaces at either end not
 // counted, is refused with system.password.too.weak wherever it is set (create, edit, CSV import and bulk edit, the
 // seed file), and a refused request changes nothing. An edit that leaves the passwords alone is not judged on them.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-// PUT /api/v1/systems/{uid} (fleet-api.md §Edit system, §States and transitions, §Errors row "edit system").
+// PUT /api/v1/systems/{uid} (docs/api.md#systems, docs/api.md#using-the-api row "edit system").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, uniq, type TestUser } from '../../helpers/factories.js'

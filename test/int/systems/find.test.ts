@@ -1,4 +1,4 @@
-// GET /api/v1/systems (fleet-api.md §Find systems; conventions.md §Lists). Every test scopes itself with a label
+// GET /api/v1/systems (docs/api.md#systems; docs/api.md#using-the-api). Every test scopes itself with a label
 // of its own, so a filter that were ignored would answer the other systems of that label too.
 import { randomInt } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -176,7 +176,7 @@ describe('date bounds (inclusive)', () => {
     expect(await found({ labels: L, [before]: t0 })).toEqual(set(early, at))
     expect(await found({ labels: L, [after]: t0, [before]: t0 })).toEqual([at])
     expect(await found({ labels: L, [after]: t0 + 1, [before]: t0 + 60_000 })).toEqual([late])
-    // conventions.md §HTTP basics: seconds (< 1e11) and microseconds (> 1e14) are tolerated.
+    // docs/api.md#using-the-api: seconds (< 1e11) and microseconds (> 1e14) are tolerated.
     expect(await found({ labels: L, [after]: t0 / 1000 })).toEqual(set(at, late))
     expect(await found({ labels: L, [before]: t0 * 1000 })).toEqual(set(early, at))
   })
@@ -356,7 +356,7 @@ describe('company', () => {
 })
 
 describe('fields', () => {
-  // fleet-api.md §Find systems: the selectable fields.
+  // docs/api.md#systems: the selectable fields.
   const SELECTABLE = ['uid', 'name', 'state', 'lifeCycleState', 'activityState', 'creationDate', 'activationDate',
     'lastStateChangeDate', 'lastCommDate', 'commStatus', 'gateway', 'subscription', 'labels', 'applications', 'metadata',
     'communication', 'data', 'heartbeat', 'statusReport', 'reports', 'lastSyncDate', 'syncStatus', 'type', 'offer']

@@ -1,4 +1,4 @@
-// Device credentials in the System (fleet-api.md §Communication): shown in clear only to callers holding
+// Device credentials in the System (docs/api.md#systems): shown in clear only to callers holding
 // entities.systems.edit in the context company; a viewer gets null for every password field, in the list (with and
 // without `fields=communication`) and in the details.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

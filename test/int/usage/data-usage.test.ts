@@ -1,6 +1,6 @@
-// dataUsage of systems kept by the usage import (fleet-api.md §System: dataUsage, §Find systems: the usageStatus filter
-// and the dataUsage.bytesTotal / dataUsage.status sorts), and the usage data ids over imported records (§System usage
-// data ids: invoiced values rounded to the offer's billing increment). README.md §Usage records gives the threshold.
+// dataUsage of systems kept by the usage import (docs/api.md#systems: dataUsage, docs/api.md#systems: the usageStatus
+// filter and the dataUsage.bytesTotal / dataUsage.status sorts), and the usage data ids over imported records (§System
+// usage data ids: invoiced values rounded to the offer's billing increment). docs/usage.md gives the threshold.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_NAME, startStack, type Stack } from '../../helpers/stack.js'
 import { seed, uniq } from '../../helpers/factories.js'
@@ -30,7 +30,7 @@ const find = async (q: string): Promise<string[]> => (await getJson(stack, `/api
 
 beforeAll(async () => {
   stack = await startStack()
-  // The seed file's offers carry the billing increments (README.md §Usage records).
+  // The seed file's offers carry the billing increments (docs/usage.md).
   const name = uniq('plan')
   await seed(stack, { offers: [{ company: COMPANY_NAME, name, limit: LIMIT, types: ['DATA'], dataIncrementBytes: 1000 }] })
   const { rows: [offer] } = await stack.db.query<{ uid: string }>('SELECT uid FROM offers WHERE name = $1', [name])

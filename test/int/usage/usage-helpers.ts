@@ -1,4 +1,4 @@
-// Helpers of the usage record tests (conventions.md §Usage records): send a usage CSV (raw body or multipart), wait
+// Helpers of the usage record tests (docs/usage.md): send a usage CSV (raw body or multipart), wait
 // for its operation, read records and systems back through HTTP.
 import type { LightMyRequestResponse } from 'fastify'
 import type { Stack } from '../../helpers/stack.js'

@@ -1,6 +1,6 @@
-// POST /api/v1/operations/systems/usages/import (conventions.md §Usage records; fleet-api.md §Usage record, set F
-// of §Errors, §Limits): an operation SYSTEM_IMPORT_USAGES with one task per row, the records read back through the
-// usage record endpoints, the billing increments of README.md §Usage records.
+// POST /api/v1/operations/systems/usages/import (docs/usage.md; docs/usage.md, set F
+// of docs/api.md#using-the-api, docs/api.md#limits): an operation SYSTEM_IMPORT_USAGES with one task per row, the
+// records read back through the usage record endpoints, the billing increments of docs/usage.md.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, uniq, type TestUser } from '../../helpers/factories.js'

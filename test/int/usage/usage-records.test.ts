@@ -1,5 +1,5 @@
 // GET /api/v1/systems/{uid}/usages/records, /api/v1/systems/usages/records and
-// /api/v1/systems/{uid}/usages/records/{record_uid} (fleet-api.md §Usage records, §Usage record; §Errors rows "usage
+// /api/v1/systems/{uid}/usages/records/{record_uid} (docs/usage.md; §Errors rows "usage
 // records (one system)", "usage records (several systems)", "usage record detail"; §Limits).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'

@@ -1,6 +1,6 @@
-// Migration 0026 (issue 12, Rollups: daily rollups of the usage data ids) on a store that already holds usage records:
-// it writes their rollups, the very rows a rebuild from the records writes, and the aggregations answer through them
-// what they answer from the records.
+// Migration 0026 (docs/store.md#rollups: daily rollups of the usage data ids) on a store that already holds usage
+// records: it writes their rollups, the very rows a rebuild from the records writes, and the aggregations answer
+// through them what they answer from the records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Db } from '../../../core/ports/store.js'
 import { AGGREGATE_FNS, USAGE_DATA_IDS, bucketsOf } from '../../../core/domain/aggregation.js'

@@ -1,6 +1,6 @@
-// Issue 12, Rollups ("Usage data ids get the same treatment"): the usage import (SYSTEM_IMPORT_USAGES) keeps the daily
-// usage rollups exact as records arrive, a later import moving a session to the day of an earlier record of it, and
-// imports of one system side by side too; deleting a system, one by one or in bulk, deletes its usage rollups;
+// docs/store.md#rollups("Usage data ids get the same treatment"): the usage import (SYSTEM_IMPORT_USAGES) keeps the
+// daily usage rollups exact as records arrive, a later import moving a session to the day of an earlier record of it,
+// and imports of one system side by side too; deleting a system, one by one or in bulk, deletes its usage rollups;
 // DATA_ROLLUPS=false answers from the records only. The answers themselves are held to the raw path's by
 // test/slow/property/usage-rollups-property.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

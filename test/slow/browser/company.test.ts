@@ -1,5 +1,5 @@
-// The company switcher and the administrators' pages in Chromium (issue 15): a user of two companies switches the
-// company the console acts in (fleet-api.md §Conventions 6, `company=<uid>` on each call) and sees that company's
+// The company switcher and the administrators' pages in Chromium: a user of two companies switches the
+// company the console acts in (docs/api.md#using-the-api, `company=<uid>` on each call) and sees that company's
 // fleet and details; the operations, company and users pages open for an administrator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'

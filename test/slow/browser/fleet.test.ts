@@ -1,6 +1,6 @@
-// The fleet page in Chromium (issue 15): the systems of simulated MQTT devices in the table, filtered by label (the
+// The fleet page in Chromium: the systems of simulated MQTT devices in the table, filtered by label (the
 // view kept in the address), and a reboot run from the table on one system, followed on the operation's page until
-// FINISHED once the simulated device has rebooted and acknowledged (conventions.md §Device tasks).
+// FINISHED once the simulated device has rebooted and acknowledged (docs/devices.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Locator, Page } from 'playwright-core'
 import type { SimulatedDevice } from '../../../simulator/devices/simulated-device.js'

@@ -1,4 +1,4 @@
-// The console on a phone's width (issue 15: "readable on a phone's width"): at 360 px the menu folds behind a
+// The console on a phone's width ("readable on a phone's width"): at 360 px the menu folds behind a
 // button, and no page is wider than the screen (a wide table scrolls sideways inside its own box, not the page).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'

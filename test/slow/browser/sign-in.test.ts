@@ -1,5 +1,5 @@
-// Signing in to the console in Chromium (issue 15): the console sends the browser to the service's own sign-in page
-// with a PKCE challenge (conventions.md §Authentication, RFC 7636), and exchanges the code with the verifier.
+// Signing in to the console in Chromium: the console sends the browser to the service's own sign-in page
+// with a PKCE challenge (docs/api.md#get-a-token, RFC 7636), and exchanges the code with the verifier.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { screenshot, signIn, SOON, startHarness, type Harness } from '../../helpers/browser.js'
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../../helpers/stack.js'

@@ -1,4 +1,4 @@
-// The system page in Chromium (issue 15): a system whose simulated MQTT device is sending, its chart drawn from the
+// The system page in Chromium: a system whose simulated MQTT device is sending, its chart drawn from the
 // API and then updated live from the stream (a point sent after the page opened appears), and an API error (an
 // unknown system) shown as a sentence rather than a code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

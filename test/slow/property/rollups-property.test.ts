@@ -1,5 +1,5 @@
-// Issue 12, Rollups: aggregated and fleet queries answer through the hourly and daily rollups what they answer from the raw
-// points, for every fn × fleetFn × interval, on generated points (numbers, nulls, booleans, strings, values at the
+// docs/store.md#rollups: aggregated and fleet queries answer through the hourly and daily rollups what they answer from the
+// raw points, for every fn × fleetFn × interval, on generated points(numbers, nulls, booleans, strings, values at the
 // edges of hours, days, months and years, written in several batches out of order) and ranges on and off the hour.
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

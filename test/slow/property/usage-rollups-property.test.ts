@@ -1,4 +1,4 @@
-// Issue 12, Rollups ("Usage data ids get the same treatment"): aggregated and fleet queries of the usage data ids
+// docs/store.md#rollups("Usage data ids get the same treatment"): aggregated and fleet queries of the usage data ids
 // answer through the daily usage rollups what they answer from the usage records, for every fn × fleetFn × interval,
 // on generated records (every type; sessions of several records, interim ones among them; counters left empty;
 // invoiced values rounded with various increments; start and processing dates at the edges of days, months and
@@ -133,7 +133,7 @@ async function store (records: NewUsageRecord[], cuts: number[], repeats: number
   const bounds = [0, ...cuts.map((c) => Math.floor(c * records.length)).sort((a, b) => a - b), records.length]
   for (let i = 0; i + 1 < bounds.length; i++) {
     const batch = records.slice(bounds[i], bounds[i + 1])
-    // A repeat of an earlier record: stored once (conventions.md §Usage records), counted once.
+    // A repeat of an earlier record: stored once (docs/usage.md), counted once.
     for (const r of repeats) { const again = records[Math.floor(r * (bounds[i] ?? 0))]; if (again !== undefined && i > 0) batch.push(again) }
     await db.transaction(async (tx) => { await createUsageRepository(tx).insert(batch) })
   }

@@ -1,4 +1,4 @@
-// The external broker's variables (issue 14): MQTT_URL carries the service's account, so a bad one is refused
+// The external broker's variables: MQTT_URL carries the service's account, so a bad one is refused
 // naming the variable but never echoing the URL; BROKER_AUTH_ALLOW takes addresses and CIDR ranges only.
 import { describe, expect, it } from 'vitest'
 import { ConfigError, loadConfig } from '../../../core/config.js'

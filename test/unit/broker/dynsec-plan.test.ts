@@ -1,4 +1,4 @@
-// The dynamic security plan (issue 14) against a broker simulated in memory: whatever the broker held, after the
+// The dynamic security plan against a broker simulated in memory: whatever the broker held, after the
 // plan it holds exactly the wanted logins, leaves what is not the service's alone, and a second plan does nothing.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

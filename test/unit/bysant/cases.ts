@@ -1,5 +1,5 @@
 // fast-check generators of Bysant values for each context, each paired with what decoding its encoding must give
-// (strings come back as bytes, integral doubles as integers, int64 as a number when safe: protocols.md §1.7–§1.8).
+// (strings come back as bytes, integral doubles as integers, int64 as a number when safe: docs/protocols/m3da.md).
 import fc from 'fast-check'
 import {
   bysantObject, Ctx, typedList, typedMap, unsizedList, unsizedMap,

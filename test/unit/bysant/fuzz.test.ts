@@ -1,5 +1,5 @@
 // protocols/bysant: random, truncated and corrupted bytes never throw out of the decoders; they answer a value,
-// 'more' or a refusal. Nesting and declared lengths are bounded (protocols.md §1.8).
+// 'more' or a refusal. Nesting and declared lengths are bounded (docs/protocols/m3da.md).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { BysantReader, Ctx, decodeAll, encode } from '../../../protocols/bysant/index.js'

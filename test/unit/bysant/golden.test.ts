@@ -1,4 +1,4 @@
-// protocols/bysant: the worked byte examples of shared/spec/protocols.md §1.9, and each form of §1.2–§1.7.
+// protocols/bysant: the worked byte examples of docs/protocols/m3da.md, and each form of docs/protocols/m3da.md.
 import { describe, expect, it } from 'vitest'
 import {
   BysantReader, bysantObject, Ctx, decodeAll, encode, encodeClassDef, typedList, typedMap, unsizedList, unsizedMap,

@@ -1,4 +1,4 @@
-// protocols/bysant: decode(encode(x)) = x for generated values in every context (protocols.md §1.2–§1.7), and
+// protocols/bysant: decode(encode(x)) = x for generated values in every context (docs/protocols/m3da.md), and
 // the incremental reader yields the same values however the stream is cut into chunks (§1.8).
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

@@ -1,6 +1,6 @@
 // core/services/ingest/derived-state.ts: the state derived from device traffic (data_last, System data,
 // lastCommDate) is written in coalesced flushes. A flush whose store connection is lost keeps its batch for the
-// next flush (issue 8); a flush failing for any other reason drops it (the device's next message refreshes it).
+// next flush; a flush failing for any other reason drops it (the device's next message refreshes it).
 import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import type { UnitOfWork } from '../../../core/ports/store.js'

@@ -1,4 +1,4 @@
-// core/services/ingest/group-commit.ts (shared/design.md §How data flows): items arriving during a write are written
+// core/services/ingest/group-commit.ts (docs/architecture.md#how-data-flows): items arriving during a write are written
 // together next, in order; a bad item fails alone; a full buffer makes submitters wait.
 import { describe, expect, it } from 'vitest'
 import { createGroupCommit, type GroupCommitOptions } from '../../../core/services/ingest/group-commit.js'

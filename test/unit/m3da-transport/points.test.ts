@@ -1,4 +1,5 @@
-// Device Messages → data points (ingest/m3da/points.ts; protocols.md §2.3: correlated lists, POSIX-second timestamps).
+// Device Messages → data points (ingest/m3da/points.ts; docs/protocols/m3da.md: correlated lists, POSIX-second
+// timestamps).
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { pointsOf } from '../../../ingest/m3da/points.js'

@@ -1,4 +1,5 @@
-// The table between M3DA paths and data ids (ingest/m3da/sys-paths.ts; conventions.md §Data, protocols.md §2.3, §2.7).
+// The table between M3DA paths and data ids (ingest/m3da/sys-paths.ts; docs/devices.md, docs/protocols/README.md.md
+// §2.3, §2.7).
 import { describe, expect, it } from 'vitest'
 import { SYSTEM_DATA_IDS } from '../../../core/domain/system-data.js'
 import { dataIdOf, normalisePath, pathOf, splitPath } from '../../../ingest/m3da/sys-paths.js'

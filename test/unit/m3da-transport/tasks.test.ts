@@ -1,4 +1,4 @@
-// Device tasks → reply Messages (ingest/m3da/tasks.ts; protocols.md §2.7).
+// Device tasks → reply Messages (ingest/m3da/tasks.ts; docs/protocols/m3da.md).
 import { describe, expect, it } from 'vitest'
 import { taskMessages, type ActionKind } from '../../../ingest/m3da/tasks.js'
 

@@ -1,4 +1,4 @@
-// protocols/m3da: what real agents send (protocols.md §2.2–§2.4; issue 10 "What real agents do"), envelope
+// protocols/m3da: what real agents send (docs/protocols/m3da.md), envelope
 // streams over TCP (§2.6), Messages and Responses round trip, and decoders that never throw on any input.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
-// protocols/m3da: the reference test vectors and our own vectors of shared/spec/protocols.md §1.9, the vector
-// expansions of §2.3 and the M3DA pitfalls of §1.10.
+// protocols/m3da: the reference test vectors and our own vectors of docs/protocols/m3da.md, the vector
+// expansions of docs/protocols/m3da.md and the M3DA pitfalls of docs/protocols/m3da.md.
 import { describe, expect, it } from 'vitest'
 import { bysantObject, decodeAll } from '../../../protocols/bysant/index.js'
 import {

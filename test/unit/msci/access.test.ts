@@ -1,4 +1,4 @@
-// The two access paths against the simulated AirLink gateway (issue 13; protocols.md §5.2, §5.3), over real sockets:
+// The two access paths against the simulated AirLink gateway (docs/protocols/msci.md), over real sockets:
 // SNMP v2c and v3 (authNoPriv, authPriv) and AceManager HTTP read the ALEOS ids, write settings that stick, reboot;
 // wrong credentials are denied or unanswered, never a crash.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

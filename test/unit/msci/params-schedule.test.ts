@@ -1,4 +1,4 @@
-// How a gateway is reached (conventions.md §Devices, MSCI: communication.msci and the MSCI application's parameters)
+// How a gateway is reached (docs/protocols/msci.md: communication.msci and the MSCI application's parameters)
 // and when it is polled next (ingest/msci/poller.ts: a steady period from when the poll was due, the first one spread
 // over a period, failures backing off).
 import { describe, expect, it } from 'vitest'

@@ -1,7 +1,7 @@
-// The CSV reader of the CSV operations (core/operations/csv/read.ts; fleet-api.md §Register, set F of §Errors) and
-// the writer of the service's files (csv/write.ts): what one writes the other reads back, cell for cell (a text a
-// spreadsheet would run as a formula after its single quote) and line for line, in any chunking; any bytes answer a
-// file or a refusal, never a throw.
+// The CSV reader of the CSV operations (core/operations/csv/read.ts; docs/operations.md#csv-operations, set F of
+// docs/api.md#using-the-api) and the writer of the service's files (csv/write.ts): what one writes the other reads
+// back, cell for cell (a text a spreadsheet would run as a formula after its single quote) and line for line, in any
+// chunking; any bytes answer a file or a refusal, never a throw.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { detectDelimiter, isCsvRefusal, readCsv, type CsvDelimiter } from '../../../core/operations/csv/read.js'

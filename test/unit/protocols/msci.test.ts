@@ -1,4 +1,4 @@
-// The pure MSCI codecs (protocols.md §5): the AceManager bodies and `id=value!` answers, the MSCI id ↔ data id and
+// The pure MSCI codecs (docs/protocols/msci.md): the AceManager bodies and `id=value!` answers, the MSCI id ↔ data id and
 // OID tables, and the values a gateway sends. Property tests: no input makes a parser throw, and what is written reads back.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

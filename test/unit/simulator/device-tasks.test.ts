@@ -1,4 +1,4 @@
-// What a simulated device does with its tasks (conventions.md §Device tasks), over a transport that records what
+// What a simulated device does with its tasks (docs/devices.md), over a transport that records what
 // the device sends: reads answered with data then the ack, writes applied (or refused), reboot, reset and connect,
 // a task run once however often it is delivered, and the failing share of a fleet.
 import { describe, expect, it } from 'vitest'

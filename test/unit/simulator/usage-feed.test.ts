@@ -1,7 +1,6 @@
-// The simulator's usage feed (issue 11: "The simulator can play an operator's usage feed"; fleet-api.md §Usage
-// record, conventions.md §Usage records): deterministic with a seed whatever the windows it is played in, records
-// the service's import takes as they are, interim DATA records sharing the session uid before the final one, and
-// traffic shaped like a telemetry fleet's.
+// The simulator's usage feed ("The simulator can play an operator's usage feed"; docs/usage.md): deterministic with a
+// seed whatever the windows it is played in, records the service's import takes as they are, interim DATA records
+// sharing the session uid before the final one, and traffic shaped like a telemetry fleet's.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import type { BillingIncrements } from '../../../core/domain/usage-billing.js'
@@ -28,7 +27,7 @@ function play (subs: UsageSubscriber[], seed: number, to: number, cuts: number[]
 }
 
 /**
- * What fleet-api.md §Usage record and conventions.md §Usage records ask of the feed's records, as the list of what
+ * What docs/usage.md and docs/usage.md ask of the feed's records, as the list of what
  * breaks it (plain checks: a feed has thousands of records).
  */
 function feedProblems (records: FeedRecord[], subs: UsageSubscriber[], to: number): string[] {

@@ -1,5 +1,5 @@
-// The Sparkplug B payload codec (protocols.md §4.2): Tahu's own encoder (sparkplug-payload, what the Tahu edge node
-// client sends) decodes to the values of each datatype; our encoder's payloads decode with Tahu's; compressed
+// The Sparkplug B payload codec (docs/protocols/sparkplug.md): Tahu's own encoder (sparkplug-payload, what the Tahu
+// edge node client sends) decodes to the values of each datatype; our encoder's payloads decode with Tahu's; compressed
 // payloads; refusals; and property-based fuzzing: the decoder never throws, whatever the bytes.
 import { deflateSync, gzipSync } from 'node:zlib'
 import { describe, expect, it } from 'vitest'

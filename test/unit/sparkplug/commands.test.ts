@@ -1,4 +1,4 @@
-// Device tasks → NCMD / DCMD and what ends them (ingest/sparkplug/commands.ts; README "Sparkplug B edge nodes"):
+// Device tasks → NCMD / DCMD and what ends them (ingest/sparkplug/commands.ts; docs/protocols/sparkplug.md):
 // writes go to the node or to a device born under it with the BIRTH's datatype, a report ends them (OK when the
 // value is the one written, ERROR naming it otherwise, Float rounding allowed), a retrieve is answered from the
 // session's values or asks a rebirth, reboots end on a death or birth; BIRTH and DATA metrics → points.

@@ -1,4 +1,4 @@
-// The SMS shoulder tap (conventions.md §Device tasks, "Connection request") against a real HTTP receiver on port 0:
+// The SMS shoulder tap (docs/devices.md, "Connection request") against a real HTTP receiver on port 0:
 // the JSON body, 2xx = sent, anything else = failed and logged without the URL's credentials, no gateway =
 // unavailable.
 import type { IncomingMessage, ServerResponse } from 'node:http'

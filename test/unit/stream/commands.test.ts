@@ -1,4 +1,4 @@
-// The live stream's client messages (core/services/stream/commands.ts; README "Live stream"): what parses, what is
+// The live stream's client messages (core/services/stream/commands.ts; docs/stream.md): what parses, what is
 // refused with which of the API's codes, and that nothing else is ever thrown, whatever arrives.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'

@@ -1,6 +1,6 @@
 // A usage import row made into a record (core/services/usage/usage-row.ts) and the billing rules
-// (core/domain/usage-billing.ts; README.md §Usage records): any cells give a record or a refusal, never a throw, and
-// every record keeps the rules of fleet-api.md §Usage record.
+// (core/domain/usage-billing.ts; docs/usage.md): any cells give a record or a refusal, never a throw, and
+// every record keeps the rules of docs/usage.md.
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { isFleetError } from '../../../core/errors.js'

@@ -1,4 +1,4 @@
-// The company's administrators (fleet-api.md §Company: GET and PUT /company/{uid}/administrators): the list
+// The company's administrators (docs/api.md#users-and-companies: GET and PUT /company/{uid}/administrators): the list
 // replaces the current one, may not be empty, and keeps anyone without a profile (admin.without.profile).
 import { h, replace } from '../../lib/dom.js'
 import type { PageContext } from '../../page.js'

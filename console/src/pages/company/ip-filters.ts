@@ -1,4 +1,4 @@
-// One set of IP filters of the company (fleet-api.md §Company: ipFiltering/ipFilters for API calls,
+// One set of IP filters of the company (docs/api.md#users-and-companies: ipFiltering/ipFilters for API calls,
 // deviceIpFiltering/deviceIpFilters for devices): on or off, one range (both ends) and single addresses.
 import { h } from '../../lib/dom.js'
 import type { IpFilters } from '../../../../core/domain/company.js'

@@ -1,4 +1,4 @@
-// The company picture (fleet-api.md §Company: JPEG or PNG, at most 750 KB and 1024 px per side): shown from
+// The company picture (docs/api.md#users-and-companies: JPEG or PNG, at most 750 KB and 1024 px per side): shown from
 // GET /company/{uid}/picture/normal (fetched with the token, shown as a blob), replaced by POST /company/{uid}/picture.
 import { h, replace } from '../../lib/dom.js'
 import { ApiError } from '../../lib/api.js'

@@ -1,4 +1,4 @@
-// The bulk actions on the selected systems (issue 15): label, reboot, apply settings, retrieve data, delete. Each asks
+// The bulk actions on the selected systems: label, reboot, apply settings, retrieve data, delete. Each asks
 // its parameters in a dialog, creates the operation through the API and goes to the operation's page to follow it.
 import { h } from '../../lib/dom.js'
 import { checkbox, field, openFormDialog } from '../../lib/form-dialog.js'

@@ -1,4 +1,4 @@
-// The bulk operations the fleet page runs on the selected systems (README, "Bulk operations"): the path
+// The bulk operations the fleet page runs on the selected systems (docs/operations.md#bulk-operations): the path
 // and body of each, built from what the operator typed. No DOM here (tested in test/unit/console/bulk.test.ts).
 
 export interface BulkRequest { path: string, body: Record<string, unknown> }
@@ -9,7 +9,7 @@ export const MAX_SELECTED = 100
 /** Which systems an operation acts on: the selected uids, or every system matching the fleet's filters. */
 export type Target = { uids: readonly string[] } | { criteria: Record<string, unknown> }
 
-/** The `systems` selection of README, "Bulk operations": exactly one of uids or criteria. */
+/** The `systems` selection of docs/operations.md#bulk-operations: exactly one of uids or criteria. */
 const selection = (t: Target): Record<string, unknown> => 'uids' in t ? { uids: [...t.uids] } : { criteria: t.criteria }
 
 /** "a, b  c" → ['a', 'b', 'c']: labels and data ids typed in one field, by commas or spaces, each once. */
@@ -17,7 +17,8 @@ export function splitList (text: string): string[] {
   return [...new Set(text.split(/[\s,]+/).map((s) => s.trim()).filter((s) => s !== ''))]
 }
 
-/** Label: the criteria (uids among them) at the top level, no `systems` wrapper (README, "Bulk operations"). */
+/** Label: the criteria (uids among them) at the top level, no `systems` wrapper (docs/operations.md#bulk-operations).
+ */
 export function labelRequest (t: Target, add: readonly string[], remove: readonly string[]): BulkRequest {
   return {
     path: '/api/v1/operations/systems/label',
@@ -43,7 +44,7 @@ export interface SettingRow { key: string, value: string, type: SettingType }
 export type SettingValue = string | number | boolean
 
 /**
- * A typed value to its JSON value, whose JSON type gives the setting type (README, "Bulk operations"): `auto`
+ * A typed value to its JSON value, whose JSON type gives the setting type (docs/operations.md#bulk-operations): `auto`
  * reads true/false as a boolean and a number as a number, anything else as text. null when the value does not
  * fit the type chosen.
  */
@@ -76,7 +77,8 @@ export function settingsRequest (t: Target, settings: ReadonlyArray<{ key: strin
   return { path: '/api/v1/operations/systems/settings', body: { systems: selection(t), settings: [...settings], reboot, requestConnection } }
 }
 
-/** Apply settings with a template of the company: its settings and name replace the request's (README, "Bulk operations"). */
+/** Apply settings with a template of the company: its settings and name replace the request's
+ * (docs/operations.md#bulk-operations). */
 export function templateRequest (t: Target, templateId: string, reboot: boolean, requestConnection: boolean): BulkRequest {
   return { path: '/api/v1/operations/systems/settings', body: { systems: selection(t), templateId, reboot, requestConnection } }
 }

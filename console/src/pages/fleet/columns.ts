@@ -1,6 +1,6 @@
-// The columns the fleet table can show, the `fields` each needs from GET /api/v1/systems (fleet-api.md §Find
-// systems: "a system in a list response carries only the requested fields"), and the operator's choice kept in
-// localStorage. No DOM here: the table renders the text these give.
+// The columns the fleet table can show, the `fields` each needs from GET /api/v1/systems (docs/api.md#systems: "a
+// system in a list response carries only the requested fields"), and the operator's choice kept in localStorage. No DOM
+// here: the table renders the text these give.
 import { formatDate, formatShort, formatValue as str } from '../../lib/format.js'
 
 /** A system as a list answers it: only the fields asked for are there. */
@@ -24,7 +24,7 @@ export interface Column {
   label: string
   /** The attribute of `fields` the column reads. */
   field: string
-  /** The sortable attribute (fleet-api.md §Find systems), when the service sorts on it. */
+  /** The sortable attribute (docs/api.md#systems), when the service sorts on it. */
   sort?: string
   text: (s: SystemRow) => string
   /** The full text where the cell shortens it (a date of today shows only its time). */

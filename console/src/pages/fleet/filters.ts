@@ -1,4 +1,4 @@
-// The fleet page's filter form: the useful filters of fleet-api.md §Find systems. Applying it goes to the new view's
+// The fleet page's filter form: the useful filters of docs/api.md#systems. Applying it goes to the new view's
 // hash (the page is drawn again from it), so the browser's back button and a copied link both work.
 import { h } from '../../lib/dom.js'
 import { COMM_STATUS_TEXT } from '../../lib/comm-status.js'

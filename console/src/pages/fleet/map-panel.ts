@@ -1,5 +1,5 @@
 // The map beside the table: the systems matching the filters (not only this page) that have a position, fitted to
-// their bounds. fleet-api.md §Limits: one list call reads at most 500 systems; beyond, the map says so.
+// their bounds. docs/api.md#limits: one list call reads at most 500 systems; beyond, the map says so.
 import { h, replace } from '../../lib/dom.js'
 import { worldMap, type MapMarker } from '../../lib/map.js'
 import { positionOf } from '../../lib/map-projection.js'

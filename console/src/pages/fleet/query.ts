@@ -1,16 +1,16 @@
-// The fleet page's view as data: the filters of fleet-api.md §Find systems it offers, the sort and the page. The same
+// The fleet page's view as data: the filters of docs/api.md#systems it offers, the sort and the page. The same
 // object is written into the hash (`#/fleet?name=pump&commStatus=ERROR`) so that a link reproduces the view, and
 // turned into the query of GET /api/v1/systems. No DOM here (tested in test/unit/console/).
 
 export const COMM_STATUSES = ['OK', 'WARNING', 'ERROR', 'UNDEFINED'] as const
 export const LIFE_CYCLE_STATES = ['INVENTORY', 'ACTIVE', 'TEST_READY', 'SUSPENDED', 'RETIRED'] as const
 export const USAGE_STATUSES = ['WITHIN_PLAN', 'NEARING_PLAN', 'EXCEEDING_PLAN'] as const
-/** fleet-api.md §Find systems: the sortable attributes (anything else answers sort.invalid.field). */
+/** docs/api.md#systems: the sortable attributes (anything else answers sort.invalid.field). */
 export const SORTS = ['name', 'creationDate', 'activationDate', 'lastStateChangeDate', 'lastCommDate', 'serialNumber',
   'imei', 'identifier', 'ipAddress', 'requestedIp', 'data.rssi', 'data.ecio', 'data.rsrp', 'data.rsrq',
   'data.bytesSent', 'data.bytesReceived', 'data.monthBytesTotal', 'dataUsage.bytesTotal', 'dataUsage.status'] as const
 export const PAGE_SIZES = [25, 50, 100] as const
-/** At most 100 per page: a bulk operation on the selected systems names at most 100 uids (fleet-api.md §Limits). */
+/** At most 100 per page: a bulk operation on the selected systems names at most 100 uids (docs/api.md#limits). */
 const DEFAULT_SIZE = 50
 
 export interface FleetQuery {
@@ -111,7 +111,7 @@ export function fleetPath (q: FleetQuery): string {
   return search === '' ? '/fleet' : `/fleet?${search}`
 }
 
-/** A map parameter of fleet-api.md (`key1:value1,key2:value2`; conventions.md §HTTP basics). */
+/** A map parameter of docs/api.md (`key1:value1,key2:value2`; docs/api.md#using-the-api). */
 function mapParam (pairs: Array<[string, string]>): string | undefined {
   const set = pairs.filter(([, v]) => v !== '')
   return set.length === 0 ? undefined : set.map(([k, v]) => `${k}:${v}`).join(',')
@@ -119,7 +119,7 @@ function mapParam (pairs: Array<[string, string]>): string | undefined {
 
 export type ApiQuery = Record<string, string | number | undefined>
 
-/** The filters of GET /api/v1/systems (fleet-api.md §Find systems), without paging, sort nor fields. */
+/** The filters of GET /api/v1/systems (docs/api.md#systems), without paging, sort nor fields. */
 export function fleetFilters (q: FleetQuery): ApiQuery {
   const out: ApiQuery = {
     name: q.name || undefined,
@@ -137,7 +137,7 @@ export function fleetFilters (q: FleetQuery): ApiQuery {
   return out
 }
 
-/** The whole query of one page of the table: filters, `fields`, `orderBy` (conventions.md §Lists), offset, size. */
+/** The whole query of one page of the table: filters, `fields`, `orderBy` (docs/api.md#using-the-api), offset, size. */
 export function fleetApiQuery (q: FleetQuery, fields: readonly string[]): ApiQuery {
   const out: ApiQuery = { ...fleetFilters(q), fields: fields.join(','), offset: q.offset, size: q.size }
   if (q.orderBy !== '') out.orderBy = `${q.orderBy}:${q.desc ? 'desc' : 'asc'}`
@@ -145,7 +145,7 @@ export function fleetApiQuery (q: FleetQuery, fields: readonly string[]): ApiQue
 }
 
 /**
- * The same filters as the `criteria` of a bulk operation (fleet-api.md §System selection: lists as arrays, the
+ * The same filters as the `criteria` of a bulk operation (docs/operations.md#bulk-operations: lists as arrays, the
  * gateway and subscription maps as objects), so that an operation acts on every system the table lists; null when a
  * filter has no criteria counterpart (usageStatus).
  */

@@ -1,5 +1,5 @@
-// The fleet's comm status at a glance (issue 15): how many systems matching the other filters are OK, in warning,
-// in error or unknown, each a link to that view. Four counts (`size=0`: conventions.md §Lists, count only).
+// The fleet's comm status at a glance: how many systems matching the other filters are OK, in warning,
+// in error or unknown, each a link to that view. Four counts (`size=0`: docs/api.md#using-the-api, count only).
 import { COMM_STATUS_TEXT, commStatusClass } from '../../lib/comm-status.js'
 import { h, replace } from '../../lib/dom.js'
 import type { PageContext } from '../../page.js'

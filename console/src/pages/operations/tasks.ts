@@ -1,4 +1,4 @@
-// The tasks of one operation (README, "Bulk operations": GET /operations/{uid}/tasks): one row per system with
+// The tasks of one operation (docs/operations.md#bulk-operations: GET /operations/{uid}/tasks): one row per system with
 // its state and, for a failed task, why: a sentence with the service's own message, or the device's words for its
 // ERROR (lib/errors.ts), with the code beside it.
 import { h, replace } from '../../lib/dom.js'

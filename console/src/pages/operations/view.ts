@@ -1,5 +1,5 @@
-// What the operations pages show of an operation (conventions.md §Operations): its kind and state in words, and its
-// progress bar with the task counters, kept up to date by the stream's `operation` events.
+// What the operations pages show of an operation (docs/operations.md#bulk-operations): its kind and state in words, and
+// its progress bar with the task counters, kept up to date by the stream's `operation` events.
 import { h } from '../../lib/dom.js'
 
 export interface Counter { state: string, count: number }

@@ -1,4 +1,4 @@
-// The system page's chart (issue 15): any data id, raw or aggregated (interval and function chosen), over the last
+// The system page's chart: any data id, raw or aggregated (interval and function chosen), over the last
 // hour, day, week, month or a custom range; a raw chart of a range ending now takes the stream's new points.
 import { timeChart } from '../../lib/chart.js'
 import { h, replace } from '../../lib/dom.js'
@@ -9,7 +9,7 @@ import {
   UNITS, type PointsAnswer, type RangeName, type Series, type TimeRange
 } from './series.js'
 
-/** README, "Usage records": computed from usage records, so only aggregated. */
+/** docs/usage.md: computed from usage records, so only aggregated. */
 const USAGE_IDS = ['DATA_BYTES_TOTAL', 'DATA_BYTES_SENT', 'DATA_BYTES_RECEIVED', 'DATA_SESSION', 'DATA_DURATION', 'SMS_SENT', 'SMS_RECEIVED', 'VOICE_IN_DURATION', 'VOICE_OUT_DURATION', 'MSU']
 const RANGE_TEXT: Record<RangeName, string> = { hour: 'Last hour', day: 'Last day', week: 'Last week', month: 'Last month', custom: 'Custom range' }
 /** An aggregated chart of a range ending now is read again at most this often while points arrive. */

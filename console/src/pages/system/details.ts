@@ -1,4 +1,4 @@
-// The system's description (fleet-api.md §System, §Gateway, §Subscription, §Application): what it is, its gateway,
+// The system's description (docs/api.md#systems, docs/api.md#applications-and-templates): what it is, its gateway,
 // its subscription and its applications, as definition lists and a table.
 import { h } from '../../lib/dom.js'
 import { formatBytes, formatDate, formatValue as str } from '../../lib/format.js'

@@ -1,4 +1,4 @@
-// The system's last data (fleet-api.md §Last data points) and levels (§System data): a table of every data id with
+// The system's last data (docs/devices.md) and levels (§System data): a table of every data id with
 // its last value, a button to chart it, and the rows kept up to date by the stream's points.
 import { h, replace } from '../../lib/dom.js'
 import { formatDate, formatShort, formatValue } from '../../lib/format.js'

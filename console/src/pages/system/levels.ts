@@ -1,8 +1,8 @@
-// The system's levels (fleet-api.md §System data): the device-management values worth a glance, each level beside
+// The system's levels (docs/devices.md): the device-management values worth a glance, each level beside
 // its raw value ("-71 (very good)"). No DOM here (tested in test/unit/console/levels.test.ts).
 import { formatBytes, formatValue as str } from '../../lib/format.js'
 
-/** fleet-api.md §System data: the device-management values, each level beside its raw value. */
+/** docs/devices.md: the device-management values, each level beside its raw value. */
 const LEVELS: Array<[string, string, string | null]> = [
   ['Signal (RSSI)', 'rssi', 'rssiLevel'], ['Ec/Io', 'ecio', 'ecioLevel'], ['RSRP', 'rsrp', 'rsrpLevel'], ['RSRQ', 'rsrq', 'rsrqLevel'],
   ['Signal strength', 'signalStrength', null], ['Signal bars', 'signalBars', null], ['Network', 'networkServiceType', null],

@@ -1,4 +1,4 @@
-// The system's device messages (fleet-api.md §Messages, §Device message): most recent first, older pages through the
+// The system's device messages (docs/devices.md): most recent first, older pages through the
 // `next` URL the service gives, a message's data points on demand, new messages from the stream on top.
 import { h, replace } from '../../lib/dom.js'
 import { formatDate, formatShort, formatValue } from '../../lib/format.js'

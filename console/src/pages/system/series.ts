@@ -44,7 +44,7 @@ export function defaultInterval (range: TimeRange): string {
 
 const INTERVAL = new RegExp(`^(\\d{1,2})(${UNITS.join('|')})$`)
 
-/** `6hour` → {n: 6, unit: 'hour'}; null when not a valid interval (multiplier 1 to 50, README, "Devices and telemetry"). */
+/** `6hour` → {n: 6, unit: 'hour'}; null when not a valid interval (multiplier 1 to 50, docs/devices.md). */
 export function parseInterval (text: string): { n: number, unit: typeof UNITS[number] } | null {
   const m = INTERVAL.exec(text)
   if (m === null) return null

@@ -1,4 +1,4 @@
-// The system's usage (fleet-api.md §Usage records, §System usage data ids): the records of the last 30 or 90 days,
+// The system's usage (docs/usage.md): the records of the last 30 or 90 days,
 // and buttons that chart the usage data ids (aggregated from the same records).
 import { h, replace } from '../../lib/dom.js'
 import { formatBytes, formatDate } from '../../lib/format.js'

@@ -1,4 +1,4 @@
-// Helpers of the CSV operations tests (fleet-api.md §Register, §Import, §Bulk edit): multipart requests built by
+// Helpers of the CSV operations tests (docs/operations.md#csv-operations): multipart requests built by
 // hand (so each test says exactly what the client sends), the operation run to its end, its tasks and its file.
 import type { LightMyRequestResponse } from 'fastify'
 import type { Stack } from '../../../helpers/stack.js'

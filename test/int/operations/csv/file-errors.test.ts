@@ -1,5 +1,5 @@
-// Set F of fleet-api.md §Errors on the three CSV operations: the file is checked before the operation is created
-// (conventions.md §Operations: 400, nothing created), over 10 MB is refused without reading the rest (§Limits).
+// Set F of docs/api.md#using-the-api on the three CSV operations: the file is checked before the operation is created
+// (docs/operations.md#bulk-operations: 400, nothing created), over 10 MB is refused without reading the rest (§Limits).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../../helpers/stack.js'
 import { uniq } from '../../../helpers/factories.js'

@@ -1,4 +1,4 @@
-// POST /api/v1/operations/systems/import (fleet-api.md §Import, deprecated and kept) and
+// POST /api/v1/operations/systems/import (docs/operations.md#csv-operations, deprecated and kept) and
 // POST /api/v1/operations/systems/edit (§Bulk edit): every header of their tables, the default values, the codes of
 // their §Errors rows per row, blank cells that set null, and the raw application/octet-stream body of bulk edit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -42,7 +42,7 @@ describe('import', () => {
     })
     expect([...s.labels].sort()).toEqual(['a', 'b'])
     expect(s.applications.map((a: { uid: string }) => a.uid)).toEqual([fw])
-    // The system's labels are inherited by the new gateway and subscription (fleet-api.md §Import).
+    // The system's labels are inherited by the new gateway and subscription (docs/operations.md#csv-operations).
     const gw = await stack.db.query<{ labels: string[] }>('SELECT labels FROM gateways WHERE uid = $1', [s.gateway.uid])
     const sim = await stack.db.query<{ labels: string[] }>('SELECT labels FROM subscriptions WHERE uid = $1', [s.subscription.uid])
     expect(gw.rows[0]?.labels).toEqual(['a', 'b'])
@@ -125,7 +125,7 @@ describe('bulk edit', () => {
       communication: { rest: { password: 'new-rest-pw' } }
     })
     expect([...after.labels].sort()).toEqual(['x', 'y'])
-    // The device logins follow the gateway's new IMEI (conventions.md §Devices).
+    // The device logins follow the gateway's new IMEI (docs/devices.md).
     const logins = await stack.db.query<{ identifier: string }>('SELECT identifier FROM comm_identifiers WHERE system_uid = $1 ORDER BY identifier', [s.uid])
     expect(logins.rows.map((r) => r.identifier).sort()).toEqual([s.gateway.serialNumber, newImei].sort())
   })

@@ -1,7 +1,7 @@
-// POST /api/v1/operations/systems/register (fleet-api.md §Register; §Errors row "register"; conventions.md
-// §Operations: one task per row with its line): what a row makes, completing a SIM's system, registration codes
-// against the seeded gateway inventory, every per-row code, a failing row leaving nothing behind, the failed-rows
-// file and what spreadsheets write (BOM, `;`, CRLF).
+// POST /api/v1/operations/systems/register (docs/operations.md#csv-operations; §Errors row "register";
+// docs/operations.md#bulk-operations: one task per row with its line): what a row makes, completing a SIM's system,
+// registration codes against the seeded gateway inventory, every per-row code, a failing row leaving nothing behind,
+// the failed-rows file and what spreadsheets write (BOM, `;`, CRLF).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { COMPANY_NAME, startStack, type Stack } from '../../../helpers/stack.js'
 import { createUser, seed, uniq } from '../../../helpers/factories.js'
@@ -16,7 +16,7 @@ const imei = (): string => validImei(31_000 + ++n)
 const sn = (): string => uniq('SN')
 const iccid = (): string => `8933${String(Date.now()).slice(-8)}${String(++n).padStart(6, '0')}`
 
-// A product that needs its registration code, and the company's inventory of it (the seed's sections of issue 11).
+// A product that needs its registration code, and the company's inventory of it (the seed's sections).
 const CODED = { serialNumber: uniq('WP'), imei: validImei(39_001), code: 'K7Q-2291' }
 const CODED2 = { serialNumber: uniq('WP'), imei: validImei(39_003), code: 'Z9Z-0001' }
 
@@ -56,7 +56,7 @@ describe('register: rows that make systems', () => {
     expect(first.applications.map((x: { uid: string }) => x.uid)).toEqual([fw])
     expect(first.communication.m3da.password).toBe('s3cret-pass')
     expect(tasks[0]?.system.name).toBe('Truck é1')
-    // fleet-api.md §Create system: without a name, the serial number names the system.
+    // docs/api.md#systems: without a name, the serial number names the system.
     expect(await getSystem(stack, tasks[1]?.system.uid)).toMatchObject({ name: b.sn, gateway: { serialNumber: b.sn, imei: b.imei }, subscription: null })
   })
 

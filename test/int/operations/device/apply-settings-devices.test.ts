@@ -1,8 +1,9 @@
-// Apply settings end to end (fleet-api.md §Apply settings, §System syncStatus / lastSyncDate / data.lastTemplateName,
-// §Find systems lastAppliedTemplate / lastConfigName / syncStatus; conventions.md §Device tasks): simulated MQTT and
-// REST devices write the settings and reboot when asked, the system is found in sync with the template afterwards;
-// a device answering ERROR, or no answer by the timeout, ends the task FAILURE and leaves the system syncStatus ERROR;
-// templateId writes the template's settings. The operation's counters are checked at the end of each.
+// Apply settings end to end (docs/operations.md#bulk-operations, docs/api.md#systems syncStatus / lastSyncDate /
+// data.lastTemplateName, docs/api.md#systems lastAppliedTemplate / lastConfigName / syncStatus; docs/devices.md):
+// simulated MQTT and REST devices write the settings and reboot when asked, the system is found in sync with the
+// template afterwards; a device answering ERROR, or no answer by the timeout, ends the task FAILURE and leaves the
+// system syncStatus ERROR; templateId writes the template's settings. The operation's counters are checked at the end
+// of each.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { GENERIC_ACTIONS, GENERIC_SETTINGS } from '../../../../core/domain/generic-applications.js'
 import { FAILURE_MESSAGE } from '../../../../simulator/devices/simulated-device.js'

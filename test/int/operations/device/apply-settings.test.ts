@@ -1,7 +1,7 @@
-// POST /api/v1/operations/systems/settings through HTTP (fleet-api.md §Apply settings; §Errors row "apply settings",
-// sets S and T): refused requests answer 400 with the code and create no operation and no device task; per-system
-// failures end that system's task FAILURE with the code (conventions.md §Operations); a task that can run writes one
-// `write` device task `[{key: value}, ...]` (conventions.md §Device tasks), with the template's settings when
+// POST /api/v1/operations/systems/settings through HTTP (docs/operations.md#bulk-operations; §Errors row "apply
+// settings", sets S and T): refused requests answer 400 with the code and create no operation and no device task;
+// per-system failures end that system's task FAILURE with the code (docs/operations.md#bulk-operations); a task that
+// can run writes one `write` device task `[{key: value}, ...]` (docs/devices.md), with the template's settings when
 // templateId is set.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createUser, uniq } from '../../../helpers/factories.js'

@@ -1,6 +1,6 @@
-// The login a device operation needs follows the commIdType of the application that speaks the protocol (README.md
-// "Applications and templates"): a gateway with only an IMEI, under an application whose devices log in with their
-// SERIAL, cannot be reached, so its task fails at once instead of waiting IN_PROGRESS until the timeout.
+// The login a device operation needs follows the commIdType of the application that speaks the protocol
+// (docs/api.md#applications-and-templates): a gateway with only an IMEI, under an application whose devices log in with
+// their SERIAL, cannot be reached, so its task fails at once instead of waiting IN_PROGRESS until the timeout.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { uniq } from '../../../helpers/factories.js'
 import { count, started, waitOperation, type Json } from '../../../helpers/operations.js'

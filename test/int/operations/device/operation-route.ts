@@ -1,4 +1,4 @@
-// One device operation's route for the row tests (fleet-api.md §Errors rows "retrieve data", "apply settings"):
+// One device operation's route for the row tests (docs/api.md#using-the-api rows "retrieve data", "apply settings"):
 // posting, a refusal that must create no operation and no device task, and cancelling what waits for a device.
 import type { LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'

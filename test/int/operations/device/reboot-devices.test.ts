@@ -1,8 +1,8 @@
-// Reboot, reset and wake-up end to end (issue 9, "The operations"; fleet-api.md §Reboot, Reset to factory, Wake-up;
-// conventions.md §Device tasks, §Operations): the service on real ports, simulated devices over MQTT and over REST
-// (simulator/devices) and raw mqtt.js clients where a test needs a device that answers late or never. A reboot ends
-// SUCCESS with the device's restart counted; a reset brings the device's settings back to factory; a wake-up of a REST
-// device that polls rarely reaches it by the SMS gateway; an ERROR ack fails the task with the device's message;
+// Reboot, reset and wake-up end to end (docs/operations.md#bulk-operations;
+// docs/devices.md, docs/operations.md#bulk-operations): the service on real ports, simulated devices over MQTT and over
+// REST (simulator/devices) and raw mqtt.js clients where a test needs a device that answers late or never. A reboot
+// ends SUCCESS with the device's restart counted; a reset brings the device's settings back to factory; a wake-up of a
+// REST device that polls rarely reaches it by the SMS gateway; an ERROR ack fails the task with the device's message;
 // several RESET actions run one after the other; cancel and timeout end what is open.
 import type { MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,6 +1,6 @@
-// What the reboot, reset and wake-up tests share (fleet-api.md §Reboot, Reset to factory, Wake-up): applications that
-// declare actions (conventions.md §Applications), systems carrying them with a gateway and device passwords, the
-// three routes, and the device tasks the service wrote, read straight from the store.
+// What the reboot, reset and wake-up tests share (docs/operations.md#bulk-operations): applications that
+// declare actions (docs/api.md#applications-and-templates), systems carrying them with a gateway and device passwords,
+// the three routes, and the device tasks the service wrote, read straight from the store.
 import type { LightMyRequestResponse } from 'fastify'
 import { expect } from 'vitest'
 import { uniq } from '../../../helpers/factories.js'

@@ -1,7 +1,8 @@
-// The rules reboot, reset and wake-up share, run for each through HTTP (fleet-api.md §Errors rows "reboot", "reset to
-// factory", "wake-up", sets S and T; §Reboot, Reset to factory, Wake-up): refused requests answer 400 with the code
-// and create nothing; per-system failures end that system's task FAILURE with the code (conventions.md §Operations);
-// a task that can run writes one `command` device task whose id is the action's (conventions.md §Device tasks).
+// The rules reboot, reset and wake-up share, run for each through HTTP (docs/api.md#using-the-api rows "reboot", "reset
+// to factory", "wake-up", sets S and T; §Reboot, Reset to factory, Wake-up): refused requests answer 400 with the code
+// and create nothing; per-system failures end that system's task FAILURE with the code
+// (docs/operations.md#bulk-operations); a task that can run writes one `command` device task whose id is the action's
+// (docs/devices.md).
 import { describe, expect, it } from 'vitest'
 import { createUser } from '../../../helpers/factories.js'
 import { allTasks, getOperation, started, waitFinished, waitOperation, count, type Json } from '../../../helpers/operations.js'

@@ -1,4 +1,4 @@
-// POST /api/v1/operations/systems/reboot through HTTP (fleet-api.md §Reboot, Reset to factory, Wake-up; §Errors row
+// POST /api/v1/operations/systems/reboot through HTTP (docs/operations.md#bulk-operations; §Errors row
 // "reboot", sets S and T): the shared rules (reboot-row.ts), and which REBOOT action a system without `action` uses
 // ("reboots through the first firmware that answers").
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

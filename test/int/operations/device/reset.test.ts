@@ -1,4 +1,4 @@
-// POST /api/v1/operations/systems/reset through HTTP (fleet-api.md §Reboot, Reset to factory, Wake-up; §Errors row
+// POST /api/v1/operations/systems/reset through HTTP (docs/operations.md#bulk-operations; §Errors row
 // "reset to factory", sets S and T): the shared rules (reboot-row.ts); without `action` every RESET action of the
 // system is used (the device-side sequence is tested in reboot-devices.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

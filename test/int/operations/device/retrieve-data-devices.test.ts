@@ -1,4 +1,4 @@
-// Retrieve data end to end (fleet-api.md §Retrieve data; conventions.md §Device tasks: "A retrieve succeeds when the
+// Retrieve data end to end (docs/operations.md#bulk-operations; docs/devices.md: "A retrieve succeeds when the
 // device has acked it and sent the values read"): simulated MQTT and REST devices read their values, which are stored
 // as a device message and shown by GET /systems/{uid}/data, and the operation finishes with the right counters; a
 // device that fails its tasks ends its task FAILURE with its message; a device that acks before it sends the values

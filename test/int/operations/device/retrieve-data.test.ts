@@ -1,7 +1,7 @@
-// POST /api/v1/operations/systems/data/retrieve through HTTP (fleet-api.md §Retrieve data; §Errors row "retrieve
+// POST /api/v1/operations/systems/data/retrieve through HTTP (docs/operations.md#bulk-operations; §Errors row "retrieve
 // data", sets S and T): refused requests answer 400 with the code and create no operation and no device task;
-// per-system failures end that system's task FAILURE with the code (conventions.md §Operations); a task that can run
-// writes one `read` device task with the ids asked for (conventions.md §Device tasks).
+// per-system failures end that system's task FAILURE with the code (docs/operations.md#bulk-operations); a task that
+// can run writes one `read` device task with the ids asked for (docs/devices.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createUser } from '../../../helpers/factories.js'
 import { allTasks, count, getOperation, started, waitOperation, type Json } from '../../../helpers/operations.js'

@@ -1,4 +1,4 @@
-// Real devices for the retrieve data and apply settings tests (issue 9, "Done means": a simulated device receives
+// Real devices for the retrieve data and apply settings tests (a simulated device receives
 // each kind of task over MQTT and over REST): the service listening on port 0, systems registered with the seeded
 // generic firmware of their protocol through the API, and simulated devices (simulator/devices) connected to them.
 import { expect } from 'vitest'
@@ -80,7 +80,8 @@ export function onDevice (device: SimulatedDevice, id: string): unknown {
   return device.model.read([id], Date.now()).find((p) => p.dataId === id)?.value
 }
 
-/** The operation's counters as a map over all six task states (conventions.md §Operations: all always present). */
+/** The operation's counters as a map over all six task states (docs/operations.md#bulk-operations: all always present).
+ */
 export function countersOf (op: OperationJson): Record<string, number> {
   return Object.fromEntries(op.counters.map((c) => [c.state, c.count]))
 }

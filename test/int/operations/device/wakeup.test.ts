@@ -1,4 +1,4 @@
-// POST /api/v1/operations/systems/wakeup through HTTP (fleet-api.md §Reboot, Reset to factory, Wake-up; §Errors row
+// POST /api/v1/operations/systems/wakeup through HTTP (docs/operations.md#bulk-operations; §Errors row
 // "wake-up", whose codes the spec leaves unlisted: ours follow the reboot row, core/operations/kinds/wakeup.ts). Its
 // common parameters are notify, callback and timeout: a scheduledTime is not taken, and it always asks for a
 // connection (the SMS tap itself is tested in wakeup-sms.test.ts).

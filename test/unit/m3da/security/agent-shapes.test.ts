@@ -1,5 +1,5 @@
 // protocols/m3da/security against envelopes shaped as the Mihini agent writes them (luafwk/m3da/bysant.lua,
-// session/security.lua; issue 10 "What real agents do"): header and footer maps without declared length, a null
+// session/security.lua; docs/protocols/m3da.md): header and footer maps without declared length, a null
 // footer on unsigned and inner envelopes, the inner header {status: 200, nonce} on every request, its challenge
 // {id, challenge, nonce, status: 401} and its error envelope {id, status}.
 import fc from 'fast-check'

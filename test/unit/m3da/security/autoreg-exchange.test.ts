@@ -1,4 +1,4 @@
-// protocols/m3da/security auto-registration, both sides (shared/spec/protocols.md §2.8.6): the five steps end with
+// protocols/m3da/security auto-registration, both sides (docs/protocols/m3da.md): the five steps end with
 // the server holding a new password and the device K = MD5(that password); then the first secured request.
 import { createHash, randomBytes } from 'node:crypto'
 import fc from 'fast-check'

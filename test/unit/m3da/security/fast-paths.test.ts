@@ -1,6 +1,6 @@
-// The fast paths of protocols/m3da/security (issue 10, "Speed") answer exactly what the plain ones do: keys kept per
-// password are the derived ones and never another device's, the PKCS#7 check written by hand refuses exactly what
-// OpenSSL's final() refuses (shared/spec/protocols.md §2.8.5), and pooled nonces are fresh 16-byte values.
+// The fast paths of protocols/m3da/security (docs/protocols/m3da.md) answer exactly what the plain ones do: keys kept
+// per password are the derived ones and never another device's, the PKCS#7 check written by hand refuses exactly what
+// OpenSSL's final() refuses (docs/protocols/m3da.md), and pooled nonces are fresh 16-byte values.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

@@ -1,6 +1,6 @@
-// protocols/m3da/security keys, MAC, ciphers and auto-registration crypto (shared/spec/protocols.md §2.8.1, §2.8.3,
-// §2.8.5, §2.8.6), checked against answers computed here from lower primitives: RFC 2104 HMAC built from plain
-// hashes, CBC and CTR built from single AES blocks, ECDH through KeyObjects.
+// protocols/m3da/security keys, MAC, ciphers and auto-registration crypto (docs/protocols/m3da.md), checked against
+// answers computed here from lower primitives: RFC 2104 HMAC built from plain hashes, CBC and CTR built from single AES
+// blocks, ECDH through KeyObjects.
 import { createCipheriv, createHash, createPublicKey, diffieHellman, generateKeyPairSync, randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'

@@ -1,6 +1,6 @@
-// protocols/m3da/security server and device sessions (shared/spec/protocols.md §2.8.2–2.8.4, §2.8.7): round trips
-// for each algorithm × cipher, the nonce chain, the 407 and 401 challenges, a wrong password, a replayed envelope,
-// the device challenging a reply, and random input that never throws.
+// protocols/m3da/security server and device sessions (docs/protocols/m3da.md–2.8.4, docs/protocols/m3da.md): round
+// trips for each algorithm × cipher, the nonce chain, the 407 and 401 challenges, a wrong password, a replayed
+// envelope, the device challenging a reply, and random input that never throws.
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
