@@ -20,7 +20,7 @@ const HELP: Record<string, string> = {
   admin: `  admin reset-password <email>
                      give that user a new generated password and print it
   admin unlock <email>
-                     forget that user's failed sign-ins (README "Sign-in throttling")`,
+                     forget that user's failed sign-ins (docs/security.md, "Sign-in throttling")`,
   broker: `  broker sync        put every system's device logins into the MQTT_URL broker (Mosquitto dynamic security)
                      and remove those of systems no longer there; prints the counts`
 }
