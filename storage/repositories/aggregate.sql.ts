@@ -10,7 +10,7 @@
 // of the usage data ids (0026_usage_rollups.sql, usage-aggregate.sql.ts) over the whole days that no bucket edge cuts
 // and the raw records elsewhere. Every bucket start is on a UTC hour (hours, days, months and years all are), so a
 // whole hour never straddles two buckets.
-import type { AggregateFn } from '../../core/domain/aggregation.js'
+import { DEFAULT_AGGREGATE_FN, type AggregateFn } from '../../core/domain/aggregation.js'
 import type { AggregateQuery } from '../../core/ports/data-queries.js'
 import { usagePointSql } from './usage-points.sql.js'
 import { usageDaysSql } from './usage-aggregate.sql.js'
@@ -80,7 +80,7 @@ function systemsCte (q: AggregateQuery): string {
 /** The answer from per_system (system_uid, data_id, bucket, v): as is, or folded per company with fleetFn. */
 function finalSelect (q: AggregateQuery): string {
   if ('systems' in q.targets) return 'SELECT system_uid AS key, data_id, bucket, v FROM per_system'
-  const fleetFn = q.fleetFn ?? 'mean'
+  const fleetFn = q.fleetFn ?? DEFAULT_AGGREGATE_FN
   return `SELECT sys.company_uid AS key, ps.data_id, ps.bucket, ${fold(fleetFn, 'ps.v', 'ps.v IS NOT NULL')} AS v
     FROM per_system ps JOIN sys ON sys.uid = ps.system_uid GROUP BY sys.company_uid, ps.data_id, ps.bucket`
 }
