@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
 import type { Db } from '../../core/ports/store.js'
 import { verifyPassword } from '../../core/security/secrets.js'
-import { freePort, runFleet, spawnFleet, type Child, type Exit } from '../helpers/child.js'
+import { fleetCommand, freePort, runFleet, spawnFleet, type Child, type Exit } from '../helpers/child.js'
 import { inspect, quiet, storeKinds, type Store } from '../helpers/cli-stores.js'
 import { TEST_DATABASE_URL, databaseUrl } from '../helpers/env.js'
 
@@ -108,8 +108,10 @@ describe.each(storeKinds())('first run on %s', { timeout: 300_000 }, (kind, make
     it('a second process on the same DATA_DIR fails at once, naming the holder and what to do; the store stays whole', async () => {
       const { child } = await startServe(theStore())
       const r = await runFleet(['seed', seedFile], { ...theStore().env, ...quiet })
+      // The holder's command line as that process saw it: node and the script the test started (the build here).
+      const script = (fleetCommand().at(-1) ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
       expectOneLine(r, new RegExp(`^fleet: the embedded store in ${theStore().env.DATA_DIR ?? ''} is in use by process ${child.proc.pid ?? 0} ` +
-        '\\(node .*fleet\\.mjs serve, since [^)]+\\): stop that process, or give this one another DATA_DIR, or set DATABASE_URL so that several processes share a PostgreSQL store$'))
+        `\\(node ${script} serve, since [^)]+\\): stop that process, or give this one another DATA_DIR, or set DATABASE_URL so that several processes share a PostgreSQL store$`))
       child.signal('SIGTERM')
       expect(await child.exited()).toEqual({ code: 0, signal: null })
 
