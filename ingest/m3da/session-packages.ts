@@ -14,15 +14,18 @@ export interface Handled { status: number, payload: Buffer, close?: boolean }
 export function createPackages (deps: SessionDeps) {
   /**
    * The tasks for this reply: those pushed to the connection and, at its first package (with those sent before and
-   * not answered: a new session may have lost them) or once SESSION_MS passed, those waiting in the store.
+   * not answered: a new session may have lost them; likewise after a lost reply) or once SESSION_MS passed, those
+   * waiting in the store.
    */
   function tasksFor (peer: Peer, systemUid: string, first: boolean) {
     return async (): Promise<DeviceTask[]> => {
       const pushed = peer.outbox?.splice(0) ?? []
+      const again = first || peer.retake === true
+      peer.retake = false
       const now = Date.now()
-      if (!first && now - (peer.polledAt ?? 0) < SESSION_MS) return pushed
+      if (!again && now - (peer.polledAt ?? 0) < SESSION_MS) return pushed
       peer.polledAt = now
-      const taken = await deps.ingest.takeTasks(systemUid, 'M3DA', { again: first })
+      const taken = await deps.ingest.takeTasks(systemUid, 'M3DA', { again })
       const seen = new Set(pushed.map((t) => t.uid))
       return [...pushed, ...taken.filter((t) => !seen.has(t.uid))]
     }
@@ -41,10 +44,13 @@ export function createPackages (deps: SessionDeps) {
     peer.packages++
     peer.lastAt = Date.now()
     peer.systemUid = device.session.systemUid
+    peer.joined?.(peer.systemUid)
     try {
       const out = await exchange({ m3da: deps.m3da, pipeline: deps.pipeline, tasks: tasksFor(peer, device.session.systemUid, first) }, device, payload)
       return { status: out.status, payload: out.payload }
     } catch (err) {
+      // Tasks taken for this reply (pushed or from the store) are SENT and would wait for a new connection.
+      peer.retake = true
       deps.log.warn({ err, systemUid: device.session.systemUid }, 'M3DA package not stored; answered 503, the device sends again')
       return { status: 503, payload: Buffer.alloc(0) }
     }

@@ -38,6 +38,14 @@ export interface Peer {
   nonce?: { systemUid: string, value: Buffer | null }
   /** The system once a package was authentic (TCP: the connected-devices count). */
   systemUid?: string
+  /**
+   * TCP: called with the system as soon as a package is found authentic, before the store is asked for its tasks, so
+   * that the connection is a push target from then on: a task committed after that read is pushed to it, never left
+   * waiting for the next read of the store (SESSION_MS later).
+   */
+  joined?: (systemUid: string) => void
+  /** A reply that carried tasks was lost (answered 503): the next package takes the unanswered tasks again. */
+  retake?: boolean
   /** One HTTP request (POST /device/com), not a TCP connection: nothing to close. */
   http?: boolean
   /**

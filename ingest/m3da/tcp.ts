@@ -49,6 +49,13 @@ function serveConnection (c: Connections, socket: Socket, ip: string): void {
   const login = admitted
   let running = false
   let counted: string | undefined
+  // In session (a push target) from the moment a package is authentic, before its reply is built (session-types.ts).
+  peer.joined = (systemUid) => {
+    if (counted !== undefined) return
+    login.loggedIn()
+    counted = systemUid
+    systems.set(counted, (systems.get(counted) ?? new Set()).add(peer))
+  }
 
   const write = (reply: Buffer | null, close: boolean): void => {
     if (socket.destroyed) return
@@ -67,11 +74,6 @@ function serveConnection (c: Connections, socket: Socket, ip: string): void {
         if (r === 'more') break
         await turn() // with the other connections' envelopes of this turn (turn-gate.ts)
         const answer = r.ok ? await handler.handle(peer, r.envelope) : handler.malformed(r.reason)
-        if (counted === undefined && peer.systemUid !== undefined) {
-          login.loggedIn()
-          counted = peer.systemUid
-          systems.set(counted, (systems.get(counted) ?? new Set()).add(peer))
-        }
         write(answer.reply, answer.close)
         if (answer.close) break
       }
