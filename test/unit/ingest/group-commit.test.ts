@@ -114,7 +114,9 @@ describe('group commit', () => {
     await until(() => w.batches.length === 1)
     const queued = [2, 3].map((n) => track(gc.submit(n)))
     const blocked = [4, 5, 6].map((n) => track(gc.submit(n)))
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // Nothing but the writer's release lets a blocked submitter in (no timer): once the event loop has turned, every
+    // step they could take without it has been taken.
+    await new Promise((resolve) => setImmediate(resolve))
     expect(gc.pending()).toBe(3) // 4, 5 and 6 are not in the buffer
     await w.release() // [1] done: two places free
     await until(() => a.state === 'ok')

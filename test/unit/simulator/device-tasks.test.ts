@@ -15,11 +15,16 @@ import type { DeviceTransport, TasksHandler } from '../../../simulator/transport
 
 type Sent = { data: Point[] } | { acks: Ack[] } | { link: 'down' | 'up' } | { poll: true }
 
-/** A link that keeps, in order, what the device put on it; `deliver` is the service sending tasks. */
+/**
+ * A link that keeps, in order, what the device put on it; `deliver` is the service sending tasks; `down` resolves
+ * once the device has gone off the first time.
+ */
 function recordingLink (protocol: 'MQTT' | 'REST' = 'MQTT') {
   const sent: Sent[] = []
   let handler: TasksHandler | undefined
   let connected = true
+  let wentDown = (): void => {}
+  const down = new Promise<void>((resolve) => { wentDown = resolve })
   const link = { refuseAcks: 0 }
   const transport: DeviceTransport = {
     protocol,
@@ -31,19 +36,19 @@ function recordingLink (protocol: 'MQTT' | 'REST' = 'MQTT') {
     },
     onTasks (h) { handler = h },
     async checkTasks () { sent.push({ poll: true }) },
-    async disconnect () { connected = false; sent.push({ link: 'down' }) },
+    async disconnect () { connected = false; sent.push({ link: 'down' }); wentDown() },
     async reconnect () { connected = true; sent.push({ link: 'up' }) },
     lastTraffic: { sent: 10, received: 4 },
     async close () {}
   }
-  return { transport, sent, link, deliver: (tasks: Task[]) => { handler?.(tasks) } }
+  return { transport, sent, link, down, deliver: (tasks: Task[]) => { handler?.(tasks) } }
 }
 
 let uidSeq = 0
 const task = (body: { read: string[] } | { write: Array<Record<string, number | string | boolean>> } | { command: { id: string } }): Task =>
   ({ uid: `t${++uidSeq}`, timestamp: 1_700_000_000_000, ...body }) as Task
 
-function device (opts: { failsTasks?: boolean, protocol?: 'MQTT' | 'REST' } = {}): { d: SimulatedDevice, sent: Sent[], link: { refuseAcks: number }, deliver: (tasks: Task[]) => void } {
+function device (opts: { failsTasks?: boolean, protocol?: 'MQTT' | 'REST' } = {}): { d: SimulatedDevice, sent: Sent[], link: { refuseAcks: number }, down: Promise<void>, deliver: (tasks: Task[]) => void } {
   const link = recordingLink(opts.protocol)
   const d = createSimulatedDevice({
     identity: deviceIdentity('abc123', 1),
@@ -53,7 +58,7 @@ function device (opts: { failsTasks?: boolean, protocol?: 'MQTT' | 'REST' } = {}
     failsTasks: opts.failsTasks ?? false,
     rebootMs: 20
   })
-  return { d, sent: link.sent, link: link.link, deliver: link.deliver }
+  return { d, sent: link.sent, link: link.link, down: link.down, deliver: link.deliver }
 }
 
 const acks = (sent: Sent[]): Ack[] => sent.flatMap((s) => 'acks' in s ? s.acks : [])
@@ -118,12 +123,12 @@ describe('a simulated device carries out its tasks', () => {
   })
 
   it('reboot: acks what came before, goes off, counts the restart, comes back, reports it, then acks OK', async () => {
-    const { d, sent, deliver } = device()
+    const { d, sent, down, deliver } = device()
     const write = task({ write: [{ 'config.apn': 'm2m' }] })
     const reboot = task({ command: { id: 'system.reboot' } })
     deliver([write, reboot])
-    // Data the device would send meanwhile waits for it to be back on.
-    const during = new Promise((resolve) => { setTimeout(resolve, 5) }).then(async () => await d.publish(5000))
+    // Data the device would send while it is off waits for it to be back on (the link refuses it meanwhile).
+    const during = down.then(async () => await d.publish(5000))
     await d.idle()
     await during
     expect(sent.slice(0, 4)).toEqual([
