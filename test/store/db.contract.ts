@@ -156,13 +156,17 @@ const CASES: Record<string, (ctx: Ctx) => Promise<void>> = {
     const db = await withTable()
     let release: () => void = () => {}
     const held = new Promise<void>((resolve) => { release = resolve })
+    let inserted: () => void = () => {}
+    const inside = new Promise<void>((resolve) => { inserted = resolve })
     const tx = db.transaction(async (t) => {
       await t.query('INSERT INTO items (id, name) VALUES (1, $1)', ['inside'])
+      inserted()
       await held
       throw new Error('rolled back')
     })
-    // PGlite runs this after the transaction ends; a PostgreSQL pool on another connection, not seeing row 1.
-    await new Promise((resolve) => setTimeout(resolve, 20))
+    // Sent once the transaction holds its row. PGlite runs it after the transaction ends; a PostgreSQL pool on
+    // another connection, not seeing row 1.
+    await inside
     const outside = db.query<{ n: number }>('SELECT count(*) AS n FROM items')
     release()
     await expect(tx).rejects.toThrow('rolled back')

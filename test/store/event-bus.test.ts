@@ -6,19 +6,12 @@ import type { EventBus, FleetEvent } from '../../core/ports/events.js'
 import { createLocalEventBus } from '../../storage/events/local-bus.js'
 import { createRedisEventBus } from '../../storage/events/redis-bus.js'
 import { TEST_REDIS_URL } from '../helpers/env.js'
+import { eventually } from '../helpers/eventually.js'
 
 // The one environment read of this file: whether this is a CI run (test/helpers/env.ts holds the server URLs).
 const CI = process.env.CI === 'true'
 
 const event = (n: number): FleetEvent => ({ kind: 'commStatus', company: 'c1', system: `s${n}`, status: 'OK', lastCommDate: n })
-
-async function until (check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out')
-    await new Promise((resolve) => setTimeout(resolve, 10))
-  }
-}
 
 /** Two buses of one service: `publisher` and `subscriber` may be the same (in process) or two processes' (Redis). */
 interface Pair { publisher: EventBus, subscriber: EventBus }
@@ -39,7 +32,7 @@ function describeBus (name: string, open: () => Promise<Pair>): void {
       await subscriber.subscribe((e) => { b.push(e) })
       publisher.publish([event(1), event(2)])
       publisher.publish([event(3)])
-      await until(() => a.length === 3 && b.length === 3)
+      await eventually(() => a.length === 3 && b.length === 3, 5000, 'three events at each listener')
       expect(a).toEqual([event(1), event(2), event(3)])
       expect(b).toEqual(a)
     })
@@ -53,17 +46,17 @@ function describeBus (name: string, open: () => Promise<Pair>): void {
       await subscriber.subscribe((e) => { kept.push(e) })
       off()
       publisher.publish([event(1)])
-      await until(() => kept.length === 1)
+      await eventually(() => kept.length === 1, 5000, 'the event at the listener kept')
       expect(gone).toEqual([])
     })
 
     it('listening() says whether a subscriber exists', async () => {
       const { publisher, subscriber } = await pair()
-      await until(() => !publisher.listening(), 5000)
+      await eventually(() => !publisher.listening(), 5000, 'no subscriber yet')
       const off = await subscriber.subscribe(() => {})
-      await until(() => publisher.listening())
+      await eventually(() => publisher.listening(), 5000, 'the subscriber to be seen')
       off()
-      await until(() => !publisher.listening(), 5000)
+      await eventually(() => !publisher.listening(), 5000, 'the subscriber gone')
     })
   })
 }

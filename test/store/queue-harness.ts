@@ -2,6 +2,7 @@
 // when its test ends, a worker that records failures and can wait for everything enqueued before.
 import { onTestFinished } from 'vitest'
 import type { JobFailure, JobHandlers, JobQueue } from '../../core/ports/queue.js'
+import { eventually } from '../helpers/eventually.js'
 
 /** One namespace of a backend: an empty queue that several instances (processes) may share. */
 export interface QueueHarness {
@@ -26,13 +27,9 @@ export interface QueueBackend {
 
 export type Handlers = JobHandlers<Record<string, unknown>>
 
-/** Polls `check` until it holds (no fixed sleeps: docs/testing.md). */
+/** Polls `check` until it holds: eventually() with the arguments these cases pass (no fixed sleeps: docs/testing.md). */
 export async function until (check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
+  await eventually(check, { timeoutMs, intervalMs: 5, what })
 }
 
 export function deferred (): { promise: Promise<void>, resolve: () => void } {

@@ -125,12 +125,20 @@ export const JOB_CASES: Record<string, QueueCase> = {
     const counts = new Map<number, number>()
     let active = 0
     let peak = 0
+    let started = 0
+    // A handler holds its slot until the queue has filled all four (or started the last job): the handlers overlap
+    // by construction rather than by the chance of a few ms of work, and a queue that never fills its slots fails.
+    let held: Array<() => void> = []
     await Promise.all(Array.from({ length: N }, async (_, i) => { await q.enqueue('n', i) }))
     await q.work({
       n: async (payload) => {
         active++
+        started++
         peak = Math.max(peak, active)
-        await new Promise((resolve) => setTimeout(resolve, 1 + (payload as number) % 3))
+        if (active >= 4 || started >= N) {
+          for (const release of held) release()
+          held = []
+        } else await new Promise<void>((resolve) => { held.push(resolve) })
         counts.set(payload as number, (counts.get(payload as number) ?? 0) + 1)
         active--
       }
@@ -170,19 +178,25 @@ export const JOB_CASES: Record<string, QueueCase> = {
     await q.enqueue('slow', 'second')
     let closed = false
     const closing = q.close().then(() => { closed = true })
-    // The handler is still held: close() must not have resolved (a short poll, not a wait for an event).
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    // Another worker runs the job the closing queue leaves, and then a job after it: store round trips made after
+    // close() began, in which a close() that did not wait for the held handler would have resolved.
+    const rest: unknown[] = []
+    const other = await worker(h, { slow: async (payload) => { rest.push(payload) } })
+    await until(() => rest.length === 1, 'the second job on another worker')
+    await other.settle()
     expect(closed).toBe(false)
+    await other.q.close()
+    // A job that, with no other worker left, the closing queue alone could take once its handler ends: it must not.
+    await (await open(h)).enqueue('slow', 'third')
     gate.resolve()
     await closing
     expect(finished).toEqual(['first'])
     expect(started).toEqual(['first'])
-    // The second job is still stored: another worker on the namespace runs it.
-    const rest: unknown[] = []
+    // The third job is still stored: a worker started after runs it.
     const { settle } = await worker(h, { slow: async (payload) => { rest.push(payload) } })
-    await until(() => rest.length === 1, 'the second job on another worker')
+    await until(() => rest.length === 2, 'the third job on a later worker')
     await settle()
-    expect(rest).toEqual(['second'])
+    expect(rest).toEqual(['second', 'third'])
   },
 
   'tells its depth: waiting, delayed and running jobs (the queue depth metric)': async (harness) => {

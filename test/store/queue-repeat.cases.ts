@@ -1,7 +1,7 @@
 // The JobQueue contract's cases for repeatable jobs and long handlers (test/store/queue.contract.ts).
 import { expect } from 'vitest'
 import type { JobInfo } from '../../core/ports/queue.js'
-import { open, until, worker, type Handlers, type QueueCase } from './queue-harness.js'
+import { deferred, open, until, worker, type Handlers, type QueueCase } from './queue-harness.js'
 
 // Repeatable jobs (core/ports/queue.ts repeat()): the periodic work of bin/serve.ts, once per period in a cluster.
 const PERIOD_MS = 300
@@ -64,7 +64,12 @@ export const REPEAT_CASES: Record<string, QueueCase> = {
     await until(() => runs >= 2, 'two runs')
     await q.close()
     const seen = runs
-    await new Promise((resolve) => setTimeout(resolve, 3 * PERIOD_MS))
+    // The job lives on in the store or Redis: another process's queue carries on with it. Three of its runs are
+    // three periods gone by since the close, none of them in the closed queue.
+    let carried = 0
+    const other = await open(h)
+    await other.work({ tick: async () => { carried++ } }, { concurrency: 1 })
+    await until(() => carried >= 3, 'three runs in the other queue')
     expect(runs).toBe(seen)
   },
 
@@ -95,18 +100,29 @@ export const REPEAT_CASES: Record<string, QueueCase> = {
     const h = harness()
     let runs = 0
     let done = false
+    const started = deferred()
+    const leasePassed = deferred()
     const handlers: Handlers = {
+      // The first run lasts until the marker below has run; a second run, should the job be claimed again, ends at
+      // once, to be counted rather than to hold the other worker too.
       long: async () => {
         runs++
-        await new Promise((resolve) => setTimeout(resolve, h.leaseMs * 2.5))
+        if (runs > 1) return
+        started.resolve()
+        await leasePassed.promise
         done = true
-      }
+      },
+      // Due two and a half leases after the long run took its lease, and run by the worker left free: a lease not
+      // renewed would have passed before, and that worker, polling all along, would have claimed the long job first.
+      marker: async () => { leasePassed.resolve() }
     }
     const a = await open(h)
     const b = await open(h)
     await a.work(handlers, { concurrency: 1 })
     await b.work(handlers, { concurrency: 1 })
     await a.enqueue('long', null)
+    await started.promise
+    await a.enqueue('marker', null, { runAt: Date.now() + h.leaseMs * 2.5 })
     await until(() => done, 'the long job', 20_000)
     await a.close()
     await b.close()
