@@ -20,7 +20,7 @@ type View = Record<string, unknown>
 
 export const OperationView = Type.Unsafe<View>(Type.Object({
   uid: Type.String({ description: 'uid of the operation' }),
-  entity: Type.String({ enum: ['SYSTEM'], description: 'What the operation works on' }),
+  entity: Type.String({ enum: ['SYSTEM', 'APPLICATION'], description: 'What the operation works on: systems, or the applications (release, publish: docs/packages.md)' }),
   operationType: Type.String({ enum: [...OPERATION_TYPES], description: 'Kind of operation' }),
   state: Type.String({ enum: [...OPERATION_STATES], description: 'SCHEDULED (waiting for scheduledTime or dependsOn), IN_PROGRESS or FINISHED' }),
   createdAt: Type.Integer({ description: 'Creation date (epoch ms)' }),

@@ -4,8 +4,15 @@ import type { CallbackDelivery } from '../operations/callback-guard.js'
 
 export const OPERATION_TYPES = ['SYSTEM_LABEL', 'SYSTEM_TRANSFER', 'SYSTEM_SWAP_SIM', 'SYSTEM_REGISTER', 'SYSTEM_IMPORT',
   'SYSTEM_EDIT', 'SYSTEM_DELETE', 'SYSTEM_RETRIEVE_DATA', 'SYSTEM_APPLY_SETTINGS', 'SYSTEM_REBOOT', 'SYSTEM_RESET',
-  'SYSTEM_WAKEUP', 'SYSTEM_EXPORT_DATA_HISTORY', 'SYSTEM_IMPORT_USAGES'] as const
+  'SYSTEM_WAKEUP', 'SYSTEM_EXPORT_DATA_HISTORY', 'SYSTEM_IMPORT_USAGES', 'APPLICATION_RELEASE', 'APPLICATION_PUBLISH'] as const
 export type OperationType = typeof OPERATION_TYPES[number]
+
+/**
+ * What an operation acts on: systems, or the application catalogue (release and publish: docs/packages.md), whose
+ * one task names no system.
+ */
+export type OperationEntity = 'SYSTEM' | 'APPLICATION'
+export const operationEntity = (type: OperationType): OperationEntity => type.startsWith('APPLICATION_') ? 'APPLICATION' : 'SYSTEM'
 
 export const OPERATION_STATES = ['SCHEDULED', 'IN_PROGRESS', 'FINISHED'] as const
 export type OperationState = typeof OPERATION_STATES[number]
@@ -81,7 +88,7 @@ export function counters (counts: Partial<Record<TaskState, number>>): Counters 
 export function operationView (op: Operation, counts: Partial<Record<TaskState, number>>): Record<string, unknown> {
   return {
     uid: op.uid,
-    entity: 'SYSTEM',
+    entity: operationEntity(op.type),
     operationType: op.type,
     state: op.state,
     createdAt: op.createdAt,

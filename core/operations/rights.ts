@@ -18,5 +18,8 @@ export const OPERATION_RIGHTS: Readonly<Record<OperationType, string>> = {
   SYSTEM_WAKEUP: 'device.management.action',
   SYSTEM_EXPORT_DATA_HISTORY: 'entities.systems.export',
   // Not in docs/api.md (docs/usage.md): importing usage records changes systems' records.
-  SYSTEM_IMPORT_USAGES: 'entities.systems.edit'
+  SYSTEM_IMPORT_USAGES: 'entities.systems.edit',
+  // docs/packages.md: releasing and publishing add to the company's applications, as creating one does.
+  APPLICATION_RELEASE: 'entities.applications.create',
+  APPLICATION_PUBLISH: 'entities.applications.create'
 }
