@@ -62,3 +62,21 @@ export const RELEASE_ERRORS = [
 export type ReleaseErrorCode = typeof RELEASE_ERRORS[number]
 
 export interface ReleaseError { code: ReleaseErrorCode, message: string }
+
+/** The binary as the API shows it: everything but the artifact store's key, which stays inside the service. */
+export type BinaryView = Omit<StoredBinary, 'artifact'>
+
+/**
+ * What an application holds beyond its model (docs/packages.md#release-and-publish): its life, who released it, the
+ * update path that installs it, its binaries. An application made without a package (POST /applications, the seeded
+ * ones) is PUBLISHED with no owner, no manager and no binaries.
+ */
+export interface ApplicationRelease {
+  state: ApplicationState
+  released: number | null
+  published: number | null
+  /** The releasing user; the name is null when that user no longer exists. */
+  owner: { uid: string, name: string | null } | null
+  applicationManager: string | null
+  binaries: StoredBinary[]
+}

@@ -2,6 +2,15 @@
 import type { Application } from '../domain/system.js'
 import type { CommunicationEntry, DataNode } from '../domain/application-model.js'
 import type { Found, Page } from '../paging.js'
+import type { ApplicationRelease, StoredBinary } from '../domain/application-package.js'
+
+/** An application released from a package, as the release operation creates it (docs/packages.md#release-and-publish). */
+export interface NewReleasedApplication {
+  application: Application
+  ownerUid: string | null
+  applicationManager: string | null
+  binaries: StoredBinary[]
+}
 
 export interface ApplicationFilter { name?: string | undefined, type?: string | undefined, revision?: string | undefined, category?: string | undefined, uid?: string | undefined }
 
@@ -22,4 +31,19 @@ export interface ApplicationsRepository {
   ofSystem (systemUid: string): Promise<Application[]>
   /** The applications of each system (complete, as ofSystem), in one query; a system without any maps to []. */
   forSystems (systemUids: readonly string[]): Promise<Map<string, Application[]>>
+  /** What each application holds beyond its model (state, owner, manager, binaries); an unknown uid is left out. */
+  releases (uids: readonly string[]): Promise<Map<string, ApplicationRelease>>
+  /** Inserts a released application (state RELEASED, released at `now`) and its binaries. @throws application.not.unique */
+  insertReleased (a: NewReleasedApplication, now: number): Promise<void>
+  /** PUBLISHED, published at `now` the first time (publishing again keeps the first date). */
+  publish (uid: string, now: number): Promise<void>
+  /**
+   * Why the application cannot be deleted, if it cannot: an operation not FINISHED whose parameters name it
+   * (`parameters.application`), or systems that have it. Locks the application's row until the transaction ends.
+   */
+  inUse (uid: string): Promise<{ operations: number, systems: number }>
+  /** Deletes it and its binaries' rows; answers the artifact keys of those binaries that no application uses any more. */
+  delete (uid: string): Promise<string[]>
+  /** Of these artifact keys, those some application's binary uses. */
+  artifactsInUse (keys: readonly string[]): Promise<Set<string>>
 }

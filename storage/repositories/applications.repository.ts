@@ -3,6 +3,7 @@ import { FleetError } from '../../core/errors.js'
 import type { ApplicationsRepository } from '../../core/ports/applications.js'
 import type { Application } from '../../core/domain/system.js'
 import { containsPattern } from './users.repository.js'
+import { applicationReleases } from './applications-releases.js'
 
 interface ApplicationRow {
   uid: string
@@ -75,14 +76,19 @@ function applicationReads (q: Queryable): Pick<ApplicationsRepository, 'findByUi
   }
 }
 
-/** The writes: an application inserted, replaced or put by its key, and its data tree and communication. */
-function applicationWrites (q: Queryable): Omit<ApplicationsRepository, 'findByUids' | 'find' | 'findByKey' | 'ofSystem' | 'forSystems'> {
+/**
+ * The writes: an application inserted, replaced or put by its key, and its data tree and communication. One made
+ * without a package is PUBLISHED from its creation (docs/packages.md#release-and-publish).
+ */
+type Writes = Pick<ApplicationsRepository, 'insert' | 'update' | 'put' | 'setData' | 'setCommunication'>
+
+function applicationWrites (q: Queryable): Writes {
   return {
     async insert (a, createdAt) {
       try {
         await q.query(
-          `INSERT INTO applications (uid, company_uid, name, revision, type, category, communication, data, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)`,
+          `INSERT INTO applications (uid, company_uid, name, revision, type, category, communication, data, created_at, published)
+           VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $9)`,
           [a.uid, a.companyUid, a.name, a.revision, a.type, a.category, JSON.stringify(a.communication), JSON.stringify(a.data), createdAt])
       } catch (err) {
         // Two requests adding one type and revision at once: the later waits on applications_key, then finds it taken.
@@ -98,8 +104,8 @@ function applicationWrites (q: Queryable): Omit<ApplicationsRepository, 'findByU
     },
     async put (a, createdAt) {
       await q.query(
-        `INSERT INTO applications (uid, company_uid, name, revision, type, category, communication, data, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9)
+        `INSERT INTO applications (uid, company_uid, name, revision, type, category, communication, data, created_at, published)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9, $9)
          ON CONFLICT ((coalesce(company_uid, '')), type, revision) DO UPDATE SET name = EXCLUDED.name,
            category = EXCLUDED.category, communication = EXCLUDED.communication, data = EXCLUDED.data`,
         [a.uid, a.companyUid, a.name, a.revision, a.type, a.category, JSON.stringify(a.communication), JSON.stringify(a.data), createdAt])
@@ -114,5 +120,5 @@ function applicationWrites (q: Queryable): Omit<ApplicationsRepository, 'findByU
 }
 
 export function createApplicationsRepository (q: Queryable): ApplicationsRepository {
-  return { ...applicationReads(q), ...applicationWrites(q) }
+  return { ...applicationReads(q), ...applicationWrites(q), ...applicationReleases(q) }
 }

@@ -12,6 +12,7 @@ import { accountsContract } from './accounts.contract.js'
 import { tokensContract } from './tokens.contract.js'
 import { usageContract } from './usage.contract.js'
 import { applicationsContract } from './applications.contract.js'
+import { applicationsReleasesContract } from './applications-releases.contract.js'
 import { gatewaysContract } from './gateways.contract.js'
 import { subscriptionsContract } from './subscriptions.contract.js'
 import { catalogueContract } from './catalogue.contract.js'
@@ -32,6 +33,7 @@ export const CONTRACTS: RepositoryContract[] = [
   tokensContract,
   usageContract,
   applicationsContract,
+  applicationsReleasesContract,
   gatewaysContract,
   subscriptionsContract,
   catalogueContract,
