@@ -62,6 +62,15 @@ const OWN_CODES = {
   'system.msci.host.forbidden': 400, // an MSCI host the service never polls: link-local, metadata, multicast (docs/protocols/msci.md)
   'system.password.too.weak': 400, // a device login password under 8 characters, spaces at either end aside (docs/security.md)
   'template.not.unique': 400, // a setting template name is taken in the company
+  // docs/packages.md#release-and-publish: why a release operation's task fails (nothing is created), and an application
+  // that an operation not yet finished names, or that systems have, cannot be deleted
+  'application.release.invalid.zip': 400,
+  'application.release.no.model': 400,
+  'application.release.invalid.model': 400,
+  'application.release.missing.binary': 400,
+  'application.type.already.used': 400,
+  'application.release.too.large': 400,
+  'application.in.use': 400,
   // docs/api.md's wake-up row lists no code: these follow the reboot and reset rows(core/operations/kinds/wakeup.ts)
   'wakeup.invalid.action': 400,
   'operation.wakeup.missing.connect.action.in.system': 400,
