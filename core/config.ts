@@ -5,7 +5,7 @@ import { DEFAULT_PASSWORD_HASH_COST } from './security/secrets.js'
 import type { AccessConfig } from './config/access.config.js'
 import { mqttUrl, type DevicesConfig } from './config/devices.config.js'
 import type { OperationsConfig } from './config/operations.config.js'
-import { level, logFormat, nodeId, origins, roles, type ServiceConfig } from './config/service.config.js'
+import { artifactStore, level, logFormat, nodeId, origins, roles, type ServiceConfig } from './config/service.config.js'
 import { addressList, bool, email, int, optional, str, topicLevel, url, type Env } from './config/values.js'
 
 export { ConfigError } from './config/values.js'
@@ -21,6 +21,7 @@ export function loadConfig (env: Env): Readonly<Config> {
     DATA_DIR: str(env, 'DATA_DIR', './data'),
     DATABASE_URL: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
     REDIS_URL: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    ARTIFACT_STORE: artifactStore(env),
     LOG_LEVEL: level(env),
     LOG_FORMAT: logFormat(env),
     LOGIN_THROTTLE_FAILURES: int(env, 'LOGIN_THROTTLE_FAILURES', 5, 1, 1_000_000),

@@ -12,6 +12,12 @@ export interface ServiceConfig {
   DATA_DIR: string
   DATABASE_URL: string | undefined
   REDIS_URL: string | undefined
+  /**
+   * Where released binaries are kept (docs/decisions/0025-artifact-store.md): `files` under DATA_DIR/artifacts, or
+   * `database`, chunks in the store's tables, which every process of a cluster reads. Default: database with
+   * DATABASE_URL, files on the embedded store.
+   */
+  ARTIFACT_STORE: 'files' | 'database'
   LOG_LEVEL: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
   /** JSON lines (for machines, the default) or pretty (coloured, one readable line per event, for people). */
   LOG_FORMAT: 'json' | 'pretty'
@@ -67,6 +73,13 @@ export function level (env: Env): ServiceConfig['LOG_LEVEL'] {
 export function logFormat (env: Env): ServiceConfig['LOG_FORMAT'] {
   const v = str(env, 'LOG_FORMAT', 'json')
   if (v !== 'json' && v !== 'pretty') throw new ConfigError('LOG_FORMAT', `must be json or pretty, got "${v}"`)
+  return v
+}
+
+export function artifactStore (env: Env): ServiceConfig['ARTIFACT_STORE'] {
+  const v = optional(env, 'ARTIFACT_STORE')
+  if (v === undefined) return optional(env, 'DATABASE_URL') === undefined ? 'files' : 'database'
+  if (v !== 'files' && v !== 'database') throw new ConfigError('ARTIFACT_STORE', `must be files or database, got "${v}"`)
   return v
 }
 

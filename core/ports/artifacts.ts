@@ -31,3 +31,8 @@ export interface ArtifactStore {
 export class ArtifactTooLarge extends Error {
   constructor (readonly maxBytes: number) { super(`artifact larger than ${maxBytes} bytes`) }
 }
+
+/** open() of a key the store does not hold (never put, or deleted). */
+export class ArtifactNotFound extends Error {
+  constructor (readonly key: string) { super(`no artifact ${key}`) }
+}
