@@ -73,18 +73,14 @@ async function simulated (protocol: FleetProtocol, opts: { failsTasks?: boolean 
  */
 async function runOn (device: SimulatedDevice, kind: ActionKind, body: Json = {}): Promise<OperationJson> {
   const uid = await started(postAction(stack, kind, { systems: { uids: [device.systemUid] }, ...body }))
-  const stop = { done: false }
-  const polling = (async () => {
-    while (!stop.done && device.transport.protocol === 'REST') {
-      await device.poll().catch(() => {})
-      await new Promise((resolve) => setTimeout(resolve, 100))
-    }
-  })()
   try {
-    return await waitFinished(stack, uid, 20_000)
+    if (device.transport.protocol !== 'REST') return await waitFinished(stack, uid, 20_000)
+    return await eventually(async () => {
+      await device.poll().catch(() => {})
+      const op = await getOperation(stack, uid)
+      return op.state === 'FINISHED' ? op : undefined
+    }, { timeoutMs: 20_000, intervalMs: 100, what: `operation ${uid} finished, the device polling` })
   } finally {
-    stop.done = true
-    await polling
     await device.idle()
   }
 }
