@@ -3,6 +3,7 @@
 // AirVantage JSON task (docs/protocols/mqtt.md) and each transport encodes it for its wire (JSON for MQTT and REST,
 // Bysant for M3DA...).
 import type { DataValue, DeviceProtocol } from './device-message.js'
+import type { SoftwareBody } from './software-task.js'
 
 /** Read these data ids and send their current values. */
 export interface ReadBody { read: string[] }
@@ -10,7 +11,8 @@ export interface ReadBody { read: string[] }
 export interface WriteBody { write: Array<Record<string, DataValue>> }
 /** Run a command or an action (reboot, reset, connect: the action's id) with named parameters. */
 export interface CommandBody { command: { id: string, params: Record<string, unknown> } }
-export type DeviceTaskBody = ReadBody | WriteBody | CommandBody
+/** Install, uninstall, start or stop an application package (core/domain/software-task.ts). */
+export type DeviceTaskBody = ReadBody | WriteBody | CommandBody | SoftwareBody
 
 /** The task as a device receives it: its uid (the operation task's uid: a device ignores one it already ran). */
 export type DeviceTask = { uid: string, timestamp: number } & DeviceTaskBody

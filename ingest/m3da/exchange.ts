@@ -9,7 +9,7 @@ import type { DeviceTask } from '../../core/domain/device-task.js'
 import { decodePayload, encodePayload, type M3daMessage, type M3daResponse } from '../../protocols/m3da/index.js'
 import type { DecodedAck, Pipeline } from '../pipeline.js'
 import { pointsOf } from './points.js'
-import { taskMessages, type ActionKind } from './tasks.js'
+import { responseMessage, taskMessages, type ActionKind } from './tasks.js'
 
 export interface ExchangeDeps {
   m3da: Pick<M3daDevices, 'tickets' | 'tasksOf' | 'release'>
@@ -35,7 +35,7 @@ async function acksOf (deps: ExchangeDeps, systemUid: string, responses: readonl
   for (const r of responses) {
     const uid = tasks.get(r.ticketId)
     if (uid === undefined) continue
-    acks.push({ uid, status: r.status === 0 ? 'OK' : 'ERROR', message: r.status === 0 ? null : r.data ?? `status ${r.status}` })
+    acks.push({ uid, status: r.status === 0 ? 'OK' : 'ERROR', message: r.status === 0 ? null : responseMessage(r.status, r.data) })
     tickets.push(r.ticketId)
   }
   return { acks, tickets }

@@ -3,7 +3,9 @@
 // Embedded_Ace_Set_Task); a command that is a REBOOT action of the system's applications writes 1 to MSCI 65001
 // (docs/protocols/msci.md [S]: "reset modem"), any other command naming an MSCI id writes its first parameter (or 1)
 // there. The gateway's answer ends the task: OK, or ERROR with why (an id it has not, a write it refused).
-// A gateway that stops answering mid-task leaves the task SENT: it is delivered again at the next poll.
+// A gateway that stops answering mid-task leaves the task SENT: it is delivered again at the next poll. MSCI installs
+// no application package: the install operation fails such a system's task before writing one
+// (docs/packages.md#installs), and one that reaches a gateway all the same is answered ERROR.
 import type { DataPoint, DataValue } from '../../core/domain/device-message.js'
 import type { DeviceTask } from '../../core/domain/device-task.js'
 import type { ActionType } from '../../core/domain/application-model.js'
@@ -73,6 +75,7 @@ export async function runTask (access: GatewayAccess, task: DeviceTask, actions:
     }
     return await written(access, uid, values)
   }
+  if ('software' in task) return { uid, status: 'ERROR', message: 'MSCI installs no application package' }
   const { id: commandId, params } = task.command
   if (actions.get(commandId) === 'REBOOT') return await written(access, uid, [[MSCI_REBOOT, 1]])
   const id = msciIdOf(commandId)

@@ -8,7 +8,9 @@
 // - retrieve (`read`): answered at once from the last values of the session when it has them all, otherwise a
 //   rebirth is asked (NCMD `Node Control/Rebirth`) and the task ends OK once the BIRTHs brought them;
 // - wake-up (CONNECT): the node is connected, OK at once; reset to factory: no Sparkplug command, ERROR at once;
-// - any other command: a write of the metric it names (its `value` parameter, else true), OK once sent.
+// - any other command: a write of the metric it names (its `value` parameter, else true), OK once sent;
+// - an application package (install, start...): Sparkplug B has no command for it, ERROR at once (the install
+//   operation fails such a system's task before writing one: docs/packages.md#installs).
 // A task that gets none of these ends on its operation's timeout.
 import type { DataValue } from '../../core/domain/device-message.js'
 import type { DeviceTask } from '../../core/domain/device-task.js'
@@ -64,6 +66,7 @@ export function planTask (node: EdgeNode, task: DeviceTask): TaskPlan {
     return { kind: 'send', commands: [controlCommand(REBIRTH)], awaiting: { uid: task.uid, kind: 'read', ids: task.read } }
   }
   if ('write' in task) return writes(node, task.uid, task.write)
+  if ('software' in task) return { kind: 'answer', answer: { uid: task.uid, status: 'ERROR', message: 'Sparkplug B has no command to install an application package' } }
   const { id, params } = task.command
   switch (node.actions?.get(id)) {
     case 'REBOOT': return { kind: 'send', commands: [controlCommand(REBOOT)], awaiting: { uid: task.uid, kind: 'reboot' } }

@@ -5,5 +5,8 @@ export type { DataForm, DataReason, DecodedData, DecodeDataOptions } from './pay
 export { decodeAcks, encodeAcks } from './acks.js'
 export type { Ack, AckReason, AckStatus, DecodedAcks } from './acks.js'
 export { decodeTasks, encodeTasks } from './tasks.js'
-export type { CommandTask, DecodedTasks, JsonValue, ReadTask, Task, TaskReason, TaskToEncode, WriteTask } from './tasks.js'
+export type {
+  CommandTask, DecodedTasks, JsonValue, ReadTask, SoftwareRef, SoftwareTask, SoftwareToEncode, SwInstallTask, SwStartTask, SwStopTask,
+  SwUninstallTask, Task, TaskReason, TaskToEncode, WriteTask
+} from './tasks.js'
 export type { TextReason } from './text.js'

@@ -83,6 +83,7 @@ async function runTask (task: Task, c: TaskContext, flush: () => Promise<void>):
     const refused = c.model.write(task.write)
     return refused === undefined ? ok(task) : error(task, refused)
   }
+  if (!('command' in task)) return error(task, 'this simulated device installs no application package')
   switch (task.command.id) {
     case ACTIONS.reboot:
       await flush()

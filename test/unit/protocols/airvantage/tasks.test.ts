@@ -21,6 +21,30 @@ describe('encodeTasks', () => {
     expect(JSON.parse(encodeTasks([task]))).toEqual([{ uid: 'c2', timestamp: TS, command: { id: 'machine.reset', params: {} } }])
   })
 
+  it('writes a software task as swinstall {type, revision, url} (the first binary\'s link) or swuninstall / swstart / swstop {type, revision}', () => {
+    const application = { type: 'greenhouse', revision: '2.0' }
+    const binaries = [{ url: 'http://h/device/packages/t1' }, { url: 'http://h/device/packages/t2' }]
+    const text = encodeTasks([
+      { uid: 'i', timestamp: TS, software: { action: 'install', application, binaries } },
+      { uid: 'u', timestamp: TS, software: { action: 'uninstall', application, binaries: [] } },
+      { uid: 's', timestamp: TS, software: { action: 'start', application, binaries: [] } },
+      { uid: 'p', timestamp: TS, software: { action: 'stop', application, binaries: [] } }
+    ])
+    expect(text).toBe('[{"uid":"i","timestamp":1700000000000,"swinstall":{"type":"greenhouse","revision":"2.0","url":"http://h/device/packages/t1"}},' +
+      '{"uid":"u","timestamp":1700000000000,"swuninstall":{"type":"greenhouse","revision":"2.0"}},' +
+      '{"uid":"s","timestamp":1700000000000,"swstart":{"type":"greenhouse","revision":"2.0"}},' +
+      '{"uid":"p","timestamp":1700000000000,"swstop":{"type":"greenhouse","revision":"2.0"}}]')
+    expect(decodeTasks(text)).toEqual({
+      ok: true,
+      tasks: [
+        { uid: 'i', timestamp: TS, swinstall: { ...application, url: 'http://h/device/packages/t1' } },
+        { uid: 'u', timestamp: TS, swuninstall: application },
+        { uid: 's', timestamp: TS, swstart: application },
+        { uid: 'p', timestamp: TS, swstop: application }
+      ]
+    })
+  })
+
   it('writes an empty list as []', () => {
     expect(encodeTasks([])).toBe('[]')
   })
@@ -34,6 +58,7 @@ describe('decodeTasks', () => {
     ['task.invalid.shape', '[1]'],
     ['task.invalid.shape', `[{"uid": "a", "timestamp": ${TS}}]`],
     ['task.invalid.shape', `[{"uid": "a", "timestamp": ${TS}, "swinstall": {"url": "x"}}]`],
+    ['task.invalid.shape', `[{"uid": "a", "timestamp": ${TS}, "swstart": {"type": "x", "revision": 2}}]`],
     ['task.invalid.shape', `[{"uid": "a", "timestamp": ${TS}, "write": [{"a": {"b": 1}}]}]`],
     ['task.invalid.uid', `[{"uid": 1, "timestamp": ${TS}, "read": []}]`],
     ['task.invalid.timestamp', '[{"uid": "a", "timestamp": "now", "read": []}]']
@@ -47,7 +72,9 @@ describe('decodeTasks', () => {
     const task: fc.Arbitrary<Task> = fc.oneof(
       fc.record({ ...head, read: fc.array(fc.string()) }),
       fc.record({ ...head, write: fc.array(fc.dictionary(fc.string(), scalar, { minKeys: 1, maxKeys: 1 })) }),
-      fc.record({ ...head, command: fc.record({ id: fc.string(), params: fc.dictionary(fc.string(), scalar) }) }))
+      fc.record({ ...head, command: fc.record({ id: fc.string(), params: fc.dictionary(fc.string(), scalar) }) }),
+      fc.record({ ...head, swinstall: fc.record({ type: fc.string(), revision: fc.string(), url: fc.string() }) }),
+      fc.record({ ...head, swstop: fc.record({ type: fc.string(), revision: fc.string() }) }))
     fc.assert(fc.property(fc.array(task, { maxLength: 5 }), (tasks) => {
       expect(decodeTasks(encodeTasks(tasks))).toEqual({ ok: true, tasks })
     }), { numRuns: 200 })
