@@ -8,19 +8,19 @@ import { invalidZip, PackageError, tooLarge } from './errors.js'
 /** yauzl's own check (validateEntrySizes) fails a stream that inflates past the declared size with this message. */
 const PAST_DECLARED = /^too many bytes/
 
-function streamError (entry: Entry, err: unknown): PackageError {
+function streamError (entry: Entry, what: string, err: unknown): PackageError {
   if (err instanceof PackageError) return err
   const message = err instanceof Error ? err.message : String(err)
-  if (PAST_DECLARED.test(message)) return tooLarge(`entry "${entry.fileName}" inflates past the ${entry.uncompressedSize} bytes it declares`)
-  return invalidZip(`entry "${entry.fileName}" cannot be read: ${message}`)
+  if (PAST_DECLARED.test(message)) return tooLarge(`${what} "${entry.fileName}" inflates past the ${entry.uncompressedSize} bytes it declares`)
+  return invalidZip(`${what} "${entry.fileName}" cannot be read: ${message}`)
 }
 
-async function rawStream (zip: ZipFile, entry: Entry): Promise<Readable> {
+async function rawStream (zip: ZipFile, entry: Entry, what: string): Promise<Readable> {
   return await new Promise((resolve, reject) => {
     try {
-      zip.openReadStream(entry, (err, stream) => { if (err != null) reject(streamError(entry, err)); else resolve(stream) })
+      zip.openReadStream(entry, (err, stream) => { if (err != null) reject(streamError(entry, what, err)); else resolve(stream) })
     } catch (err) {
-      reject(streamError(entry, err))
+      reject(streamError(entry, what, err))
     }
   })
 }
@@ -32,7 +32,7 @@ async function rawStream (zip: ZipFile, entry: Entry): Promise<Readable> {
  */
 export async function openLimited (zip: ZipFile, entry: Entry, limit: number, what: string): Promise<Readable> {
   if (entry.uncompressedSize > limit) throw tooLarge(`${what} "${entry.fileName}" declares ${entry.uncompressedSize} bytes, over the limit of ${limit}`)
-  const source = await rawStream(zip, entry)
+  const source = await rawStream(zip, entry, what)
   let seen = 0
   const out = new Transform({
     transform (chunk: Buffer, _encoding, done) {
@@ -41,7 +41,7 @@ export async function openLimited (zip: ZipFile, entry: Entry, limit: number, wh
       else done(null, chunk)
     }
   })
-  source.on('error', (err) => out.destroy(streamError(entry, err)))
+  source.on('error', (err) => out.destroy(streamError(entry, what, err)))
   // Stop inflating as soon as the reader stops reading, whether it failed or gave up.
   out.on('close', () => { source.unpipe(out); source.destroy() })
   source.pipe(out)
@@ -55,7 +55,7 @@ export async function readWhole (zip: ZipFile, entry: Entry, limit: number, what
   try {
     for await (const chunk of stream) chunks.push(chunk as Buffer)
   } catch (err) {
-    throw streamError(entry, err)
+    throw streamError(entry, what, err)
   }
   return Buffer.concat(chunks)
 }
