@@ -14,6 +14,9 @@ const PIECE = 64 * 1024
 const CHECK_EVERY = 2 * 1024 * 1024
 
 function reachable (): number {
+  // Twice: the Buffers a first collection finds dead are still counted until a second one (measured on PostgreSQL's
+  // driver: 22 MB of them after one, none after two).
+  gc()
   gc()
   const m = process.memoryUsage()
   return m.heapUsed + m.arrayBuffers
