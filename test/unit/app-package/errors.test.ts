@@ -34,7 +34,7 @@ describe('openPackage: refusals', () => {
   const invalid: Array<[string, string, RegExp]> = [
     ['not well-formed', model('<capabilities>\n<data>\n</capabilities>'), /m\.app, line 5: not well-formed XML/],
     ['another namespace', '<?xml version="1.0"?>\n<app:application xmlns:app="http://example.com/app" type="t" name="n" revision="1"/>', /m\.app, line 2: the root element must be <app:application> in the namespace/],
-    ['another root', `<app:capabilities xmlns:app="http://www.sierrawireless.com/airvantage/application/1.0"/>`, /m\.app, line 1: the root element must be <app:application>/],
+    ['another root', '<app:capabilities xmlns:app="http://www.sierrawireless.com/airvantage/application/1.0"/>', /m\.app, line 1: the root element must be <app:application>/],
     ['no type', model('', 'name="n" revision="1"'), /m\.app, line 2: <application> needs a non-empty type attribute/],
     ['an empty revision', model('', 'type="t" name="n" revision=" "'), /line 2: <application> needs a non-empty revision attribute/],
     ['an unknown child of the root', model('<capabilities/>\n<firmware/>'), /m\.app, line 4: <app:application> holds <capabilities>, <application-manager> and <binaries>, not <firmware>/],
