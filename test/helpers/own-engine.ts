@@ -2,7 +2,7 @@
 // queue namespace and a clock the test moves, shared by the engine and its queue, so that waits of a minute (a
 // rollout's window) pass at once. Its operations are read back through the stack's HTTP API like any other.
 import { pino } from 'pino'
-import type { Clock } from '../../core/ports/store.js'
+import type { Clock, Db } from '../../core/ports/store.js'
 import type { Operation, OperationType } from '../../core/domain/operation.js'
 import type { OperationHandler } from '../../core/operations/handler.js'
 import type { DeviceProtocol } from '../../core/domain/device-message.js'
@@ -45,6 +45,8 @@ export interface OwnEngineOptions {
   chunkSize?: number
   sliceMs?: number
   dispatch?: TaskDispatch
+  /** The store the engine and its queue use (default: the stack's); idle() and nextRunAt() read the stack's. */
+  db?: Db
 }
 
 /**
@@ -63,10 +65,11 @@ export async function ownEngine (stack: Stack, handler: OperationHandler, opts: 
   const clock = opts.clock ?? manualClock()
   const type = opts.type ?? 'SYSTEM_REBOOT'
   const queueName = uniq('own-engine')
-  const queue = createLocalQueue<any>(stack.db, { queue: queueName, pollMs: 20, clock, onError: () => {} })
+  const db = opts.db ?? stack.db
+  const queue = createLocalQueue<any>(db, { queue: queueName, pollMs: 20, clock, onError: () => {} })
   const engine = createEngine({
-    repos: createRepositories(stack.db),
-    inTransaction: async (fn) => await stack.db.transaction(async (tx) => await fn(createRepositories(tx))),
+    repos: createRepositories(db),
+    inTransaction: async (fn) => await db.transaction(async (tx) => await fn(createRepositories(tx))),
     queue,
     clock,
     log: pino({ level: 'silent' }),

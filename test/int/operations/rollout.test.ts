@@ -7,6 +7,7 @@
 import type { MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { OperationHandler } from '../../../core/operations/handler.js'
+import type { Db } from '../../../core/ports/store.js'
 import { ROLLOUT_WINDOW_MS } from '../../../core/operations/rollout.js'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { uniq } from '../../helpers/factories.js'
@@ -33,6 +34,28 @@ function mostPerMinute (tasks: TaskJson[]): number {
 }
 
 const started = (tasks: TaskJson[]): number => tasks.filter((t) => t.startDate !== null).length
+
+/** The store as one engine sees it, keeping the calls it made and has no answer to yet (by their order of making). */
+interface Watched { db: Db, made: () => number, heldSince: (made: number) => boolean }
+
+function watched (db: Db): Watched {
+  let made = 0
+  const open = new Set<number>()
+  const track = async <T>(call: () => Promise<T>): Promise<T> => {
+    const n = ++made
+    open.add(n)
+    try { return await call() } finally { open.delete(n) }
+  }
+  return {
+    db: {
+      ...db,
+      query: async (sql, params) => await track(async () => await db.query(sql, params)),
+      transaction: async (fn) => await track(async () => await db.transaction(fn))
+    },
+    made: () => made,
+    heldSince: (n) => [...open].some((x) => x > n)
+  }
+}
 
 describe('rollout.maxPerMinute', () => {
   it('starts at most maxPerMinute tasks a minute, the next run waiting for the next window, and finishes', async () => {
@@ -74,22 +97,25 @@ describe('rollout.maxPerMinute', () => {
   it('the budget is the store\'s: a second engine releases nothing more in the window, and two at once share one budget', async () => {
     const systems = await createSystems(stack, 12, uniq('cluster'), [])
     const clock = manualClock()
-    // While `overlap` is on, a task waits (a little while at most) for the other engine to be running one too: their
-    // chunk transactions overlap unless the budget's lock keeps the second out until the first has committed.
+    // While `overlap` is on, a task waits for the other engine to be running one too, or to be held back by the store
+    // behind this task's transaction: their chunk transactions overlap unless the budget's lock keeps the second out
+    // until the first has committed. (The embedded store runs one transaction at a time: there the other engine's
+    // next call, made once its run is due, waits for the commit.)
     let overlap = false
     const inside = new Set<string>()
-    const overlapping = (): boolean => overlap && inside.size < 2
-    const meeting = (name: string): OperationHandler => ({
+    const stores = { first: watched(stack.db), second: watched(stack.db) }
+    const since = { first: 0, second: 0 }
+    const meeting = (name: 'first' | 'second', other: 'first' | 'second'): OperationHandler => ({
       async run () {
         inside.add(name)
-        const deadline = Date.now() + 300
-        while (overlapping() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+        await eventually(() => !overlap || inside.size >= 2 || stores[other].heldSince(since[other]),
+          { timeoutMs: 10_000, what: `the ${other} engine running a task or held back by the store` })
         return { state: 'SUCCESS' }
       }
     })
     // Chunks as large as the budget: each engine would claim a whole window's worth on its own.
-    const first = await ownEngine(stack, meeting('first'), { clock, chunkSize: 4 })
-    const second = await ownEngine(stack, meeting('second'), { clock, chunkSize: 4 })
+    const first = await ownEngine(stack, meeting('first', 'second'), { clock, chunkSize: 4, db: stores.first.db })
+    const second = await ownEngine(stack, meeting('second', 'first'), { clock, chunkSize: 4, db: stores.second.db })
     try {
       const t0 = clock.now()
       const uid = await first.launch(systems, { rollout: { maxPerMinute: 4 } })
@@ -106,6 +132,9 @@ describe('rollout.maxPerMinute', () => {
       overlap = true
       inside.clear()
       clock.move(MINUTE)
+      // What each engine asks the store from now on is for its run, due now.
+      since.first = stores.first.made()
+      since.second = stores.second.made()
       await Promise.all([first.idle(), second.idle()])
       let tasks = await allTasks(stack, uid)
       expect(started(tasks)).toBe(8)
