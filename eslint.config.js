@@ -15,6 +15,12 @@ export default [
     rules: { 'no-restricted-imports': ['error', { patterns: [top('core', 'storage', 'api', 'ingest', 'bin', 'simulator')] }] }
   },
   {
+    // The package reader's words are the application model's, not a device protocol's: its one vocabulary file
+    // imports core's pure domain modules (docs/decisions/0026-package-reader.md); nothing else of core.
+    files: ['protocols/app-package/vocabulary.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [top('storage', 'api', 'ingest', 'bin', 'simulator'), { regex: '^(\\.\\./)+core/(?!domain/|schemas/)' }] }] }
+  },
+  {
     files: ['api/**/*.ts', 'ingest/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [top('storage', 'bin', 'simulator')] }] }
   },
