@@ -160,12 +160,16 @@ describe('oversized packets', () => {
   }
 
   it('MQTT 5: CONNACK announces the maximum packet size (MQTT 5.0 §3.2.2.3.6)', async () => {
-    const r = await rawSession([connectPacket(5, dev)], 300)
+    const socket = netConnect(stack.ports.mqtt ?? 0, '127.0.0.1')
+    socket.on('error', () => {})
     const parser = mqttPacket.parser({ protocolVersion: 5 })
-    const packets: mqttPacket.Packet[] = []
-    parser.on('packet', (p) => packets.push(p))
-    parser.parse(r.received)
-    expect((packets[0] as mqttPacket.IConnackPacket).properties?.maximumPacketSize).toBe(2 * 1024 * 1024)
+    const first = new Promise<mqttPacket.Packet>((resolve) => parser.once('packet', resolve))
+    socket.on('data', (d) => parser.parse(d))
+    socket.write(connectPacket(5, dev))
+    const connack = await first
+    socket.destroy()
+    expect(connack.cmd).toBe('connack')
+    expect((connack as mqttPacket.IConnackPacket).properties?.maximumPacketSize).toBe(2 * 1024 * 1024)
   })
 })
 
