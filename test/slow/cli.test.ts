@@ -13,6 +13,7 @@ import { migrations } from '../../storage/migrate.js'
 import { verifyPassword } from '../../core/security/secrets.js'
 import { ROOT, freePort, runFleet, spawnFleet, type Child } from '../helpers/child.js'
 import { inspect, quiet, storeKinds, type Store } from '../helpers/cli-stores.js'
+import { eventually } from '../helpers/eventually.js'
 
 async function startServe (store: Store): Promise<{ child: Child, port: number }> {
   const port = await freePort()
@@ -35,17 +36,12 @@ async function currentUser (port: number, token: string): Promise<{ status: numb
 
 /** Polls until nothing listens on port any more (the server is closing). */
 async function untilRefused (port: number, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const refused = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1')
-      s.once('connect', () => { s.destroy(); resolve(false) })
-      s.once('error', () => { resolve(true) })
-    })
-    if (refused) return
-    if (Date.now() > deadline) throw new Error(`port ${port} still accepts connections`)
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
+  const refused = async (): Promise<boolean> => await new Promise<boolean>((resolve) => {
+    const s = connect(port, '127.0.0.1')
+    s.once('connect', () => { s.destroy(); resolve(false) })
+    s.once('error', () => { resolve(true) })
+  })
+  await eventually(refused, { timeoutMs, intervalMs: 50, what: `port ${port} to refuse connections` })
 }
 
 /** A POST whose body is sent in two parts, so that the request can be held in flight. */

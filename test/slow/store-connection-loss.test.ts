@@ -16,7 +16,11 @@ import { inspect, postgresStore, quiet } from '../helpers/cli-stores.js'
 import { startFleet } from '../../simulator/fleet.js'
 import { eventually } from '../helpers/eventually.js'
 
+// Random pauses between strikes spread them over the traffic (never a wait for a condition: those are awaited).
 const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+
+/** Running transactions a run's strikes hit before they stop: losses enough to meet retries of retries. */
+const HITS = 10
 
 /** How the store loses its connections in one run. */
 interface Faults {
@@ -24,6 +28,8 @@ interface Faults {
   strike (): Promise<void>
   /** Stops the faults (drops injected ones not used yet); answers how many running transactions were hit in all. */
   calm (): Promise<number>
+  /** Running transactions hit since the last calm(), so far. */
+  hits (): number
   /** SQL that slows writes of rows of a table down on a server, so that terminations find transactions running. */
   slow (table: 'device_messages' | 'systems', secondsPerRow: number): string | undefined
   close (): Promise<void>
@@ -42,14 +48,18 @@ const embedded: Kind = {
   name: 'embedded store, faults injected at the store port',
   async start () {
     const { stack, faulty: f } = await faultyStack('pglite')
+    let injected = 0 // since the last calm(): those not pending any more have hit a transaction
     return {
       stack,
       faulty: f,
       faults: {
         // Only once the last ones were used and the store has worked a while since: injected faults hit whatever
         // transaction comes next, retries included, so piled up they would keep the store unavailable throughout.
-        async strike () { if (f.pending() === 0 && f.sinceLastHitMs() >= 300) f.inject('rollback', 'commit-lost') },
-        async calm () { return f.calm() },
+        async strike () {
+          if (f.pending() === 0 && f.sinceLastHitMs() >= 300) { f.inject('rollback', 'commit-lost'); injected += 2 }
+        },
+        async calm () { injected = 0; return f.calm() },
+        hits: () => injected - f.pending(),
         slow: () => undefined,
         async close () {}
       }
@@ -69,6 +79,7 @@ const postgres: Kind = {
       faults: {
         async strike () { busy += (await killer.terminate()).busy },
         async calm () { const n = busy; busy = 0; return n },
+        hits: () => busy,
         // Statements wait a little, so that a termination every few hundred ms finds one running.
         slow: (table, secondsPerRow) => `
           CREATE FUNCTION slow_${table} () RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(${secondsPerRow}); RETURN NULL; END $$;
@@ -85,9 +96,9 @@ const kinds = [embedded, ...(TEST_DATABASE_URL !== undefined || process.env.CI =
 
 /**
  * Strikes at random intervals of 100 to 400 ms (a fixed period could fall into step with the retries and hit the
- * same chunk every time) until stop(), which answers the running transactions hit.
+ * same chunk every time) until stop(), which answers the running transactions hit; hits() tells them so far.
  */
-function strikeRepeatedly (faults: Faults): { stop (): Promise<number> } {
+function strikeRepeatedly (faults: Faults): { stop (): Promise<number>, hits (): number } {
   const state = { stopped: false }
   const loop = (async () => {
     while (!state.stopped) {
@@ -97,7 +108,7 @@ function strikeRepeatedly (faults: Faults): { stop (): Promise<number> } {
   })()
   const stop = async (): Promise<number> => { state.stopped = true; await loop; return await faults.calm() }
   onTestFinished(async () => { if (!state.stopped) await stop() }) // a failed test leaves no strikes behind
-  return { stop }
+  return { stop, hits: () => faults.hits() }
 }
 
 describe.each(kinds)('store connection lost: $name', (kind) => {
@@ -127,7 +138,11 @@ describe.each(kinds)('store connection lost: $name', (kind) => {
       }
     })
     const strikes = strikeRepeatedly(faults)
-    await pause(3000)
+    // Struck until the faults have hit ingest work in flight several times, while every device went on publishing.
+    const answered = (): number => devices.reduce((n, x) => n + x.answers.length, 0)
+    await eventually(() => strikes.hits() >= HITS && answered() >= 3 * versions.length, {
+      timeoutMs: 60_000, what: `${HITS} transactions hit under traffic`, seen: () => `${strikes.hits()} hit, ${answered()} publishes answered`
+    })
     const hits = await strikes.stop()
     run.publishing = false
     await Promise.all(publishers)
@@ -194,7 +209,10 @@ describe.each(kinds)('store connection lost: $name', (kind) => {
       // The test's own reads share the service's pool: one may fail too.
       const state = async (): Promise<string | undefined> =>
         await stack.db.query<{ state: string }>('SELECT state FROM operations WHERE uid = $1', [uid]).then((r) => r.rows[0]?.state, () => undefined)
-      for (let i = 0; i < 40 && await state() !== 'FINISHED'; i++) await pause(100)
+      // Struck until it finished or the faults hit its work HITS times: enough losses, and the end of them, for it to finish.
+      await eventually(async () => strikes.hits() >= HITS || await state() === 'FINISHED', {
+        timeoutMs: 60_000, intervalMs: 100, what: `the operation FINISHED or ${HITS} of its transactions hit`
+      })
       return { uid, uids, tag, hits: await strikes.stop() }
     }
     // Strikes come at random moments: an operation may run whole between two of them (CI saw it once). It is then
@@ -254,11 +272,12 @@ onPostgres?.('store connection lost: the service process on PostgreSQL', () => {
     const killer = await openKiller(store.env.DATABASE_URL ?? '', null) // the database is the service's alone
     onTestFinished(async () => { await killer.close() })
     let busy = 0
-    const until = Date.now() + 4000
-    while (Date.now() < until) {
+    // Terminations 100 to 400 ms apart until they found the service's backends busy HITS times.
+    await eventually(async () => {
       busy += (await killer.terminate()).busy
-      await pause(100 + Math.random() * 300)
-    }
+      await pause(Math.random() * 300)
+      return busy >= HITS
+    }, { timeoutMs: 60_000, intervalMs: 100, what: `${HITS} busy backends terminated`, seen: () => `${busy} busy` })
     expect(busy).toBeGreaterThan(0)
     const afterStrikes = total()
     // Traffic resumes within the ingest's store retry window (30 s, core/services/ingest/ingest.service.ts): on a

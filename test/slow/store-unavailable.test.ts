@@ -10,8 +10,10 @@ import { openPostgresDb } from '../../storage/postgres-db.js'
 import { TEST_DATABASE_URL } from '../helpers/env.js'
 import { openKiller, type Killer } from '../helpers/pg-kill.js'
 import { createTestDb, type TestDb } from '../helpers/test-db.js'
+import { eventually } from '../helpers/eventually.js'
 
-const pause = async (ms: number): Promise<void> => { await new Promise((resolve) => setTimeout(resolve, ms)) }
+/** TCP sockets this process holds open: one fewer once pg has seen a terminated backend close its connection. */
+const tcpSockets = (): number => process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap').length
 
 // PostgreSQL only, registered as test/store/db.test.ts registers its PostgreSQL run: without TEST_DATABASE_URL
 // (and outside CI) the suite is absent, not skipped.
@@ -38,11 +40,15 @@ if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') {
     /** Terminates one backend and waits until the server has let it go. */
     async function terminate (pid: number): Promise<void> {
       await admin.query('SELECT pg_terminate_backend($1)', [pid])
-      for (let i = 0; i < 250; i++) {
-        if ((await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0) return
-        await pause(20)
-      }
-      throw new Error(`backend ${pid} still there`)
+      await eventually(async () => (await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount === 0,
+        { what: `backend ${pid} to end` })
+    }
+
+    /** Waits until the backend runs a statement matching `like`. */
+    async function running (pid: number, like: string): Promise<void> {
+      await eventually(async () => (await admin.query(
+        'SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = \'active\' AND query LIKE $2', [pid, like])).rowCount === 1,
+      { what: `backend ${pid} running ${like}` })
     }
 
     const rows = async (): Promise<number> => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM loss_probe')).rows[0]?.n ?? 0
@@ -73,11 +79,11 @@ if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') {
         await tx.query('INSERT INTO loss_probe VALUES (1)')
         const pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid ?? 0
         // The statement runs when the backend is told to end.
-        const running = tx.query('SELECT pg_sleep(5)')
-        running.catch(() => {}) // awaited below, after the termination
-        await pause(100)
+        const sleeping = tx.query('SELECT pg_sleep(5)')
+        sleeping.catch(() => {}) // awaited below, after the termination
+        await running(pid, '%pg_sleep(5)%')
         await terminate(pid)
-        await running
+        await sleeping
       })
       await expect(failed).rejects.toBeInstanceOf(StoreUnavailableError)
       expect(await rows()).toBe(before)
@@ -90,8 +96,10 @@ if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') {
       const failed = db.transaction(async (tx) => {
         await tx.query('INSERT INTO loss_probe VALUES (3)')
         const pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid ?? 0
+        const sockets = tcpSockets()
         await terminate(pid)
-        await pause(100) // pg has seen the socket close and emitted 'error' on the checked-out client
+        // pg has seen the socket close, and so emitted 'error' on the checked-out client, once the socket is gone.
+        await eventually(() => tcpSockets() < sockets, { what: 'the terminated connection\'s socket to close' })
         await tx.query('INSERT INTO loss_probe VALUES (4)')
       })
       await expect(failed).rejects.toBeInstanceOf(StoreUnavailableError)
@@ -104,7 +112,8 @@ if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') {
       await Promise.all([1, 2, 3, 4].map(async () => await db.transaction(async (tx) => await tx.query('SELECT pg_sleep(0.05)'))))
       const { killed } = await killer.terminate()
       expect(killed).toBeGreaterThanOrEqual(4)
-      await pause(200)
+      // The pool has seen its idle connections end and dropped them.
+      await eventually(() => db.poolStats?.().total === 0, { what: 'the pool to drop its terminated connections', seen: () => JSON.stringify(db.poolStats?.()) })
       const answers = await Promise.all([1, 2, 3, 4, 5, 6].map(async (i) => (await db.query<{ i: number }>('SELECT $1::int AS i', [i])).rows[0]?.i))
       expect(answers).toEqual([1, 2, 3, 4, 5, 6])
     })
