@@ -32,6 +32,8 @@ import type { DynsecSync } from '../ingest/broker-sync/dynsec-sync.js'
 import type { EventBus } from '../core/ports/events.js'
 import { createLocalEventBus } from '../storage/events/local-bus.js'
 import { openEventBus } from '../storage/events/open-event-bus.js'
+import type { ArtifactStore } from '../core/ports/artifacts.js'
+import { createArtifactStore } from '../storage/artifacts/open-artifacts.js'
 
 export interface Infrastructure {
   db: Db
@@ -44,6 +46,8 @@ export interface Infrastructure {
   metrics?: MetricsRegistry
   /** The committed changes the live stream delivers (Redis pub/sub with REDIS_URL); absent: this process's only. */
   events?: EventBus
+  /** Absent: the store ARTIFACT_STORE names, on this infrastructure's database. */
+  artifacts?: ArtifactStore
 }
 
 // One try of a callback: name resolution, connection and the answer's headers (docs/operations.md#bulk-operations).
@@ -98,16 +102,19 @@ export function createContext (config: Readonly<Config>, log: Logger, infra: Inf
     now: infra.clock.now
   })
   const events = infra.events ?? createLocalEventBus((err) => { log.warn({ err }, 'live stream event not delivered') })
-  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter, dispatch, events })
+  const artifacts = infra.artifacts ?? createArtifactStore(config, infra.db)
+  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter, dispatch, events, artifacts })
   return {
     config,
     log,
     services,
     rateCounter: infra.rateCounter,
     metrics,
+    artifacts,
     async close () {
       // Workers first (they finish their running jobs), then what they used.
       await infra.queue.close()
+      await services.downloads.flush()
       await infra.mailer.close()
       await infra.rateCounter.close()
       await brokerSync?.close()

@@ -104,6 +104,8 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
       await api.listen({ port: http, host, backlog: LISTEN_BACKLOG }).catch((err: unknown) => { throw portFailure('HTTP_PORT', http, host, err) })
       const address = api.server.address()
       const httpPort = typeof address === 'object' && address !== null ? address.port : http
+      // Download links name the bound port when PUBLIC_URL does not say where devices reach the service.
+      ctx.services.downloads.listening(httpPort)
       const ports: Record<string, number> = {}
       for (const t of transports) {
         if (t.port === undefined || !roles.has('ingest')) continue

@@ -19,6 +19,7 @@ import type { DataQueriesRepository } from './data-queries.js'
 import type { DeviceTasksRepository } from './devices.js'
 import type { UsageRepository } from './usage.js'
 import type { PointPartitionsRepository } from './point-partitions.js'
+import type { PackageDownloadsRepository } from './package-downloads.js'
 
 export type { Found, Page, Sort } from '../paging.js'
 export type { CompaniesRepository } from './companies.js'
@@ -55,4 +56,5 @@ export interface Repositories {
   usage: UsageRepository
   pointPartitions: PointPartitionsRepository
   signInUnlocks: SignInUnlocksRepository
+  packageDownloads: PackageDownloadsRepository
 }

@@ -29,6 +29,8 @@ import { createPointPartitionsService } from './data/point-partitions.service.js
 import type { EventBus } from '../ports/events.js'
 import { createOperationProgress } from '../operations/progress.js'
 import { createStreamService } from './stream/stream.service.js'
+import { createDownloadLinks } from './packages/download-links.js'
+import type { ArtifactStore } from '../ports/artifacts.js'
 
 export interface ServicesDeps {
   config: Readonly<Config>
@@ -47,10 +49,12 @@ export interface ServicesDeps {
   dispatch?: TaskDispatch
   /** Committed changes for the live stream (core/ports/events.ts); absent: no stream hears anything. */
   events?: EventBus
+  /** The bytes of released binaries (core/ports/artifacts.ts; storage/artifacts/ by ARTIFACT_STORE). */
+  artifacts: ArtifactStore
 }
 
 /** Every use case of the service, wired on one set of repositories. */
-export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch, events }: ServicesDeps) {
+export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch, events, artifacts }: ServicesDeps) {
   const epoch = createAccessEpoch()
   const throttle = createLoginThrottle(rateCounter, clock, {
     accountAddressFailures: config.LOGIN_THROTTLE_FAILURES,
@@ -99,6 +103,9 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     /** The monthly points partitions and DATA_RETENTION_DAYS (the points.partitions job). */
     pointPartitions: createPointPartitionsService({ repos, inTransaction, clock, log, retentionDays: config.DATA_RETENTION_DAYS }),
     usage: createUsageService({ repos, clock }),
+    /** Install tasks' download links and what they served (GET /device/packages/<token>: docs/packages.md#downloads). */
+    downloads: createDownloadLinks({ downloads: repos.packageDownloads, publicUrl: config.PUBLIC_URL, httpHost: config.HTTP_HOST, httpPort: config.HTTP_PORT, now: clock.now, log, metrics }),
+    artifacts,
     /** Outgoing device tasks: what the operations engine asks once its device tasks are committed. */
     dispatch: dispatch ?? { dispatch: async () => {} },
     /** Read by the company-context check of every API call. */

@@ -18,6 +18,7 @@ import { createDeviceTasksRepository } from './device-tasks.repository.js'
 import { createUsageRepository } from './usage.repository.js'
 import { createPointPartitionsRepository } from './point-partitions.repository.js'
 import { createSignInUnlocksRepository } from './sign-in-unlocks.repository.js'
+import { createPackageDownloadsRepository } from './package-downloads.repository.js'
 
 /** Every repository, bound to one Queryable: the pool, or one transaction; `rollups`: see DataQueriesOptions. */
 export function createRepositories (q: Queryable, opts: DataQueriesOptions = {}): Repositories {
@@ -52,6 +53,7 @@ export function createRepositories (q: Queryable, opts: DataQueriesOptions = {})
     dataQueries: createDataQueriesRepository(q, opts),
     usage: createUsageRepository(q),
     pointPartitions: createPointPartitionsRepository(q),
-    signInUnlocks: createSignInUnlocksRepository(q)
+    signInUnlocks: createSignInUnlocksRepository(q),
+    packageDownloads: createPackageDownloadsRepository(q)
   }
 }

@@ -44,7 +44,8 @@ export function describeArtifactsContract (name: string, open: () => Promise<Art
       expect(await h.store.stat(info.key)).toEqual({ size: bytes.length })
       expect((await bytesOf(await h.store.open(info.key))).equals(bytes)).toBe(true)
       const c = h.chunk
-      for (const [start, end] of [[0, 0], [c - 1, c], [c - 10, 2 * c + 10], [5, c - 1], [c, 2 * c - 1], [bytes.length - 1, bytes.length - 1], [0, bytes.length - 1]]) {
+      const ranges: Array<[number, number]> = [[0, 0], [c - 1, c], [c - 10, 2 * c + 10], [5, c - 1], [c, 2 * c - 1], [bytes.length - 1, bytes.length - 1], [0, bytes.length - 1]]
+      for (const [start, end] of ranges) {
         const got = await bytesOf(await h.store.open(info.key, { start, end }))
         expect(got.equals(bytes.subarray(start, end + 1)), `bytes ${start}-${end}`).toBe(true)
       }
