@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, CLIENT_ID, CLIENT_SECRET, type Stack } from '../helpers/stack.js'
 import { createUser } from '../helpers/factories.js'
 import { createSystem } from '../helpers/systems.js'
-import { createDevice, deviceFetch, settle, type Device } from '../helpers/devices.js'
+import { createDevice, deviceFetch, eventually, settle, type Device } from '../helpers/devices.js'
 import { badJson, badText, BodyArbitraries, encodeQueryValue, NASTY_NUMBER_TEXTS, type JsonSchema } from '../helpers/bad-values.js'
 import { changedTables, snapshot, storeTables, type Snapshot } from '../helpers/store-snapshot.js'
 
@@ -49,17 +49,30 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => { await stack.close() })
 
-/** The store once background work (operation tasks, derived device state) has stopped changing it. */
+/** Jobs of the operations engine due or running (the periodic sweeps aside): work that will change the store. */
+async function jobsDue (): Promise<number> {
+  const { rows } = await stack.db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM jobs WHERE repeat_every_ms IS NULL AND attempt < max_attempts
+     AND (run_at <= $1 OR locked_until IS NOT NULL)`, [Date.now()])
+  return rows[0]?.n ?? 0
+}
+
+/**
+ * The store once background work (operation tasks, derived device state) has stopped changing it: the ingest
+ * drained, no engine job due or running, and the store as it was at the previous look.
+ */
 async function quiet (): Promise<Snapshot> {
   await settle(stack)
   let last = await snapshot(stack.db, tables)
-  for (let i = 0; i < 50; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
+  let changed: string[] = []
+  return await eventually(async () => {
+    await settle(stack)
+    const due = await jobsDue()
     const next = await snapshot(stack.db, tables)
-    if (changedTables(last, next).length === 0) return next
+    changed = changedTables(last, next)
     last = next
-  }
-  throw new Error('the store kept changing for 5 s')
+    return due === 0 && changed.length === 0 ? next : undefined
+  }, { timeoutMs: 5000, intervalMs: 100, what: 'the store to stop changing', seen: () => `last changed: ${changed.join(', ')}` })
 }
 
 function routes (): Route[] {
