@@ -50,7 +50,11 @@ export interface TelemetryRepository {
   receivedIds (systemUid: string, dataIds: readonly string[], since: number): Promise<string[]>
   /** The subscription mobile numbers of these systems, by system uid (the connection request, core/services/ingest/task-dispatch.ts). */
   mobileNumbers (systemUids: readonly string[]): Promise<Map<string, string>>
-  /** commStatus WARNING / ERROR for systems that missed their expected period (docs/devices.md). */
+  /**
+   * Gives every communicating system whose status changes at `now` the status core/domain/comm-status.ts decides
+   * (sweptCommStatus, `defaultPeriodMs` the period of systems without an ON heartbeat), unless it was heard from or
+   * changed meanwhile; answers the changes (docs/devices.md).
+   */
   sweepCommStatus (now: number, defaultPeriodMs: number): Promise<CommStatusChange[]>
 }
 

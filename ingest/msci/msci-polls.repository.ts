@@ -1,6 +1,8 @@
 import type { Queryable } from '../../core/ports/store.js'
 import type { ClaimedPoll, MsciPollsRepository } from './msci-polls.port.js'
 import type { Communication } from '../../core/domain/system.js'
+import { failedPollsStatus } from '../../core/domain/comm-status.js'
+import { markCommFailures } from '../comm-failures.sql.js'
 
 // The predicate of migrations/0022_msci_polls.sql's partial index, word for word, so that the index serves it.
 const HAS_HOST = "coalesce(s.communication #>> '{msci,host}', '') <> ''"
@@ -66,18 +68,9 @@ export function createMsciPollsRepository (q: Queryable): MsciPollsRepository {
          WHERE p.system_uid = o.uid AND p.locked_by = o.token
          RETURNING p.system_uid, p.failures, o.at`, [cols.uid, cols.token, cols.ok, cols.at, cols.next])
       const failed = rows.filter((r) => r.failures > 0).sort((a, b) => a.system_uid.localeCompare(b.system_uid))
-      if (failed.length === 0) return
       // docs/devices.md: commStatus follows communication; a gateway that does not answer its poll is a missed
-      // communication now, not only once its period has passed. Never lowered from ERROR by a single failure.
-      // The state row of system_state (0024_system_state.sql), created when the system has none.
-      await q.query(
-        `INSERT INTO system_state AS st (system_uid, comm_status, data)
-         SELECT f.uid, CASE WHEN f.failures >= $4 THEN 'ERROR' ELSE 'WARNING' END, jsonb_build_object('lastCommFailureDate', f.at)
-         FROM unnest($1::text[], $2::int4[], $3::int8[]) AS f(uid, failures, at) JOIN systems s ON s.uid = f.uid
-         ON CONFLICT (system_uid) DO UPDATE SET
-           comm_status = CASE WHEN st.comm_status = 'ERROR' OR EXCLUDED.comm_status = 'ERROR' THEN 'ERROR' ELSE 'WARNING' END,
-           data = jsonb_set(st.data, '{lastCommFailureDate}', EXCLUDED.data -> 'lastCommFailureDate')`,
-        [failed.map((r) => r.system_uid), failed.map((r) => r.failures), failed.map((r) => Number(r.at)), errorAfter])
+      // communication now, not only once its period has passed (core/domain/comm-status.ts: failedPollsStatus).
+      await markCommFailures(q, failed.map((r) => ({ systemUid: r.system_uid, status: failedPollsStatus(r.failures, errorAfter), at: Number(r.at) })))
     },
     async release (tokens) {
       if (tokens.length === 0) return

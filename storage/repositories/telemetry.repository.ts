@@ -1,20 +1,11 @@
 import type { Queryable } from '../../core/ports/store.js'
 import { encodeValue, type IngestSystemState, type TelemetryRepository } from '../../core/ports/telemetry.js'
 import { hourStats } from '../../core/domain/rollup.js'
-import { ERROR_AFTER_PERIODS, ON_TRAFFIC, WARNING_AFTER_PERIODS } from '../../core/domain/comm-status.js'
+import { ON_TRAFFIC } from '../../core/domain/comm-status.js'
+import { sweepCommStatus } from './comm-sweep.sql.js'
 import { foldRollupDeltas, insertRollupDeltas } from './rollups.sql.js'
 import { numberArray, textArray } from '../sql-arrays.js'
 import { settledInOrder } from '../../core/settled.js'
-
-/**
- * SQL for a duration given as text, in ms: "120" (seconds), or a number with a unit: "500ms", "90s", "5m", "5min",
- * "1h", "2d" (heartbeat periods, docs/api.md#systems: strings such as "1h"). NULL when absent, unreadable or zero.
- */
-function durationMs (text: string): string {
-  const t = `lower(btrim(${text}))`
-  return `CASE WHEN ${t} ~ '^[0-9]{1,12} ?(ms|s|min|m|h|d)?$' THEN nullif(substring(${t} from '^[0-9]+')::bigint * CASE coalesce(substring(${t} from '(ms|s|min|m|h|d)$'), 's')
-    WHEN 'ms' THEN 1 WHEN 's' THEN 1000 WHEN 'min' THEN 60000 WHEN 'm' THEN 60000 WHEN 'h' THEN 3600000 ELSE 86400000 END, 0) END`
-}
 
 // Batches are written with one statement per table: unnest() of typed arrays (docs/architecture.md#storage).
 // The state of traffic (lastCommDate, commStatus, System data) is system_state's row (0024_system_state.sql).
@@ -77,21 +68,7 @@ function systemTraffic (q: Queryable): Pick<TelemetryRepository, 'lockSystems' |
          WHERE s.uid = ANY($1::text[]) AND b.mobile_number IS NOT NULL AND b.mobile_number <> ''`, [systemUids])
       return new Map(rows.map((r) => [r.uid, r.mobile_number]))
     },
-    async sweepCommStatus (now, defaultPeriodMs) {
-      // core/domain/comm-status.ts (commDelays, commStatusAt) in one statement: the expected period is the heartbeat
-      // period when the heartbeat is ON, else the configured default; the periods missed before WARNING and before
-      // ERROR are the domain's ($3, $4); a heartbeat sla ({warning, error}) replaces those two delays when given.
-      const hb = (path: string): string => durationMs(`CASE WHEN upper(heartbeat ->> 'state') = 'ON' THEN heartbeat #>> '${path}' END`)
-      const res = await q.query<{ uid: string, company_uid: string, comm_status: string, last_comm_date: string | null }>(
-        `UPDATE system_state st SET comm_status = x.status FROM (
-           SELECT uid, company_uid, CASE WHEN $1 - last_comm_date > greatest(e, w) THEN 'ERROR' WHEN $1 - last_comm_date > w THEN 'WARNING' ELSE 'OK' END AS status
-           FROM (SELECT uid, company_uid, last_comm_date, coalesce(sw, $3 * p) AS w, coalesce(se, $4 * p) AS e
-                 FROM (SELECT s.uid, s.company_uid, t.last_comm_date, coalesce(${hb('{period}')}, $2) AS p, ${hb('{sla,warning}')} AS sw, ${hb('{sla,error}')} AS se
-                       FROM system_state t JOIN systems s ON s.uid = t.system_uid WHERE t.last_comm_date IS NOT NULL) t) u) x
-         WHERE st.system_uid = x.uid AND st.comm_status <> x.status
-         RETURNING st.system_uid AS uid, x.company_uid, st.comm_status, st.last_comm_date`, [now, defaultPeriodMs, WARNING_AFTER_PERIODS, ERROR_AFTER_PERIODS])
-      return res.rows.map((r) => ({ uid: r.uid, companyUid: r.company_uid, status: r.comm_status, lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date) }))
-    }
+    sweepCommStatus: async (now, defaultPeriodMs) => await sweepCommStatus(q, now, defaultPeriodMs)
   }
 }
 

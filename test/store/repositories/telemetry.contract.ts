@@ -1,7 +1,9 @@
 // TelemetryRepository (storage/repositories/telemetry.repository.ts), the ingest's writes: unnest() of typed arrays
-// (storage/sql-arrays.ts), JSON record sets, values encoded as num/str, the comm status sweep's duration parsing.
+// (storage/sql-arrays.ts), JSON record sets, values encoded as num/str, the comm status sweep (its candidates, the heartbeats it reads, its compare-and-set).
 import { expect } from 'vitest'
 import { createRepositories } from '../../../storage/repositories/index.js'
+import { createTelemetryRepository } from '../../../storage/repositories/telemetry.repository.js'
+import type { Queryable } from '../../../core/ports/store.js'
 import { newCompany, newSystem, uniq, defineContract } from './store.js'
 
 export const telemetryContract = defineContract('TelemetryRepository', {
@@ -99,5 +101,45 @@ export const telemetryContract = defineContract('TelemetryRepository', {
     expect(new Map(changes.map((c) => [c.uid, c.status]))).toEqual(new Map([[warn, 'WARNING'], [error, 'ERROR'], [slaMin, 'ERROR'], [off, 'ERROR'], [junk, 'WARNING']]))
     expect(changes.find((c) => c.uid === warn)).toEqual({ uid: warn, companyUid: co, status: 'WARNING', lastCommDate: now - 90_000 })
     expect((await repos.telemetry.sweepCommStatus(now, 60_000)).filter((c) => mine.has(c.uid))).toEqual([])
+  },
+
+  'sweeps commStatus: WARNING to ERROR, ERROR lowered by a grown delay, a failure newer than the last communication held': async ({ db, repos }) => {
+    const co = await newCompany(repos)
+    const now = 200_000_000
+    const sys = async (ago: number, commStatus: 'OK' | 'WARNING' | 'ERROR', heartbeat: unknown = null, failedAgo?: number): Promise<string> => {
+      const uid = await newSystem(repos, co, { heartbeat })
+      await repos.systems.update(uid, { lastCommDate: now - ago, commStatus })
+      if (failedAgo !== undefined) await db.query('UPDATE system_state SET data = data || jsonb_build_object(\'lastCommFailureDate\', $2::int8) WHERE system_uid = $1', [uid, now - failedAgo])
+      return uid
+    }
+    const worse = await sys(130_000, 'WARNING')
+    const sla = await sys(130_000, 'OK', { state: 'ON', period: '1min', sla: { warning: '100s', error: '1h' } })
+    const longer = await sys(130_000, 'ERROR', { state: 'ON', period: '100s' })
+    const held = await sys(30_000, 'ERROR', null, 10_000)
+    const over = await sys(30_000, 'ERROR', null, 40_000)
+    const dead = await sys(500_000, 'ERROR', { state: 'ON', period: 'soon' })
+    const mine = new Set([worse, sla, longer, held, over, dead])
+    const changes = (await repos.telemetry.sweepCommStatus(now, 60_000)).filter((c) => mine.has(c.uid))
+    expect(new Map(changes.map((c) => [c.uid, c.status]))).toEqual(new Map([[worse, 'ERROR'], [sla, 'WARNING'], [longer, 'WARNING'], [over, 'OK']]))
+    const { rows } = await db.query<{ system_uid: string, comm_status: string }>('SELECT system_uid, comm_status FROM system_state WHERE system_uid = ANY($1::text[])', [[held, dead]])
+    expect(new Map(rows.map((r) => [r.system_uid, r.comm_status]))).toEqual(new Map([[held, 'ERROR'], [dead, 'ERROR']]))
+  },
+
+  'sweeps commStatus: a system heard from between the sweep\'s read and its write keeps OK': async ({ db, repos }) => {
+    const co = await newCompany(repos)
+    const now = 300_000_000
+    const [heard, silent] = [await newSystem(repos, co), await newSystem(repos, co)]
+    for (const uid of [heard, silent]) await repos.systems.update(uid, { lastCommDate: now - 90_000, commStatus: 'OK' })
+    // The store the sweep runs on: its traffic arrives just before its write (the only UPDATE it sends).
+    const racing: Queryable = {
+      async query (sql, params) {
+        if (sql.trimStart().startsWith('UPDATE')) await repos.telemetry.updateSystems([{ uid: heard, data: {}, dataTs: {}, lastCommDate: now }])
+        return await db.query(sql, params)
+      }
+    }
+    const changes = (await createTelemetryRepository(racing).sweepCommStatus(now, 60_000)).filter((c) => c.uid === heard || c.uid === silent)
+    expect(changes).toEqual([{ uid: silent, companyUid: co, status: 'WARNING', lastCommDate: now - 90_000 }])
+    const { rows } = await db.query<{ comm_status: string, last_comm_date: string }>('SELECT comm_status, last_comm_date FROM system_state WHERE system_uid = $1', [heard])
+    expect(rows.map((r) => [r.comm_status, Number(r.last_comm_date)])).toEqual([['OK', now]])
   }
 })
