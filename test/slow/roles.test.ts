@@ -206,16 +206,16 @@ describe.each(servers)('a cluster of two api, two worker and two ingest processe
     const failures: string[] = []
     let asked = 0
     const poll = { on: true }
-    const poller = (async () => {
-      while (poll.on) {
-        const client = asked++ % 2 === 0 ? api1 : api2
-        try {
-          const res = await client.request('GET', '/api/v1/systems?size=1')
-          if (res.status !== 200) failures.push(`${res.status}`)
-        } catch (err) { failures.push((err as Error).message) }
-        await new Promise((resolve) => setTimeout(resolve, 250))
-      }
-    })()
+    // A request every quarter of a second until the reboot has finished (poll.on turned off).
+    const poller = eventually(async () => {
+      if (!poll.on) return true
+      const client = asked++ % 2 === 0 ? api1 : api2
+      try {
+        const res = await client.request('GET', '/api/v1/systems?size=1')
+        if (res.status !== 200) failures.push(`${res.status}`)
+      } catch (err) { failures.push((err as Error).message) }
+      return false
+    }, { timeoutMs: 600_000, intervalMs: 250, what: 'the end of the reboot, asking both api processes' })
 
     const res = await api2.request('POST', '/api/v1/operations/systems/reboot', { systems: { label: `sim-${fleet.run}` } })
     expect(res.status).toBe(200)
@@ -225,8 +225,11 @@ describe.each(servers)('a cluster of two api, two worker and two ingest processe
     procs['worker-1']?.signal('SIGKILL')
     expect(await procs['ingest-1']?.exited()).toMatchObject({ signal: 'SIGKILL' })
     expect(await procs['worker-1']?.exited()).toMatchObject({ signal: 'SIGKILL' })
-    // The killed ingest process comes back under its name and resumes its sessions; the worker stays dead.
-    await new Promise((resolve) => setTimeout(resolve, 3000))
+    // The killed ingest process comes back under its name and resumes its sessions, once every device had a message
+    // acknowledged while it was down (some waited in its sessions meanwhile); the worker stays dead.
+    const atKill = new Map([...acked.bySystem].map(([uid, seqs]) => [uid, seqs.length]))
+    await until('a message of every device acknowledged with ingest-1 down',
+      () => [...atKill].every(([uid, n]) => (acked.bySystem.get(uid)?.length ?? 0) > n), 120_000)
     procs['ingest-1'] = await start('ingest-1')
 
     let last: Json = {}
