@@ -71,6 +71,12 @@ const OWN_CODES = {
   'application.type.already.used': 400,
   'application.release.too.large': 400,
   'application.in.use': 400,
+  // docs/packages.md#installs: an install, uninstall, start or stop of an application without an update path, an
+  // install without binaries or of a deprecated application (400); a system its update path cannot reach (its task)
+  'operation.install.missing.application.manager': 400,
+  'operation.install.missing.binaries': 400,
+  'operation.install.application.deprecated': 400,
+  'operation.install.unsupported.protocol': 400,
   // docs/api.md's wake-up row lists no code: these follow the reboot and reset rows(core/operations/kinds/wakeup.ts)
   'wakeup.invalid.action': 400,
   'operation.wakeup.missing.connect.action.in.system': 400,

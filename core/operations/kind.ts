@@ -5,6 +5,13 @@ import type { Static, TSchema } from 'typebox'
 import type { OperationType } from '../domain/operation.js'
 import type { OperationHandler } from './handler.js'
 import type { Caller, OperationDeps } from './common.js'
+import type { SoftwareDeps } from './device/software-handler.js'
+
+/** What a kind's handler may need of the service beyond the store, given once per engine (./service.ts). */
+export interface HandlerDeps {
+  /** The download links of install tasks (core/services/packages); absent, their tasks cannot run. */
+  software?: SoftwareDeps
+}
 
 export interface OperationRoute<S extends TSchema> {
   /** POST path under /api/v1; `:uid` stands for a system uid (export of one system's history). */
@@ -28,6 +35,8 @@ export interface OperationKind<S extends TSchema = TSchema> {
    */
   create: (deps: OperationDeps, caller: Caller, body: Static<S>, systemUid?: string) => Promise<{ operation: string }>
   handler: OperationHandler
+  /** Optional: the handler given what it needs of the service; the engine then runs this one instead of `handler`. */
+  bind?: (deps: HandlerDeps) => OperationHandler
 }
 
 /** Declares a kind, keeping its body's static type tied to its schema. */

@@ -16,6 +16,11 @@ export const OPERATION_RIGHTS: Readonly<Record<OperationType, string>> = {
   SYSTEM_REBOOT: 'device.management.action',
   SYSTEM_RESET: 'device.management.action',
   SYSTEM_WAKEUP: 'device.management.action',
+  // docs/packages.md#installs: software on a device is device management, as its reboot is.
+  SYSTEM_INSTALL_APPLICATION: 'device.management.action',
+  SYSTEM_UNINSTALL_APPLICATION: 'device.management.action',
+  SYSTEM_START_APPLICATION: 'device.management.action',
+  SYSTEM_STOP_APPLICATION: 'device.management.action',
   SYSTEM_EXPORT_DATA_HISTORY: 'entities.systems.export',
   // Not in docs/api.md (docs/usage.md): importing usage records changes systems' records.
   SYSTEM_IMPORT_USAGES: 'entities.systems.edit',

@@ -12,7 +12,7 @@ import { createEngine } from './engine.js'
 import { createOperationsReader } from './read.js'
 import type { TaskDispatch } from '../ports/devices.js'
 import { OPERATION_KINDS } from './kinds/index.js'
-import type { OperationKind } from './kind.js'
+import type { HandlerDeps, OperationKind } from './kind.js'
 import type { OperationProgress } from './progress.js'
 
 export interface OperationsServiceDeps {
@@ -31,13 +31,15 @@ export interface OperationsServiceDeps {
   dispatch?: TaskDispatch
   /** Told of committed changes of operations (the live stream, ./progress.ts). */
   progress?: OperationProgress | undefined
+  /** What some kinds' handlers need of the service (install tasks: the download links). */
+  handlerDeps?: HandlerDeps
 }
 
 /** Bulk operations: creation (validated synchronously), reading, cancelling; the engine runs them. */
 export function createOperationsService (deps: OperationsServiceDeps) {
   const engine = createEngine({
     ...deps,
-    handlers: Object.fromEntries(OPERATION_KINDS.map((k) => [k.type, k.handler]))
+    handlers: Object.fromEntries(OPERATION_KINDS.map((k) => [k.type, k.bind?.(deps.handlerDeps ?? {}) ?? k.handler]))
   })
   const opDeps = { repos: deps.repos, clock: deps.clock, engine, callbacks: deps.callbacks }
   return {

@@ -31,6 +31,7 @@ import { createOperationProgress } from '../operations/progress.js'
 import { createStreamService } from './stream/stream.service.js'
 import { createDownloadLinks } from './packages/download-links.js'
 import type { ArtifactStore } from '../ports/artifacts.js'
+import type { DownloadLinkInput } from '../ports/package-downloads.js'
 
 export interface ServicesDeps {
   config: Readonly<Config>
@@ -65,7 +66,10 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
   // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).
   const ingestOptions = { parallel: config.DATABASE_URL === undefined ? 1 : 2, maxPendingBytes: config.INGEST_BUFFER_BYTES }
   const progress = events === undefined ? undefined : createOperationProgress({ operations: repos.operations, events, log })
-  const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch, progress })
+  const downloads = createDownloadLinks({ downloads: repos.packageDownloads, publicUrl: config.PUBLIC_URL, httpHost: config.HTTP_HOST, httpPort: config.HTTP_PORT, now: clock.now, log, metrics })
+  // An install task's links are written in its chunk's transaction: they go if the task is rolled back.
+  const handlerDeps = { software: { link: async (tx: Repositories, req: DownloadLinkInput) => await downloads.link(req, tx.packageDownloads) } }
+  const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch, progress, handlerDeps })
   return {
     auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch, throttle, hashCost: config.PASSWORD_HASH_COST }),
     users: createUsersService({ repos, epoch }),
@@ -104,7 +108,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     pointPartitions: createPointPartitionsService({ repos, inTransaction, clock, log, retentionDays: config.DATA_RETENTION_DAYS }),
     usage: createUsageService({ repos, clock }),
     /** Install tasks' download links and what they served (GET /device/packages/<token>: docs/packages.md#downloads). */
-    downloads: createDownloadLinks({ downloads: repos.packageDownloads, publicUrl: config.PUBLIC_URL, httpHost: config.HTTP_HOST, httpPort: config.HTTP_PORT, now: clock.now, log, metrics }),
+    downloads,
     artifacts,
     /** Outgoing device tasks: what the operations engine asks once its device tasks are committed. */
     dispatch: dispatch ?? { dispatch: async () => {} },

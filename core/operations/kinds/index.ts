@@ -14,6 +14,10 @@ import { registerKind } from './register.js'
 import { importKind } from './import.js'
 import { bulkEditKind } from './bulk-edit.js'
 import { usageImportKind } from './usage-import.js'
+import { installApplicationKind } from './install-application.js'
+import { uninstallApplicationKind } from './uninstall-application.js'
+import { startApplicationKind } from './start-application.js'
+import { stopApplicationKind } from './stop-application.js'
 
 export const OPERATION_KINDS: readonly OperationKind[] = [
   labelKind,
@@ -29,5 +33,9 @@ export const OPERATION_KINDS: readonly OperationKind[] = [
   registerKind,
   importKind,
   bulkEditKind,
-  usageImportKind
+  usageImportKind,
+  installApplicationKind,
+  uninstallApplicationKind,
+  startApplicationKind,
+  stopApplicationKind
 ]

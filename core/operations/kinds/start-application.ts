@@ -1,0 +1,5 @@
+// Start an installed application on systems (docs/packages.md#installs); the system's applications stay as they are.
+import { softwareKind } from '../device/software-kind.js'
+
+export const startApplicationKind = softwareKind('SYSTEM_START_APPLICATION', 'start', 'Start an application on systems',
+  'Each task ends with its device\'s report.')
