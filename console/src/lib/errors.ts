@@ -131,6 +131,10 @@ const SENTENCES: Record<string, string> = {
   'callback.invalid': 'The callback address is not valid.',
   'callback.forbidden': 'The callback address is not allowed.',
   'template.not.unique': 'Another template already has this name.',
+  'operation.install.missing.application.manager': 'The application names no way to install it on devices (no application manager).',
+  'operation.install.missing.binaries': 'The application has no binaries to install.',
+  'operation.install.application.deprecated': 'The application is deprecated: it is installed no more.',
+  'operation.install.unsupported.protocol': 'The application cannot be installed over the protocols this system speaks.',
   // The service's own codes
   'request.invalid': 'The request is not valid: {0}.',
   'sort.invalid.field': 'The list cannot be sorted by {0}.',
