@@ -36,7 +36,11 @@ export const OPERATION_TYPE_TEXT: Record<string, string> = {
   SYSTEM_RESET: 'Reset to factory settings',
   SYSTEM_WAKEUP: 'Wake up',
   SYSTEM_EXPORT_DATA_HISTORY: 'Export data history',
-  SYSTEM_IMPORT_USAGES: 'Import usage'
+  SYSTEM_IMPORT_USAGES: 'Import usage',
+  SYSTEM_INSTALL_APPLICATION: 'Install application',
+  SYSTEM_UNINSTALL_APPLICATION: 'Uninstall application',
+  SYSTEM_START_APPLICATION: 'Start application',
+  SYSTEM_STOP_APPLICATION: 'Stop application'
 }
 
 export const OPERATION_STATE_TEXT: Record<string, string> = { SCHEDULED: 'Scheduled', IN_PROGRESS: 'In progress', FINISHED: 'Finished' }
