@@ -57,6 +57,8 @@ const OWN_CODES = {
   'sort.invalid.field': 400, // docs/api.md#using-the-api: sort on an attribute that is not sortable
   'operation.timeout': 400, // docs/operations.md#bulk-operations: a task still running at timeoutDate
   'operation.device.error': 400, // docs/devices.md: the device answered ERROR (its message is the task's)
+  // docs/operations.md#safe-rollouts: a rollout, abort or maintenanceWindow field of a device operation, named
+  'operation.rollout.invalid': 400,
   'callback.invalid': 400, // docs/operations.md#bulk-operations: a callback that is not an http(s) URL
   'callback.forbidden': 400, // docs/operations.md#bulk-operations: a callback host in a loopback, link-local or private network
   'system.msci.host.forbidden': 400, // an MSCI host the service never polls: link-local, metadata, multicast (docs/protocols/msci.md)

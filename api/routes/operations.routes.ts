@@ -59,6 +59,18 @@ const operationsRoutes: FastifyPluginAsyncTypebox<OperationsRoutesOptions> = asy
     schema: { tags: ['operations'], summary: 'Cancel what has not finished', description: 'Pending tasks are cancelled at once, tasks at a device when it answers; needs the right that creating this type of operation needs. Answers the operation.', params: OperationUid, querystring: CompanyQuery, response: { 200: OperationView, ...errors } }
   }, async (req) => await operations.cancel(req.access, req.params.uid))
 
+  // docs/operations.md#safe-rollouts: the same right as cancel; a FINISHED operation answers as it is, as cancel does.
+  const pauseRoutes = [
+    { action: 'pause', summary: 'Pause the release of tasks', description: 'No new task leaves until the operation is resumed; tasks already sent go on, and still fail at timeoutDate. Any operation not FINISHED (a FINISHED one answers unchanged); needs the right that creating this type of operation needs. Answers the operation (rollout.paused: true).' },
+    { action: 'resume', summary: 'Resume a paused operation', description: 'Tasks leave again, as its rollout allows (maxPerMinute, waves, maintenance window). An operation not paused or FINISHED answers unchanged; needs the right that creating this type of operation needs. Answers the operation.' }
+  ] as const
+  for (const { action, summary, description } of pauseRoutes) {
+    app.post(`/operations/:uid/${action}`, {
+      config: { right: VIEW },
+      schema: { tags: ['operations'], summary, description, params: OperationUid, querystring: CompanyQuery, response: { 200: OperationView, ...errors } }
+    }, async (req) => await operations[action](req.access, (req.params as { uid: string }).uid))
+  }
+
   app.get('/operations/:uid/file', {
     config: { right: VIEW },
     schema: { tags: ['operations'], summary: 'The file an export produced', description: 'The CSV file of a finished export (or the failed rows of a CSV operation); needs the right that creating this type of operation needs; company.file.not.found before.', params: OperationUid, querystring: CompanyQuery, response: { 200: FileResponse, ...errors } }

@@ -51,12 +51,36 @@ export const OperationView = Type.Unsafe<View>(Type.Object({
     states: Type.Array(Type.String({ enum: ['SUCCESS', 'FAILURE', 'CANCELLED'] }), { description: 'Which tasks of the parent give the systems' })
   }), Null], { description: 'The operation this one waits for, or null' }),
   abortedBy: Type.Union([Type.Object({
-    reason: Type.String({ enum: ['failure.threshold'], description: 'What stopped it: the share of FAILURE among the ended tasks reached parameters.abort.failurePercent' }),
-    failurePercent: Type.Number({ description: 'The threshold of the request (parameters.abort.failurePercent)' }),
-    minTasks: Type.Integer({ description: 'Ended tasks needed before the share was judged (parameters.abort.minTasks)' }),
-    ended: Type.Integer({ description: 'Tasks ended (SUCCESS or FAILURE) when it stopped' }),
-    failed: Type.Integer({ description: 'Of those, the tasks in FAILURE' })
-  }), Null], { description: 'Not in AirVantage: set when a device operation\'s abort threshold cancelled its remaining tasks; null otherwise' })
+    reason: Type.String({ enum: ['failure.threshold', 'wave.failed'], description: 'What stopped it: failure.threshold, the share of FAILURE among the ended tasks reached the abort\'s failurePercent; wave.failed, a wave could no longer reach waveSuccessPercent' }),
+    failurePercent: Type.Optional(Type.Number({ description: 'failure.threshold: the threshold of the request' })),
+    minTasks: Type.Optional(Type.Integer({ description: 'failure.threshold: ended tasks needed before the share was judged (rollout.abort.minFinished, or the older abort.minTasks)' })),
+    ended: Type.Optional(Type.Integer({ description: 'failure.threshold: tasks ended (SUCCESS or FAILURE) when it stopped' })),
+    wave: Type.Optional(Type.Integer({ description: 'wave.failed: the wave (from 1) that could not pass' })),
+    waveSuccessPercent: Type.Optional(Type.Number({ description: 'wave.failed: the share of the request' })),
+    size: Type.Optional(Type.Integer({ description: 'wave.failed: tasks of the waves up to that one' })),
+    needed: Type.Optional(Type.Integer({ description: 'wave.failed: successes needed among them' })),
+    succeeded: Type.Optional(Type.Integer({ description: 'wave.failed: tasks in SUCCESS when it stopped' })),
+    failed: Type.Integer({ description: 'Tasks in FAILURE when it stopped' })
+  }), Null], { description: 'Not in AirVantage: set when a device operation\'s rollout stopped by itself, its PENDING tasks CANCELLED with operation.aborted.threshold; null otherwise' }),
+  abortReason: Type.Union([Type.String({ enum: ['failure.threshold', 'wave.failed'] }), Null], { description: 'Not in AirVantage: abortedBy.reason, or null' }),
+  rollout: Type.Union([Type.Object({
+    maxPerMinute: Type.Union([Type.Integer(), Null], { description: 'Tasks released in any 60 s, at most' }),
+    waves: Type.Union([Type.Array(Type.Number()), Null], { description: 'Cumulative percents of the tasks per wave, ending with 100 (added when the request\'s list ended lower)' }),
+    waveSuccessPercent: Type.Union([Type.Number(), Null], { description: 'Share of the tasks of the waves so far that must succeed before the next wave starts' }),
+    abort: Type.Union([Type.Object({
+      failurePercent: Type.Number({ description: 'Share of finished tasks in FAILURE that stops the rollout' }),
+      minFinished: Type.Integer({ description: 'Finished tasks needed before the share is judged' })
+    }), Null], { description: 'The failure threshold (rollout.abort, or the older top-level abort)' }),
+    maintenanceWindow: Type.Union([Type.Object({
+      start: Type.String({ description: 'HH:MM' }),
+      end: Type.String({ description: 'HH:MM (before start: across midnight)' }),
+      timeZone: Type.String({ description: 'IANA time zone name' })
+    }), Null], { description: 'Tasks leave only inside it' }),
+    wave: Type.Union([Type.Integer(), Null], { description: 'The wave (from 1) whose tasks may leave now; null without waves' }),
+    sent: Type.Integer({ description: 'Tasks released so far (started)' }),
+    nextAt: time('When the next task may leave (a spent maxPerMinute, a closed window); null when nothing waits for a time'),
+    paused: Type.Boolean({ description: 'Whether a user paused it (POST /api/v1/operations/{uid}/pause)' })
+  }), Null], { description: 'Not in AirVantage: the safe rollout of a device operation and its progress; null for an operation with none that is not paused' })
 }, {
   description: 'A bulk operation',
   examples: [{
@@ -79,7 +103,9 @@ export const OperationView = Type.Unsafe<View>(Type.Object({
     callbackDelivery: null,
     parameters: { labels: { add: ['north'], remove: [] } },
     dependsOn: null,
-    abortedBy: null
+    abortedBy: null,
+    abortReason: null,
+    rollout: null
   }]
 }))
 

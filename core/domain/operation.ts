@@ -27,10 +27,14 @@ export type FinalTaskState = typeof FINAL_TASK_STATES[number]
 export interface DependsOn { operation: string, states: FinalTaskState[] }
 
 /**
- * Why a rollout stopped (safe rollouts; not in AirVantage): at least `minTasks` tasks had ended and the share
- * of FAILURE among them (`failed` of `ended`) reached `failurePercent`, so the remaining tasks were cancelled.
+ * Why a rollout stopped (docs/operations.md#safe-rollouts; not in AirVantage), its PENDING tasks cancelled:
+ * `failure.threshold`, at least `minTasks` tasks had ended and the share of FAILURE among them (`failed` of `ended`)
+ * reached `failurePercent`; `wave.failed`, so many tasks of the waves up to `wave` failed that `needed` successes
+ * among their `size` tasks (waveSuccessPercent) could no longer be reached, so no later wave could ever start.
  */
-export interface AbortedBy { reason: 'failure.threshold', failurePercent: number, minTasks: number, ended: number, failed: number }
+export type AbortedBy =
+  | { reason: 'failure.threshold', failurePercent: number, minTasks: number, ended: number, failed: number }
+  | { reason: 'wave.failed', wave: number, waveSuccessPercent: number, size: number, needed: number, succeeded: number, failed: number }
 
 export interface Operation {
   uid: string
@@ -57,6 +61,10 @@ export interface Operation {
   callbackDelivery?: CallbackDelivery
   /** Set when its failure threshold stopped it (core/operations/rollout.ts); absent or null otherwise. */
   abortedBy?: AbortedBy | null
+  /** When a user paused it (POST .../pause): no task leaves until it is resumed; absent or null otherwise. */
+  pausedAt?: number | null
+  /** When its rollout lets the next task leave (a spent maxPerMinute, a closed window); absent or null otherwise. */
+  rolloutNextAt?: number | null
 }
 
 export interface Task {
@@ -85,8 +93,11 @@ export function counters (counts: Partial<Record<TaskState, number>>): Counters 
   return TASK_STATES.map((state) => ({ state, count: counts[state] ?? 0 }))
 }
 
-/** docs/operations.md#bulk-operations: the operation JSON. */
-export function operationView (op: Operation, counts: Partial<Record<TaskState, number>>): Record<string, unknown> {
+/**
+ * docs/operations.md#bulk-operations: the operation JSON. `rollout`: its safe rollout and progress
+ * (core/operations/rollout-view.ts), null when it has none.
+ */
+export function operationView (op: Operation, counts: Partial<Record<TaskState, number>>, rollout: Record<string, unknown> | null = null): Record<string, unknown> {
   return {
     uid: op.uid,
     entity: operationEntity(op.type),
@@ -109,7 +120,9 @@ export function operationView (op: Operation, counts: Partial<Record<TaskState, 
     parameters: op.parameters,
     dependsOn: op.dependsOn,
     // Not in AirVantage (safe rollouts): why the remaining tasks were cancelled, null when they were not.
-    abortedBy: op.abortedBy ?? null
+    abortedBy: op.abortedBy ?? null,
+    abortReason: op.abortedBy?.reason ?? null,
+    rollout
   }
 }
 

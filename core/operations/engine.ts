@@ -8,7 +8,8 @@
 // huge operation shares the workers with the others.
 //
 // createEngine composes its parts (./engine/): the lifecycle (create, start, cancel, finish), the chunk runner, the
-// device answers, the notifications (callbacks, e-mails, dependent operations) and the sweeps (timeouts, recovery).
+// device answers, the rollouts (stop, next wave, pause), the notifications (callbacks, e-mails, dependent
+// operations) and the sweeps (timeouts, recovery).
 import type { ExtraPeriodicJobs, OperationJobs, PeriodicJob, PeriodicJobs } from './jobs.js'
 import { createEngineContext, type EngineDeps } from './engine/context.js'
 import { createNotifications } from './engine/notifications.js'
@@ -16,6 +17,7 @@ import { createLifecycle } from './engine/lifecycle.js'
 import { createAnswers } from './engine/answers.js'
 import { createSweeps } from './engine/sweeps.js'
 import { createChunkRunner } from './engine/chunks.js'
+import { createRollouts } from './engine/rollouts.js'
 
 export type { EngineDeps } from './engine/context.js'
 export { DEVICE_ERROR } from './engine/outcomes.js'
@@ -24,9 +26,10 @@ export function createEngine (deps: EngineDeps) {
   const ctx = createEngineContext(deps)
   const notifications = createNotifications(ctx)
   const lifecycle = createLifecycle(ctx, notifications)
-  const answers = createAnswers(ctx, lifecycle)
+  const rollouts = createRollouts(ctx)
+  const answers = createAnswers(ctx, lifecycle, rollouts)
   const sweeps = createSweeps(ctx, lifecycle, answers, notifications)
-  const chunks = createChunkRunner(ctx, lifecycle, sweeps)
+  const chunks = createChunkRunner(ctx, lifecycle, sweeps, rollouts)
   const { queue, log } = ctx
 
   /**
@@ -60,6 +63,7 @@ export function createEngine (deps: EngineDeps) {
   return {
     create: lifecycle.create,
     cancel: lifecycle.cancel,
+    pause: rollouts.pause,
     deviceAnswered: answers.deviceAnswered,
     valuesStored: answers.valuesStored,
     sweepTimeouts: sweeps.sweepTimeouts,

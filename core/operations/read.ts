@@ -5,6 +5,8 @@ import type { Engine } from './engine.js'
 import { list, page, toMillis } from '../domain/lists.js'
 import { operationView, taskView, type Operation } from '../domain/operation.js'
 import { OPERATION_RIGHTS } from './rights.js'
+import { planOf } from './rollout.js'
+import { rolloutView } from './rollout-view.js'
 
 export interface OperationListQuery {
   uid?: string | string[]
@@ -21,13 +23,20 @@ export interface OperationListQuery {
 
 type View = Record<string, unknown>
 
+/** The operation JSON of each (docs/operations.md#bulk-operations), with its rollout's progress when it has one. */
+async function views (repos: Pick<Repositories, 'operations'>, ops: Operation[]): Promise<View[]> {
+  const counts = await repos.operations.counts(ops.map((o) => o.uid))
+  // Tasks started, for the rollouts' `sent` only: a plain operation's view reads nothing more.
+  const rollouts = ops.filter((o) => planOf(o) !== undefined || (o.pausedAt ?? null) !== null)
+  const started = rollouts.length === 0 ? new Map<string, number>() : await repos.operations.started(rollouts.map((o) => o.uid))
+  return ops.map((o) => {
+    const c = counts.get(o.uid) ?? {}
+    return operationView(o, c, rolloutView(o, c, started.get(o.uid) ?? 0))
+  })
+}
+
 /** GET /api/v1/operations and friends (docs/operations.md#bulk-operations). */
 export function createOperationsReader (repos: Pick<Repositories, 'operations'>, engine: Engine) {
-  async function views (ops: Operation[]): Promise<View[]> {
-    const counts = await repos.operations.counts(ops.map((o) => o.uid))
-    return ops.map((o) => operationView(o, counts.get(o.uid) ?? {}))
-  }
-
   async function load (access: CompanyAccess, uid: string): Promise<Operation> {
     const op = await repos.operations.findInCompany(access.company.uid, uid)
     if (op === undefined) throw new FleetError('operation.unknown', [uid])
@@ -48,7 +57,7 @@ export function createOperationsReader (repos: Pick<Repositories, 'operations'>,
       createdAfter: q.createdAfter === undefined ? undefined : toMillis(q.createdAfter),
       createdBefore: q.createdBefore === undefined ? undefined : toMillis(q.createdBefore)
     }, p)
-    const items = await views(found.items)
+    const items = await views(repos, found.items)
     return { items, count: found.count, size: items.length, offset: p.offset }
   }
 
@@ -66,7 +75,7 @@ export function createOperationsReader (repos: Pick<Repositories, 'operations'>,
 
   /** @throws operation.unknown */
   async function get (access: CompanyAccess, uid: string): Promise<View> {
-    return (await views([await load(access, uid)]))[0] as View
+    return (await views(repos, [await load(access, uid)]))[0] as View
   }
 
   /** @throws operation.unknown */
@@ -87,6 +96,12 @@ export function createOperationsReader (repos: Pick<Repositories, 'operations'>,
     return await get(access, uid)
   }
 
+  /** Pauses or resumes; as cancel, its right and a FINISHED one as it is. @throws operation.unknown, missing.rights */
+  async function pause (access: CompanyAccess, uid: string, paused: boolean): Promise<View> {
+    const op = await loadWithRight(access, uid)
+    if (op.state !== 'FINISHED') await engine.pause(op, paused)
+    return await get(access, uid)
+  }
   /**
    * The produced file; needs the right that creating its type needs.
    * @throws operation.unknown, missing.rights (403); company.file.not.found while none exists
@@ -98,5 +113,6 @@ export function createOperationsReader (repos: Pick<Repositories, 'operations'>,
     return f
   }
 
-  return { find, get, tasks, cancel, file }
+  const resume = async (access: CompanyAccess, uid: string): Promise<View> => await pause(access, uid, false)
+  return { find, get, tasks, cancel, pause: async (access: CompanyAccess, uid: string) => await pause(access, uid, true), resume, file }
 }

@@ -1,48 +1,56 @@
-// Safe rollouts (docs/operations.md#bulk-operations). Device operations may carry two fields no AirVantage
-// client sends, kept in the operation's parameters (core/operations/device/rollout-params.ts): `rollout:
-// {maxPerMinute}` releases the tasks at most that fast, `abort: {failurePercent, minTasks}` cancels the remaining
-// tasks once enough of the ended ones failed. Without them the engine runs as before.
+// Safe rollouts (docs/operations.md#safe-rollouts). A device operation may carry, in its parameters, a `rollout`
+// (maxPerMinute, waves, waveSuccessPercent, abort), the older top-level `abort` and a `maintenanceWindow`, checked
+// when it was created (./rollout-validate.ts). This file reads them back as the plan the engine follows:
+// ./rollout-gate.ts decides how many tasks may leave now, ./rollout-abort.ts when the rollout stops,
+// ./rollout-view.ts what the operation JSON shows. Without them the engine runs as before.
 //
-// Both are judged from the store, under a lock on the operation's row, never from counters in memory: the budget
-// and the threshold hold across restarts and between the processes of a cluster.
-import type { AbortedBy, Operation } from '../domain/operation.js'
-import type { Repositories } from '../ports/repositories.js'
+// Everything is judged from the store under a lock on the operation's row, never from counters in memory: the
+// budget, the waves and the threshold hold across restarts and between the processes of a cluster.
+import type { Operation } from '../domain/operation.js'
+import { checkRollout } from './rollout-validate.js'
+import type { Waves } from './rollout-waves.js'
+import type { MaintenanceWindow } from './rollout-window.js'
 
-export interface RolloutPolicy { maxPerMinute: number }
+/** The failure threshold: `minTasks` is the older form's name of rollout.abort.minFinished. */
 export interface AbortPolicy { failurePercent: number, minTasks: number }
+
+export interface RolloutPlan {
+  maxPerMinute?: number
+  waves?: Waves
+  abort?: AbortPolicy
+  window?: MaintenanceWindow
+}
 
 /** The window of `maxPerMinute`: a task counts against the budget for this long after it started. */
 export const ROLLOUT_WINDOW_MS = 60_000
 
-const record = (v: unknown): Record<string, unknown> | undefined =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined
-
-/** The operation's rollout, when its parameters hold a valid one (the request's schema checked it). */
-export function rolloutOf (op: Pick<Operation, 'parameters'>): RolloutPolicy | undefined {
-  const max = record(op.parameters.rollout)?.maxPerMinute
-  return typeof max === 'number' && Number.isInteger(max) && max >= 1 ? { maxPerMinute: max } : undefined
-}
-
-/** The operation's failure threshold, when its parameters hold a valid one. */
-export function abortOf (op: Pick<Operation, 'parameters'>): AbortPolicy | undefined {
-  const a = record(op.parameters.abort)
-  const { failurePercent, minTasks } = a ?? {}
-  if (typeof failurePercent !== 'number' || failurePercent < 0 || failurePercent > 100) return undefined
-  if (typeof minTasks !== 'number' || !Number.isInteger(minTasks) || minTasks < 1) return undefined
-  return { failurePercent, minTasks }
+interface Checked {
+  rollout?: { maxPerMinute?: number, waves?: number[], waveSuccessPercent?: number, abort?: { failurePercent: number, minFinished: number } }
+  abort?: AbortPolicy
+  maintenanceWindow?: MaintenanceWindow
 }
 
 /**
- * How many more tasks the operation may start now; when none, `nextAt` is when its oldest task of the window leaves
- * it. Locks the operation's row for the rest of the transaction, so that two workers do not spend the same budget:
- * the second one counts the tasks the first one started once it has committed them.
+ * The operation's plan, when its parameters hold one (checked again: they were when it was created, and an
+ * operation stored before a field existed simply has none). Undefined without any.
  */
-export async function releaseBudget (tx: Repositories, operationUid: string, policy: RolloutPolicy, now: number): Promise<{ left: number, nextAt?: number }> {
-  await tx.operations.lock(operationUid)
-  const started = await tx.operations.startedSince(operationUid, now - ROLLOUT_WINDOW_MS)
-  const left = policy.maxPerMinute - started.count
-  if (left > 0) return { left }
-  return { left: 0, nextAt: (started.oldest ?? now) + ROLLOUT_WINDOW_MS }
+export function planOf (op: Pick<Operation, 'parameters'>): RolloutPlan | undefined {
+  let c: Checked
+  try {
+    const { rollout, abort, maintenanceWindow } = op.parameters
+    c = checkRollout({ rollout, abort, maintenanceWindow }) as Checked
+  } catch {
+    return undefined
+  }
+  const r = c.rollout
+  const abort = r?.abort === undefined ? c.abort : { failurePercent: r.abort.failurePercent, minTasks: r.abort.minFinished }
+  const plan: RolloutPlan = {
+    ...(r?.maxPerMinute === undefined ? {} : { maxPerMinute: r.maxPerMinute }),
+    ...(r?.waves === undefined ? {} : { waves: { at: r.waves, successPercent: r.waveSuccessPercent ?? 100 } }),
+    ...(abort === undefined ? {} : { abort }),
+    ...(c.maintenanceWindow === undefined ? {} : { window: c.maintenanceWindow })
+  }
+  return Object.keys(plan).length === 0 ? undefined : plan
 }
 
 /**
@@ -51,23 +59,4 @@ export async function releaseBudget (tx: Repositories, operationUid: string, pol
  */
 export function thresholdReached (policy: AbortPolicy, ended: number, failed: number): boolean {
   return ended >= policy.minTasks && failed > 0 && failed * 100 >= policy.failurePercent * ended
-}
-
-/**
- * Stops the operation when its threshold is reached: records why, and cancels the remaining tasks as a cancel does
- * (PENDING → CANCELLED, a task whose device task was not delivered withdrawn and CANCELLED, a delivered one
- * BEING_CANCELLED until its device answers). Not once the operation is FINISHED, cancelled or stopped already.
- * Answers why it stopped it, or undefined.
- */
-export async function abortOnFailures (tx: Repositories, operationUid: string, policy: AbortPolicy, now: number): Promise<AbortedBy | undefined> {
-  const op = await tx.operations.lock(operationUid)
-  if (op === undefined || op.state === 'FINISHED' || op.cancelDate !== null || (op.abortedBy ?? null) !== null) return undefined
-  const counts = (await tx.operations.counts([operationUid])).get(operationUid) ?? {}
-  const failed = counts.FAILURE ?? 0
-  const ended = (counts.SUCCESS ?? 0) + failed
-  if (!thresholdReached(policy, ended, failed)) return undefined
-  const abortedBy: AbortedBy = { reason: 'failure.threshold', failurePercent: policy.failurePercent, minTasks: policy.minTasks, ended, failed }
-  if (!(await tx.operations.setAborted(operationUid, abortedBy, now))) return undefined
-  await tx.operations.cancelTasks(operationUid, now)
-  return abortedBy
 }

@@ -54,9 +54,10 @@ export interface OperationsRepository {
   children (operationUid: string): Promise<string[]>
   /**
    * Cancels what has not finished: PENDING → CANCELLED, IN_PROGRESS → BEING_CANCELLED, except a task whose device
-   * task was not delivered yet: withdrawn, CANCELLED at once (docs/operations.md#bulk-operations).
+   * task was not delivered yet: withdrawn, CANCELLED at once (docs/operations.md#bulk-operations). `reason`: the
+   * error the tasks CANCELLED here carry (a rollout's abort, operation.aborted.threshold); none by default.
    */
-  cancelTasks (operationUid: string, now: number): Promise<void>
+  cancelTasks (operationUid: string, now: number, reason?: { code: string, message: string }): Promise<void>
   /**
    * Tasks still open past their operation's timeoutDate → FAILURE operation.timeout, their device tasks withdrawn
    * (never delivered, or delivered again, after); answers the operations touched.
@@ -71,6 +72,12 @@ export interface OperationsRepository {
    * answers whether it did. The caller cancels the remaining tasks in the same transaction.
    */
   setAborted (uid: string, abortedBy: AbortedBy, now: number): Promise<boolean>
+  /** Pauses (pausedAt) or resumes (null) an operation not FINISHED; answers whether that changed anything. */
+  setPaused (uid: string, pausedAt: number | null): Promise<boolean>
+  /** When its rollout lets the next task leave (the operation JSON's rollout.nextAt); null while nothing waits. */
+  setRolloutNextAt (uid: string, at: number | null): Promise<void>
+  /** Per operation, its tasks that have left PENDING to run (a start date): the rollout's `sent`. */
+  started (operationUids: string[]): Promise<Map<string, number>>
   /** The open (IN_PROGRESS, BEING_CANCELLED) tasks on these systems of operations of these types. */
   openTasksOf (systemUids: readonly string[], types: readonly string[]): Promise<Array<{ uid: string, operationUid: string }>>
   /** Operations not FINISHED: for recovery after a restart. */

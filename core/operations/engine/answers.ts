@@ -8,17 +8,18 @@ import type { Operation, OperationType, Task } from '../../domain/operation.js'
 import type { TaskResult } from '../../ports/operations.js'
 import type { DeviceAnswer } from '../../domain/device-task.js'
 import type { DispatchRequest } from '../../ports/devices.js'
-import { abortOf, type AbortPolicy } from '../rollout.js'
+import { planOf, type RolloutPlan } from '../rollout.js'
 import { STORE_RETRY, type EngineContext } from './context.js'
 import type { EngineLifecycle } from './lifecycle.js'
+import type { EngineRollouts } from './rollouts.js'
 import { defaultAnswer, failure, succeeded } from './outcomes.js'
 
 export interface EngineAnswers {
   /**
    * Devices answered device tasks (docs/devices.md: OK → SUCCESS, ERROR → FAILURE with the device's
    * message; a task being cancelled takes what the device answers). An answer to a task already ended (timed out,
-   * cancelled before delivery) changes nothing. The abort threshold of each operation answered is judged once the
-   * answers are in.
+   * cancelled before delivery) changes nothing. The rollout of each operation answered is judged once the answers
+   * are in: its stop, or the run of the wave the successes opened.
    */
   deviceAnswered: (answers: readonly DeviceAnswer[]) => Promise<void>
   /**
@@ -42,7 +43,7 @@ const ANSWER_BATCH = 200
 
 const open = (task: Task): boolean => task.state === 'IN_PROGRESS' || task.state === 'BEING_CANCELLED'
 
-interface BatchResult { results: TaskResult[], type: OperationType, abort: AbortPolicy | undefined }
+interface BatchResult { results: TaskResult[], type: OperationType, plan: RolloutPlan | undefined }
 
 /**
  * Each answer's handler runs bare first: a savepoint per answer is two round trips more, and thousands of answers
@@ -75,7 +76,7 @@ async function answerBatch ({ deps, clock }: EngineContext, tx: Repositories, op
     }
   }
   await tx.operations.setTaskResults(results, now)
-  return { results, type: op.type, abort: abortOf(op) }
+  return { results, type: op.type, plan: planOf(op) }
 }
 
 /** One open task that waits for values looks at them, its task locked; undefined when nothing changed. */
@@ -95,13 +96,14 @@ async function reportedOne ({ deps, inTransaction, clock }: EngineContext, uid: 
   }), STORE_RETRY)
 }
 
-export function createAnswers (ctx: EngineContext, lifecycle: EngineLifecycle): EngineAnswers {
+export function createAnswers (ctx: EngineContext, lifecycle: EngineLifecycle, rollouts: EngineRollouts): EngineAnswers {
   const { deps, repos, inTransaction, changed, countTasks, deliver } = ctx
-  const { finishIfDone, abortIfFailing } = lifecycle
+  const { finishIfDone } = lifecycle
+  const { tasksEnded } = rollouts
 
-  /** Answers of one operation, by batches; answers whether any task changed, and the operation's abort policy. */
-  async function answerOperation (operationUid: string, list: readonly DeviceAnswer[]): Promise<{ touched: boolean, abort: AbortPolicy | undefined }> {
-    let abort: AbortPolicy | undefined
+  /** Answers of one operation, by batches; answers whether any task changed, and the operation's rollout plan. */
+  async function answerOperation (operationUid: string, list: readonly DeviceAnswer[]): Promise<{ touched: boolean, plan: RolloutPlan | undefined }> {
+    let plan: RolloutPlan | undefined
     let touched = false
     for (let i = 0; i < list.length; i += ANSWER_BATCH) {
       const batch = list.slice(i, i + ANSWER_BATCH)
@@ -118,10 +120,10 @@ export function createAnswers (ctx: EngineContext, lifecycle: EngineLifecycle): 
       countTasks(result.type, result.results.filter((r) => r.state !== 'IN_PROGRESS'))
       changed(operationUid)
       await deliver(deliveries)
-      abort = result.abort
+      plan = result.plan
       touched = true
     }
-    return { touched, abort }
+    return { touched, plan }
   }
 
   async function deviceAnswered (answers: readonly DeviceAnswer[]): Promise<void> {
@@ -131,9 +133,9 @@ export function createAnswers (ctx: EngineContext, lifecycle: EngineLifecycle): 
       byOperation.set(a.operationUid, [...(byOperation.get(a.operationUid) ?? []), a])
     }
     for (const [operationUid, list] of byOperation) {
-      const { touched, abort } = await answerOperation(operationUid, list)
+      const { touched, plan } = await answerOperation(operationUid, list)
       if (!touched) continue
-      if (abort !== undefined) await abortIfFailing(operationUid, abort)
+      if (plan !== undefined) await tasksEnded(operationUid, plan)
       await finishIfDone(operationUid)
     }
   }

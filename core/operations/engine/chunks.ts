@@ -6,10 +6,12 @@ import type { Repositories } from '../../ports/repositories.js'
 import type { Operation, Task } from '../../domain/operation.js'
 import type { TaskResult } from '../../ports/operations.js'
 import type { DispatchRequest } from '../../ports/devices.js'
-import { abortOf, releaseBudget, rolloutOf } from '../rollout.js'
+import { planOf, type RolloutPlan } from '../rollout.js'
+import { releaseGate } from '../rollout-gate.js'
 import type { OperationHandler } from '../handler.js'
 import { STORE_RETRY, type EngineContext } from './context.js'
 import type { EngineLifecycle } from './lifecycle.js'
+import type { EngineRollouts } from './rollouts.js'
 import type { EngineSweeps } from './sweeps.js'
 import { failure, succeeded } from './outcomes.js'
 
@@ -58,17 +60,19 @@ async function runTasks (tx: Repositories, op: Operation, tasks: Task[], handler
   return results
 }
 
-export function createChunkRunner (ctx: EngineContext, lifecycle: EngineLifecycle, sweeps: EngineSweeps): { run: (operationUid: string) => Promise<void> } {
+export function createChunkRunner (ctx: EngineContext, lifecycle: EngineLifecycle, sweeps: EngineSweeps, rollouts: EngineRollouts): { run: (operationUid: string) => Promise<void> } {
   const { deps, repos, inTransaction, queue, clock, changed, countTasks, deliver } = ctx
-  const { finishIfDone, abortIfFailing } = lifecycle
+  const { finishIfDone } = lifecycle
+  const { tasksEnded } = rollouts
   const chunkSize = deps.chunkSize ?? 100
   const sliceMs = deps.sliceMs ?? 1000
 
   /**
    * Runs chunks of PENDING tasks, each in its own transaction, for up to sliceMs; then queues the next run (so a
-   * huge operation shares the workers with the others), or finishes the operation once none is left. A rollout
-   * (../rollout.ts) claims no more than its budget and, once it is spent, queues the next run for when the budget
-   * frees; an abort threshold is judged after each chunk, before the chunk's device tasks leave.
+   * huge operation shares the workers with the others), or finishes the operation once none is left. Each chunk
+   * claims no more than the gate lets leave (../rollout-gate.ts: a pause, a maintenance window, a wave, a
+   * maxPerMinute budget); a rollout's stop (../rollout-abort.ts) is judged after each chunk, before the chunk's
+   * device tasks leave.
    */
   async function run (operationUid: string): Promise<void> {
     // A chunk's device tasks leave while the next chunk is written (one delivery at a time, in chunk order): a
@@ -81,14 +85,25 @@ export function createChunkRunner (ctx: EngineContext, lifecycle: EngineLifecycl
     }
   }
 
+  /**
+   * Nothing may leave now. With no task left to wait for, the operation finishes; with a rollout, its stop is judged
+   * (a run after a restart may be the first to see the counts); with a time that frees tasks, a run is queued for
+   * it. Otherwise a resume or the successes that open the next wave queue the run (./rollouts.ts).
+   */
+  async function held (op: Operation, plan: RolloutPlan | undefined, nextAt: number | undefined): Promise<void> {
+    if (plan !== undefined) await tasksEnded(op.uid, plan)
+    if (!(await repos.operations.hasOpenTasks(op.uid))) { await finishIfDone(op.uid); return }
+    // The id is the time: workers that find the same wait queue one run between them.
+    if (nextAt !== undefined) await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:at:${nextAt}`, runAt: nextAt })
+  }
+
   async function runChunks (operationUid: string, delivering: { last: Promise<void> }): Promise<void> {
     const until = clock.now() + sliceMs
     const op = await repos.operations.find(operationUid)
     if (op === undefined || op.state !== 'IN_PROGRESS') return
     const handler = deps.handlers[op.type]
     if (handler === undefined) throw new FleetError('internal.error', [`no handler for ${op.type}`])
-    const rollout = rolloutOf(op)
-    const abort = abortOf(op)
+    const plan = planOf(op)
     // Heavy tasks (a CSV row makes a system in ~18 statements) in smaller chunks: on PGlite the API waits for a chunk.
     const chunkTasks = Math.max(1, Math.floor(chunkSize / (handler.taskWeight ?? 1)))
     for (;;) {
@@ -98,24 +113,18 @@ export function createChunkRunner (ctx: EngineContext, lifecycle: EngineLifecycl
       let deliveries: DispatchRequest[] = []
       const { results, limit, nextAt } = await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
         deliveries = []
-        const budget = rollout === undefined ? { left: chunkTasks } : await releaseBudget(tx, op.uid, rollout, now)
-        const limit = Math.min(chunkTasks, budget.left)
-        if (limit <= 0) return { results: [], limit, nextAt: budget.nextAt }
+        const gate = await releaseGate(tx, op.uid, plan, chunkTasks, now)
+        const limit = Math.min(chunkTasks, gate.left)
+        if (limit <= 0) return { results: [], limit, nextAt: gate.nextAt }
         const tasks = await tx.operations.claimPending(op.uid, limit)
         const chunk = await runTasks(tx, op, tasks, handler, now, deliveries)
         await tx.operations.setTaskResults(chunk, now)
         return { results: chunk, limit, nextAt: undefined }
       }), STORE_RETRY)
-      if (nextAt !== undefined) {
-        // The last chunk may have spent the budget and the tasks together: nothing to wait for then.
-        if (!(await repos.operations.hasOpenTasks(op.uid))) { await finishIfDone(op.uid); return }
-        // The id is the time: workers that find the budget spent at once queue one run between them.
-        await queue.enqueue('operation.run', { operationUid: op.uid }, { jobId: `run:${op.uid}:window:${nextAt}`, runAt: nextAt })
-        return
-      }
+      if (limit <= 0) { await held(op, plan, nextAt); return }
       countTasks(op.type, results)
       if (results.length > 0) changed(op.uid)
-      if (abort !== undefined && results.length > 0) await abortIfFailing(op.uid, abort)
+      if (plan !== undefined && results.length > 0) await tasksEnded(op.uid, plan, { wake: false })
       const chunkDeliveries = deliveries
       delivering.last = delivering.last.then(async () => { await deliver(chunkDeliveries) })
       if (results.length < limit) { await finishIfDone(op.uid); return }

@@ -1,9 +1,7 @@
 // An operation's life in the engine: written with its tasks and scheduled, started when its schedule and dependsOn
-// allow, cancelled, stopped by its rollout's failure threshold, FINISHED once no task is open.
-import { retryWhileUnavailable } from '../../store-errors.js'
+// allow, cancelled, FINISHED once no task is open (its rollout's pause and stop: ./rollouts.ts).
 import type { NewTask, Operation } from '../../domain/operation.js'
-import { abortOnFailures, type AbortPolicy } from '../rollout.js'
-import { STORE_RETRY, type EngineContext } from './context.js'
+import type { EngineContext } from './context.js'
 import type { EngineNotifications } from './notifications.js'
 
 export interface EngineLifecycle {
@@ -17,8 +15,6 @@ export interface EngineLifecycle {
   cancel: (op: Operation) => Promise<void>
   /** FINISHED once no task is open; then the callback, the e-mail and the operations that depend on it. */
   finishIfDone: (operationUid: string) => Promise<void>
-  /** Stops a rollout whose failure threshold is reached (../rollout.ts); its state changes when it ends. */
-  abortIfFailing: (operationUid: string, policy: AbortPolicy) => Promise<void>
 }
 
 async function kickOf ({ queue, clock }: EngineContext, op: Pick<Operation, 'uid' | 'scheduledTime'>): Promise<void> {
@@ -33,7 +29,7 @@ async function parentFinished ({ repos }: EngineContext, op: Operation): Promise
 }
 
 export function createLifecycle (ctx: EngineContext, notifications: EngineNotifications): EngineLifecycle {
-  const { deps, repos, inTransaction, queue, clock, log, changed } = ctx
+  const { deps, repos, inTransaction, queue, clock, changed } = ctx
   const { emit, followUp } = notifications
   const kick = async (op: Pick<Operation, 'uid' | 'scheduledTime'>): Promise<void> => { await kickOf(ctx, op) }
 
@@ -99,12 +95,5 @@ export function createLifecycle (ctx: EngineContext, notifications: EngineNotifi
     }
   }
 
-  async function abortIfFailing (operationUid: string, policy: AbortPolicy): Promise<void> {
-    const abortedBy = await retryWhileUnavailable(async () => await inTransaction(async (tx) => await abortOnFailures(tx, operationUid, policy, clock.now())), STORE_RETRY)
-    if (abortedBy === undefined) return
-    changed(operationUid)
-    log.info({ operation: operationUid, ...abortedBy }, 'operation stopped: its failure threshold was reached')
-  }
-
-  return { create, kick, start, cancel, finishIfDone, abortIfFailing }
+  return { create, kick, start, cancel, finishIfDone }
 }

@@ -31,6 +31,7 @@ const WakeupBody = Type.Object({
   systems: Type.Optional(Type.Union([Type.Null(), Selection])),
   rollout: DeviceCommon.rollout,
   abort: DeviceCommon.abort,
+  maintenanceWindow: DeviceCommon.maintenanceWindow,
   action: Type.Optional(Nullable(Type.String({ description: 'Id of a CONNECT action of the systems\' applications; default: that of the application that communicates' })))
 }, {
   description: 'Make the selected systems\' devices connect to the service (an SMS shoulder tap for those not connected)',

@@ -27,6 +27,8 @@ export interface OperationRow {
   callback_last_attempt_at: number | null
   callback_delivered: boolean
   aborted_by: AbortedBy | null
+  paused_at: number | null
+  rollout_next_at: number | null
 }
 
 export const toOperation = (r: OperationRow): Operation => ({
@@ -56,7 +58,9 @@ export const toOperation = (r: OperationRow): Operation => ({
     lastAttemptAt: r.callback_last_attempt_at === null ? null : Number(r.callback_last_attempt_at),
     delivered: r.callback_delivered
   },
-  abortedBy: r.aborted_by
+  abortedBy: r.aborted_by,
+  pausedAt: r.paused_at,
+  rolloutNextAt: r.rollout_next_at
 })
 
 export interface TaskRow {

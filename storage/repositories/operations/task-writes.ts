@@ -38,15 +38,18 @@ export function createTaskWrites (q: Queryable): TaskWrites {
           uid: r.uid, state: r.state, code: r.errorCode ?? null, message: r.errorMessage ?? null, params: r.params ?? null, system_uid: r.systemUid ?? null, system_name: r.systemName ?? null
         })))])
     },
-    async cancelTasks (operationUid, now) {
+    async cancelTasks (operationUid, now, reason) {
+      const ends = "t.state = 'PENDING' OR t.uid IN (SELECT operation_task_uid FROM withdrawn)"
       await q.query(
         `WITH withdrawn AS (
            UPDATE device_tasks SET state = 'CANCELLED', acked_at = $2
            WHERE operation_uid = $1 AND state = 'PENDING' RETURNING operation_task_uid)
          UPDATE operation_tasks t SET
-           state = CASE WHEN t.state = 'PENDING' OR t.uid IN (SELECT operation_task_uid FROM withdrawn) THEN 'CANCELLED' ELSE 'BEING_CANCELLED' END,
-           end_date = CASE WHEN t.state = 'PENDING' OR t.uid IN (SELECT operation_task_uid FROM withdrawn) THEN $2 ELSE t.end_date END
-         WHERE t.operation_uid = $1 AND t.state IN ('PENDING', 'IN_PROGRESS')`, [operationUid, now])
+           state = CASE WHEN ${ends} THEN 'CANCELLED' ELSE 'BEING_CANCELLED' END,
+           end_date = CASE WHEN ${ends} THEN $2 ELSE t.end_date END,
+           error_code = CASE WHEN ${ends} THEN coalesce($3, t.error_code) ELSE t.error_code END,
+           error_message = CASE WHEN ${ends} THEN coalesce($4, t.error_message) ELSE t.error_message END
+         WHERE t.operation_uid = $1 AND t.state IN ('PENDING', 'IN_PROGRESS')`, [operationUid, now, reason?.code ?? null, reason?.message ?? null])
     },
     async timeOut (now) {
       const { rows } = await q.query<{ operation_uid: string, uid: string }>(

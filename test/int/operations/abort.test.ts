@@ -1,6 +1,7 @@
-// Safe rollouts, the failure threshold (docs/operations.md#bulk-operations; core/operations/rollout.ts): once
-// at least `abort.minTasks` tasks have ended and the share of FAILURE among them reaches `abort.failurePercent`, the
-// remaining tasks are cancelled as a cancel does and the operation's `abortedBy` says why. Judged after each chunk
+// Safe rollouts, the failure threshold in its older top-level form (docs/operations.md#safe-rollouts;
+// core/operations/rollout-abort.ts): once at least `abort.minTasks` tasks have ended and the share of FAILURE among
+// them reaches `abort.failurePercent`, the remaining tasks are cancelled as a cancel does (those CANCELLED with
+// operation.aborted.threshold) and the operation's `abortedBy` says why. Judged after each chunk
 // and after each device answer; never before minTasks. An engine of the test's own drives test-only handlers
 // (test/helpers/own-engine.ts); the reboot operation runs through HTTP with real MQTT devices.
 import type { MqttClient } from 'mqtt'
@@ -52,7 +53,10 @@ describe('abort after a chunk', () => {
       expect(counters(op)).toEqual({ PENDING: 0, IN_PROGRESS: 0, SUCCESS: 0, FAILURE: 4, BEING_CANCELLED: 0, CANCELLED: 6 })
       const tasks = await allTasks(stack, uid)
       expect(tasks.map((t) => t.state)).toEqual([...Array(4).fill('FAILURE'), ...Array(6).fill('CANCELLED')])
-      for (const t of tasks.slice(4)) expect(t).toMatchObject({ startDate: null, endDate: t0, error: null })
+      // Cancelled by the abort: they say so (docs/operations.md#safe-rollouts).
+      for (const t of tasks.slice(4)) {
+        expect(t).toMatchObject({ startDate: null, endDate: t0, error: { code: 'operation.aborted.threshold', message: 'operation.aborted.threshold failure.threshold' } })
+      }
     } finally { await own.close() }
   })
 
@@ -193,7 +197,7 @@ describe('a reboot with abort, through HTTP', () => {
     }
   })
 
-  it('refuses abort fields out of range with request.invalid, creating nothing; the bounds are accepted', async () => {
+  it('refuses abort fields out of range with operation.rollout.invalid naming the field, creating nothing; the bounds are accepted', async () => {
     const label = uniq('abort-fields')
     const [d] = await mqttDevices(stack, 1, label)
     const countOps = async (): Promise<number | undefined> => (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM operations')).rows[0]?.n
@@ -201,11 +205,11 @@ describe('a reboot with abort, through HTTP', () => {
     const wrong: unknown[] = [
       { failurePercent: -1, minTasks: 1 }, { failurePercent: 100.5, minTasks: 1 }, { failurePercent: '50', minTasks: 1 },
       { failurePercent: 50, minTasks: 0 }, { failurePercent: 50, minTasks: 2.5 }, { failurePercent: 50, minTasks: 1_000_001 },
-      { failurePercent: 50 }, { minTasks: 3 }, 'stop', [50, 3]
+      { failurePercent: 50 }, { minTasks: 3 }, 'stop', [50, 3], { failurePercent: 50, minTasks: 3, minFinished: 3 }
     ]
     for (const abort of wrong) {
-      const body = expectError(await postReboot(stack, { systems: { uids: [d?.uid] }, abort }), 'request.invalid')
-      expect(body.errorParameters.join(' ')).toMatch(/abort/)
+      const body = expectError(await postReboot(stack, { systems: { uids: [d?.uid] }, abort }), 'operation.rollout.invalid')
+      expect(body.errorParameters[0]).toMatch(/^abort(\.failurePercent|\.minTasks|\.minFinished)?$/)
     }
     expect(await countOps()).toBe(before)
     for (const abort of [{ failurePercent: 0, minTasks: 1 }, { failurePercent: 100, minTasks: 1_000_000 }, { failurePercent: 12.5, minTasks: 8 }]) {

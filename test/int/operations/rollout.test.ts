@@ -201,10 +201,16 @@ describe('a reboot with rollout, through HTTP', () => {
     expect((await cancelOperation(stack, uid)).statusCode).toBe(200)
   })
 
-  it('refuses maxPerMinute out of range or not an integer with request.invalid, creating nothing', async () => {
+  it('refuses maxPerMinute out of range or not an integer with operation.rollout.invalid naming it, creating nothing', async () => {
     const before = (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM operations')).rows[0]?.n
-    for (const rollout of [{ maxPerMinute: 0 }, { maxPerMinute: -5 }, { maxPerMinute: 1.5 }, { maxPerMinute: 1_000_001 }, { maxPerMinute: '10' }, {}, 'fast']) {
-      expectError(await postReboot(stack, { systems: { uids: [devices[0]?.uid] }, rollout }), 'request.invalid')
+    for (const maxPerMinute of [0, -5, 1.5, 1_000_001, '10']) {
+      const body = expectError(await postReboot(stack, { systems: { uids: [devices[0]?.uid] }, rollout: { maxPerMinute } }), 'operation.rollout.invalid')
+      expect(body.errorParameters[0]).toBe('rollout.maxPerMinute')
+    }
+    // A rollout that sets nothing, or is no object, names the field itself.
+    for (const rollout of [{}, 'fast']) {
+      const body = expectError(await postReboot(stack, { systems: { uids: [devices[0]?.uid] }, rollout }), 'operation.rollout.invalid')
+      expect(body.errorParameters[0]).toBe('rollout')
     }
     expect((await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM operations')).rows[0]?.n).toBe(before)
     // null is no rollout.
