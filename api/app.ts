@@ -134,7 +134,7 @@ async function registerV1 (v1: FastifyInstance, ctx: AppContext, rate: { rateCou
   await v1.register(dataRoutes, { data: ctx.services.data })
   await v1.register(messagesRoutes, { messages: ctx.services.data.messages })
   await v1.register(usageRoutes, { usage: ctx.services.usage })
-  await v1.register(applicationsRoutes, { applications: ctx.services.applications })
+  await v1.register(applicationsRoutes, { applications: ctx.services.applications, packages: ctx.services.applicationPackages, operations: ctx.services.operations })
   await v1.register(templatesRoutes, { templates: ctx.services.templates })
   await v1.register(operationsRoutes, { operations: ctx.services.operations })
   await v1.register(partsRoutes, { parts: ctx.services.parts })

@@ -34,6 +34,7 @@ import { createLocalEventBus } from '../storage/events/local-bus.js'
 import { openEventBus } from '../storage/events/open-event-bus.js'
 import type { ArtifactStore } from '../core/ports/artifacts.js'
 import { createArtifactStore } from '../storage/artifacts/open-artifacts.js'
+import { openPackage } from '../protocols/app-package/index.js'
 
 export interface Infrastructure {
   db: Db
@@ -103,7 +104,7 @@ export function createContext (config: Readonly<Config>, log: Logger, infra: Inf
   })
   const events = infra.events ?? createLocalEventBus((err) => { log.warn({ err }, 'live stream event not delivered') })
   const artifacts = infra.artifacts ?? createArtifactStore(config, infra.db)
-  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter, dispatch, events, artifacts })
+  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter, dispatch, events, artifacts, openPackage })
   return {
     config,
     log,

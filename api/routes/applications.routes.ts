@@ -1,5 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ApplicationsService } from '../../core/services/applications.service.js'
+import type { ApplicationPackagesService } from '../../core/services/applications-packages.service.js'
+import type { OperationsService } from '../../core/operations/service.js'
+import applicationReleaseRoutes from './applications-release.routes.js'
 import type { CompanyAccess } from '../../core/services/access.js'
 import type { CommunicationEntry, DataNode } from '../../core/domain/application-model.js'
 import { CommunicationSchema, DataTreeSchema } from '../../core/schemas/application-model.schema.js'
@@ -7,7 +10,12 @@ import { sendEmpty } from '../reply.js'
 import { CompanyQuery, Empty, errors, Page } from '../schemas/common.schema.js'
 import { ApplicationCreateBody, ApplicationFindQuery, ApplicationUidParams, ApplicationView } from '../schemas/applications.schema.js'
 
-export interface ApplicationsRoutesOptions { applications: ApplicationsService }
+export interface ApplicationsRoutesOptions {
+  applications: ApplicationsService
+  /** Release from a package and delete (docs/packages.md#release-and-publish). */
+  packages: ApplicationPackagesService
+  operations: Pick<OperationsService, 'kinds'>
+}
 
 // Changing an application needs the right that creating one needs (docs/api.md#applications-and-templates).
 const EDIT_RIGHT = 'entities.applications.create'
@@ -16,7 +24,7 @@ const EDIT_RIGHT = 'entities.applications.create'
  * The application catalogue (docs/api.md#systems) and its model: discover public and company applications,
  * add the company's own, and set what their devices understand.
  */
-const applicationsRoutes: FastifyPluginAsyncTypebox<ApplicationsRoutesOptions> = async (app, { applications }) => {
+const applicationsRoutes: FastifyPluginAsyncTypebox<ApplicationsRoutesOptions> = async (app, { applications, packages, operations }) => {
   app.get('/applications', {
     config: { right: 'entities.applications.view' },
     schema: { tags: ['applications'], summary: 'Find applications', description: 'Public applications and the context company\'s own, matching every filter given.', querystring: ApplicationFindQuery, response: { 200: Page(ApplicationView), ...errors } }
@@ -70,6 +78,24 @@ const applicationsRoutes: FastifyPluginAsyncTypebox<ApplicationsRoutesOptions> =
       return await sendEmpty(reply)
     })
   }
+
+  app.delete('/applications/:uid', {
+    config: { right: EDIT_RIGHT },
+    schema: {
+      tags: ['applications'],
+      summary: 'Delete an application',
+      description: 'Deletes one of the context company\'s applications, its binaries, and the stored bytes no other application uses; answers an empty body. Refused with application.in.use while an operation not yet finished names it (an install, a publish) or while systems have it; a public application or another company\'s answers application.unknown.',
+      params: ApplicationUidParams,
+      querystring: CompanyQuery,
+      response: { 200: Empty, ...errors }
+    }
+  }, async (req, reply) => {
+    await packages.remove(req.access, req.params.uid)
+    return await sendEmpty(reply)
+  })
+
+  // The release reads its body itself: in a scope of its own, without the JSON body parser.
+  await app.register(applicationReleaseRoutes, { operations, packages })
 }
 
 export default applicationsRoutes

@@ -89,7 +89,7 @@ const csvOperationsRoutes: FastifyPluginAsync<CsvOperationsRoutesOptions> = asyn
   app.addContentTypeParser('*', (_req, _payload, done) => { done(null) })
 
   for (const kind of operations.kinds) {
-    if (kind.route.upload === undefined) continue
+    if (kind.route.upload === undefined || kind.route.upload === 'zip') continue
     const content: Record<string, { schema: Record<string, unknown> }> = {
       'multipart/form-data': { schema: { description: 'The CSV file (a part of any name) and an optional JSON part named defaultValues or parameters' } }
     }

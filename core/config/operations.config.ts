@@ -27,4 +27,9 @@ export interface OperationsConfig {
   CALLBACK_ALLOW_PRIVATE: boolean
   /** Delay before the first retry of a failed callback; each next one doubles it (default 30 s; tests shorten it). */
   CALLBACK_RETRY_BASE_MS: number
+  /**
+   * The largest package a release request may send (docs/packages.md#release-and-publish): the body is written to
+   * DATA_DIR while it arrives; past this its release fails with application.release.too.large.
+   */
+  APPLICATION_RELEASE_MAX_BYTES: number
 }

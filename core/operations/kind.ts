@@ -21,9 +21,10 @@ export interface OperationRoute<S extends TSchema> {
   body: S
   /**
    * A CSV operation (core/operations/csv/): the request is read as multipart (and, for `multipart-or-raw`, as a raw
-   * CSV body too) into a CsvUpload, not validated against `body`, which only documents it.
+   * CSV body too) into a CsvUpload, not validated against `body`, which only documents it. `zip`: the raw body is
+   * a package, read by the applications' routes (api/routes/applications-release.routes.ts).
    */
-  upload?: 'multipart' | 'multipart-or-raw'
+  upload?: 'multipart' | 'multipart-or-raw' | 'zip'
 }
 
 export interface OperationKind<S extends TSchema = TSchema> {

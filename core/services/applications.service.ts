@@ -7,11 +7,20 @@ import type { CommunicationEntry, DataNode } from '../domain/application-model.j
 import { communicationProblem, dataTreeProblem } from '../domain/application-model-rules.js'
 import { fields as pickFields, page, pick } from '../domain/lists.js'
 import { newUid } from '../security/secrets.js'
+import type { ApplicationsRepository } from '../ports/applications.js'
+import type { ApplicationRelease, BinaryView } from '../domain/application-package.js'
 
-export interface ApplicationView extends Omit<Application, 'companyUid'> { public: boolean }
+export interface ApplicationView extends Omit<Application, 'companyUid'>, Omit<ApplicationRelease, 'binaries'> {
+  public: boolean
+  binaries: BinaryView[]
+}
 
 /** docs/api.md#applications-and-templates: what `fields` may pick on the find; all of them when absent. */
-export const APPLICATION_FIELDS = ['uid', 'name', 'revision', 'type', 'category', 'communication', 'data', 'public'] as const
+export const APPLICATION_FIELDS = ['uid', 'name', 'revision', 'type', 'category', 'communication', 'data', 'public',
+  'state', 'released', 'published', 'owner', 'applicationManager', 'binaries'] as const
+
+/** What an application made without a package holds (docs/packages.md#release-and-publish). */
+const NOT_RELEASED: ApplicationRelease = { state: 'PUBLISHED', released: null, published: null, owner: null, applicationManager: null, binaries: [] }
 
 export interface ApplicationCreate {
   name: string
@@ -23,7 +32,19 @@ export interface ApplicationCreate {
   data?: DataNode[] | undefined
 }
 
-export const toApplicationView = ({ companyUid, ...a }: Application): ApplicationView => ({ ...a, public: companyUid === null })
+/** The application as the API shows it: its binaries without the artifact store's key. */
+export const toApplicationView = ({ companyUid, ...a }: Application, release: ApplicationRelease = NOT_RELEASED): ApplicationView => ({
+  ...a,
+  public: companyUid === null,
+  ...release,
+  binaries: release.binaries.map(({ artifact, ...b }) => b)
+})
+
+/** The views of these applications, each with what it holds beyond its model. */
+async function viewsOf (applications: Pick<ApplicationsRepository, 'releases'>, found: readonly Application[]): Promise<ApplicationView[]> {
+  const releases = await applications.releases(found.map((a) => a.uid))
+  return found.map((a) => toApplicationView(a, releases.get(a.uid)))
+}
 
 /**
  * The rules of the model beyond its JSON schema (core/domain/application-model-rules.ts), as the 400 of a bad body:
@@ -44,7 +65,8 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
     const chosen = pickFields(q.fields, APPLICATION_FIELDS, APPLICATION_FIELDS)
     const category = q.category === 'SOFTWARE' ? 'APPLICATION' : q.category
     const found = await repos.applications.find(access.company.uid, { ...q, category }, p)
-    return { items: found.items.map((a) => pick(toApplicationView(a), chosen)), count: found.count, size: found.items.length, offset: p.offset }
+    const items = await viewsOf(repos.applications, found.items)
+    return { items: items.map((a) => pick(a, chosen)), count: found.count, size: found.items.length, offset: p.offset }
   }
 
   /**
@@ -54,7 +76,8 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
   async function get (access: CompanyAccess, uid: string): Promise<ApplicationView> {
     const [found] = await repos.applications.findByUids(access.company.uid, [uid])
     if (found === undefined) throw new FleetError('application.unknown', [uid])
-    return toApplicationView(found)
+    const [view] = await viewsOf(repos.applications, [found])
+    return view as ApplicationView
   }
 
   /** Creates a company-owned application. @throws application.not.unique (same type and revision in the company) */
@@ -76,8 +99,9 @@ export function createApplicationsService ({ repos, clock }: { repos: Pick<Repos
       communication,
       data
     }
-    await repos.applications.insert(a, clock.now())
-    return toApplicationView(a)
+    const now = clock.now()
+    await repos.applications.insert(a, now)
+    return toApplicationView(a, { ...NOT_RELEASED, published: now })
   }
 
   /**

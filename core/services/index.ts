@@ -10,6 +10,8 @@ import { createCompanyPictureService } from './company-picture.service.js'
 import { createSeedService } from './seed.service.js'
 import { createSystemsService } from './systems/systems.service.js'
 import { createApplicationsService } from './applications.service.js'
+import { createApplicationPackagesService } from './applications-packages.service.js'
+import type { PackageOpener } from './applications-release.js'
 import { createTemplatesService } from './templates.service.js'
 import { createPartsService } from './parts.service.js'
 import { createDevicesService } from './ingest/devices.service.js'
@@ -52,10 +54,12 @@ export interface ServicesDeps {
   events?: EventBus
   /** The bytes of released binaries (core/ports/artifacts.ts; storage/artifacts/ by ARTIFACT_STORE). */
   artifacts: ArtifactStore
+  /** Reads a released package (protocols/app-package/: core reads no ZIP itself). */
+  openPackage: PackageOpener
 }
 
 /** Every use case of the service, wired on one set of repositories. */
-export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch, events, artifacts }: ServicesDeps) {
+export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch, events, artifacts, openPackage }: ServicesDeps) {
   const epoch = createAccessEpoch()
   const throttle = createLoginThrottle(rateCounter, clock, {
     accountAddressFailures: config.LOGIN_THROTTLE_FAILURES,
@@ -78,6 +82,8 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     seed: createSeedService({ inTransaction, clock, epoch, hashCost: config.PASSWORD_HASH_COST }),
     systems: createSystemsService({ repos, inTransaction, clock }),
     applications: createApplicationsService({ repos, clock }),
+    /** Release from a package, delete with the bytes no other application uses (docs/packages.md#release-and-publish). */
+    applicationPackages: createApplicationPackagesService({ applications: repos.applications, inTransaction, artifacts, openPackage, operations, dataDir: config.DATA_DIR, maxReleaseBytes: config.APPLICATION_RELEASE_MAX_BYTES }),
     templates: createTemplatesService({ repos }),
     parts: createPartsService({ repos }),
     devices: createDevicesService({ repos, clock, throttle: deviceLoginThrottle(config, rateCounter, clock, metrics) }),

@@ -35,7 +35,8 @@ function operations (): Array<[string, Json]> {
 // docs/api.md: these answer "an empty 200 response" (no body, so no media type); the sign-in form's POST answers a
 // redirect (RFC 6749 §4.1.2), never 200.
 const EMPTY_200 = ['DELETE /api/v1/systems/{uid}', 'DELETE /api/v1/users/{uid}', 'POST /api/v1/company/{uid}/picture',
-  'POST /device/messages', 'POST /device/acks', 'PUT /api/v1/applications/{uid}/data', 'PUT /api/v1/applications/{uid}/communication']
+  'POST /device/messages', 'POST /device/acks', 'PUT /api/v1/applications/{uid}/data', 'PUT /api/v1/applications/{uid}/communication',
+  'DELETE /api/v1/applications/{uid}']
 const REDIRECTS = ['POST /api/oauth/authorize']
 
 /** The 200 body schema of an operation, for a media type. */

@@ -26,6 +26,8 @@ const keys = (page: Json): string[] => page.items.map((a: Json) => `${a.type as 
 // Every store holds the public generic firmware applications (seeded at start).
 const GENERIC = GENERIC_APPLICATIONS.map((a) => `${a.type}@${a.revision}`)
 const withGeneric = (list: string[]): string[] => [...list, ...GENERIC].sort()
+// docs/packages.md#release-and-publish: an application made without a package is PUBLISHED as of its creation.
+const MADE_WITHOUT_PACKAGE = { state: 'PUBLISHED', released: null, published: expect.any(Number), owner: null, applicationManager: null, binaries: [] }
 
 describe('find applications', () => {
   it('lists public applications and the company\'s own, never another company\'s', async () => {
@@ -34,7 +36,7 @@ describe('find applications', () => {
     expect(page).toMatchObject({ count: 10, size: 10, offset: 0 })
     const own = page.items.find((a: Json) => a.type === 'app.own')
     expect(own).toEqual({
-      uid: appUid(cat, 'app.own@1'), name: 'Own REST app', revision: '1', type: 'app.own', category: 'APPLICATION', communication: [{ type: 'REST', commIdType: 'SERIAL' }], data: [], public: false
+      uid: appUid(cat, 'app.own@1'), name: 'Own REST app', revision: '1', type: 'app.own', category: 'APPLICATION', communication: [{ type: 'REST', commIdType: 'SERIAL' }], data: [], public: false, ...MADE_WITHOUT_PACKAGE
     })
     expect(page.items.find((a: Json) => a.type === 'fw.public' && a.revision === '1.0'))
       .toMatchObject({ public: true, data: [{ id: 'reboot', elementType: 'action', actionType: 'REBOOT' }] })
@@ -89,7 +91,7 @@ describe('create an application', () => {
     const res = await post(body)
     expect(res.statusCode).toBe(200)
     const app = res.json()
-    expect(app).toEqual({ ...body, uid: app.uid, public: false })
+    expect(app).toEqual({ ...body, uid: app.uid, public: false, ...MADE_WITHOUT_PACKAGE })
     expect((await find(`?uid=${app.uid as string}`)).items).toEqual([app])
     expect((await find(`?uid=${app.uid as string}`, other.token)).items).toEqual([])
     const s = await createSystem(stack, { name: 'edge', applications: [{ uid: app.uid }] })

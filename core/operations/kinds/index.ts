@@ -14,6 +14,8 @@ import { registerKind } from './register.js'
 import { importKind } from './import.js'
 import { bulkEditKind } from './bulk-edit.js'
 import { usageImportKind } from './usage-import.js'
+import { releaseKind } from './release.js'
+import { publishKind } from './publish.js'
 import { installApplicationKind } from './install-application.js'
 import { uninstallApplicationKind } from './uninstall-application.js'
 import { startApplicationKind } from './start-application.js'
@@ -34,6 +36,8 @@ export const OPERATION_KINDS: readonly OperationKind[] = [
   importKind,
   bulkEditKind,
   usageImportKind,
+  releaseKind,
+  publishKind,
   installApplicationKind,
   uninstallApplicationKind,
   startApplicationKind,
