@@ -67,6 +67,21 @@ async function recordApplications (ctx: AnswerContext, action: SoftwareAction): 
   await ctx.tx.systems.setApplications(ctx.task.systemUid, action === 'install' ? [...kept, p.application] : kept)
 }
 
+/** Tasks read per page while the links of a finished install are revoked. */
+const PAGE = 500
+
+/**
+ * Once the operation has finished, every task has ended (SUCCESS, FAILURE, cancelled, timed out): its links are of no
+ * more use and are revoked with the FINISHED state, rather than left valid until the timeout.
+ */
+async function revokeLinks (tx: Repositories, op: Operation): Promise<void> {
+  for (let offset = 0; ; offset += PAGE) {
+    const page = await tx.operations.tasks(op.uid, undefined, { offset, size: PAGE })
+    await tx.packageDownloads.removeForTasks(page.items.map((t) => t.uid))
+    if (page.items.length < PAGE) return
+  }
+}
+
 /** The handler of one action; `deps` absent only where no task runs (the kind's declaration before binding). */
 export function softwareHandler (action: SoftwareAction, deps?: SoftwareDeps): OperationHandler {
   return {
@@ -77,6 +92,7 @@ export function softwareHandler (action: SoftwareAction, deps?: SoftwareDeps): O
       if (ctx.answer.status === 'ERROR') throw new FleetError(DEVICE_ERROR, ctx.answer.message === null ? [] : [ctx.answer.message])
       await recordApplications(ctx, action)
       return { state: 'SUCCESS' }
-    }
+    },
+    ...(action === 'install' ? { finished: revokeLinks } : {})
   }
 }

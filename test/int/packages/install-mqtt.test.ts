@@ -94,6 +94,8 @@ describe('over MQTT', { timeout: 90_000 }, () => {
     await waitFinished(stack, uid, 15_000)
     expect(await allTasks(stack, uid)).toMatchObject([{ state: 'SUCCESS', error: null }])
     expect(await applicationsOf(stack, d.uid)).toEqual([next.uid, d.other].sort())
+    // The operation finished: its links are revoked with it.
+    expect((await download(url)).status).toBe(404)
   })
 
   it('install: the device\'s ERROR ends the task FAILURE with its message; the applications stay', async () => {
