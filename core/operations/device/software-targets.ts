@@ -42,7 +42,7 @@ export function softwareTransport (target: DeviceTarget, manager: ApplicationMan
   const usable = carriersOf(manager, action)
   let protocol: DeviceProtocol | undefined
   if (requested !== null) {
-    const wanted = spoken.find((p) => p === carrierOf(requested as DeviceProtocol))
+    const wanted = spoken.find((p) => p === carrierOf(requested.toUpperCase() as DeviceProtocol))
     if (wanted === undefined) throw new FleetError('operation.protocol.not.found.on.system.for.encoding', [uid, requested])
     protocol = usable.includes(wanted) ? wanted : undefined
   } else {
