@@ -10,6 +10,7 @@ import { restTransport } from '../ingest/rest/rest.transport.js'
 import { m3daModule } from '../ingest/m3da/index.js'
 import { msciModule } from '../ingest/msci/index.js'
 import { sparkplugModule } from '../ingest/sparkplug/index.js'
+import { ddiModule } from '../ingest/ddi/index.js'
 import { brokerAuthTransport } from '../ingest/broker-auth/broker-auth.transport.js'
 
 /** MQTT devices, and the embedded broker's topic namespaces offered to the protocols that ride on it. */
@@ -22,4 +23,4 @@ export const mqttModule: DeviceProtocolModule = {
   }
 }
 
-export const transports: readonly ProtocolEntry[] = [mqttModule, restTransport, m3daModule, msciModule, sparkplugModule, brokerAuthTransport]
+export const transports: readonly ProtocolEntry[] = [mqttModule, restTransport, m3daModule, msciModule, sparkplugModule, ddiModule, brokerAuthTransport]

@@ -6,6 +6,7 @@ import type { Queryable } from '../core/ports/store.js'
 import type { Repositories } from '../core/ports/repositories.js'
 import type { DeviceTransport, TransportDeps, TransportFactory } from './transport.js'
 import type { Capabilities } from './capabilities.js'
+import type { ArtifactStore } from '../core/ports/artifacts.js'
 
 /** What a protocol module is given, beside what every transport is given. */
 export interface ProtocolDeps extends TransportDeps {
@@ -15,6 +16,11 @@ export interface ProtocolDeps extends TransportDeps {
   repos: Pick<Repositories, 'systems' | 'companies' | 'applications'>
   /** What modules earlier in the list offer to later ones (capabilities.ts: the MQTT module's embedded broker). */
   capabilities: Capabilities
+  /**
+   * The released binaries' bytes, for a protocol that describes them beyond what their release recorded (hawkBit DDI
+   * sends their SHA-1: ingest/ddi/artifact-sha1.ts); absent, such a protocol cannot describe them.
+   */
+  artifacts?: Pick<ArtifactStore, 'open'>
 }
 
 export interface DeviceProtocolModule<Store = unknown> {

@@ -2,8 +2,11 @@
 // accepted device payload is stored as one device message ... with its data points"). Nothing downstream of a
 // normaliser knows which protocol carried the message, except through `protocol`.
 
-/** docs/devices.md shows MSCI; docs/devices.md adds MQTT, REST and M3DA. */
-export const DEVICE_PROTOCOLS = ['MQTT', 'REST', 'M3DA', 'MSCI', 'SNMP', 'SPARKPLUG'] as const
+/**
+ * docs/devices.md shows MSCI; docs/devices.md adds MQTT, REST and M3DA; DDI is hawkBit's Direct Device Integration of
+ * Linux gateways (docs/protocols/ddi.md), a communication type an application declares like the others.
+ */
+export const DEVICE_PROTOCOLS = ['MQTT', 'REST', 'M3DA', 'MSCI', 'SNMP', 'SPARKPLUG', 'DDI'] as const
 export type DeviceProtocol = typeof DEVICE_PROTOCOLS[number]
 
 /** A stored value: numbers, strings, booleans, or null (docs/devices.md: number, string or null). */

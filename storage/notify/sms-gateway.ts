@@ -17,7 +17,9 @@ export const SHOULDER_TAP_TEXT: Readonly<Record<DeviceProtocol, string>> = {
   M3DA: 'M3DA WAKEUP',
   MSCI: 'FLEET CONNECT',
   SNMP: 'FLEET CONNECT',
-  SPARKPLUG: 'FLEET CONNECT'
+  SPARKPLUG: 'FLEET CONNECT',
+  // SWUpdate and RAUC poll on their own schedule and read no SMS: the text is there for a gateway's own handler.
+  DDI: 'FLEET CONNECT'
 }
 
 /** One try: the connection and the whole answer (a gateway that does not answer is a failed request). */

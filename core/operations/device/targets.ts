@@ -94,7 +94,7 @@ function hasLogin (target: Pick<DeviceTarget, 'system' | 'applications'>, protoc
 /**
  * Whether the system has what the protocol needs to reach its device (docs/devices.md): a gateway serial
  * number or IMEI as login (the one its application's commIdType names) and the protocol's password (MQTT,
- * Sparkplug: communication.mqtt; REST: communication.rest; M3DA: a password, a registration password, or an M3DA
+ * Sparkplug: communication.mqtt; REST and hawkBit DDI: communication.rest; M3DA: a password, a registration password, or an M3DA
  * application admitting agents without security, `authentication: "none"`), or the MSCI host to poll.
  */
 export function hasCommIdentifiers (target: Pick<DeviceTarget, 'system' | 'applications'>, protocol: DeviceProtocol): boolean {
@@ -105,7 +105,8 @@ export function hasCommIdentifiers (target: Pick<DeviceTarget, 'system' | 'appli
   switch (protocol) {
     case 'MQTT':
     case 'SPARKPLUG': return login && set(c.mqtt?.password)
-    case 'REST': return login && set(c.rest?.password)
+    case 'REST':
+    case 'DDI': return login && set(c.rest?.password)
     case 'M3DA': return login && (set(c.m3da?.password) || set(c.m3da?.registrationPassword) || communicationParameters(target.applications, 'M3DA').authentication === 'none')
     case 'MSCI':
     case 'SNMP': return set(c.msci?.host)
