@@ -33,6 +33,7 @@ import streamRoutes from './routes/stream.routes.js'
 import currentCompaniesRoutes from './routes/current-companies.routes.js'
 import consoleRoutes from './console/console.routes.js'
 import faviconRoute from './favicon.js'
+import packageDownloadRoutes from './routes/package-downloads.routes.js'
 import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
@@ -166,6 +167,7 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   // The web console: served where the API is, bundled on first use.
   await app.register(consoleRoutes, { publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
   await app.register(faviconRoute)
+  await app.register(packageDownloadRoutes, { downloads: ctx.services.downloads, artifacts: ctx.artifacts })
   for (const plugin of opts.plugins ?? []) await app.register(plugin)
   return app
 }

@@ -105,7 +105,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
       const address = api.server.address()
       const httpPort = typeof address === 'object' && address !== null ? address.port : http
       // Download links name the bound port when PUBLIC_URL does not say where devices reach the service.
-      ctx.services.downloads.listening(httpPort)
+      ctx.services.downloads.listening(host, httpPort)
       const ports: Record<string, number> = {}
       for (const t of transports) {
         if (t.port === undefined || !roles.has('ingest')) continue

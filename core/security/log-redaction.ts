@@ -19,8 +19,12 @@ export const REDACTED_PATHS = [
 
 const SECRET_SET = new Set<string>(SECRET_PARAMS)
 
-/** The URL with the values of its secret query parameters masked; the rest, order included, as it came. */
+// A package download's token is its path's last segment (docs/packages.md#downloads): whoever reads it can download.
+const DOWNLOAD_TOKEN = /(\/device\/packages\/)[^/?#\s"'\\]+/g
+
+/** The URL with the values of its secret query parameters (and a download token) masked; the rest as it came. */
 export function redactUrl (url: string): string {
+  url = url.replace(DOWNLOAD_TOKEN, `$1${REDACTED}`)
   const q = url.indexOf('?')
   if (q < 0) return url
   const query = url.slice(q + 1).split('&').map((pair) => {
@@ -51,4 +55,5 @@ export function redactLine (line: string): string {
     .replace(PARAM_VALUE, `$1$2${REDACTED}`)
     .replace(ESCAPED_JSON_VALUE, `$1${REDACTED}`)
     .replace(AUTH_SCHEME, `$1$2${REDACTED}`)
+    .replace(DOWNLOAD_TOKEN, `$1${REDACTED}`)
 }

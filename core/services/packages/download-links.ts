@@ -38,8 +38,9 @@ function listenerBase (host: string, port: number): string {
 }
 
 export function createDownloadLinks (deps: DownloadLinksDeps) {
+  let host = deps.httpHost
   let port = deps.httpPort
-  const base = (): string => (deps.publicUrl ?? listenerBase(deps.httpHost, port)).replace(/\/+$/, '')
+  const base = (): string => (deps.publicUrl ?? listenerBase(host, port)).replace(/\/+$/, '')
   const served = createServedBytes({ downloads: deps.downloads, log: deps.log, metrics: deps.metrics, flushMs: deps.flushMs })
   return {
     /**
@@ -51,8 +52,8 @@ export function createDownloadLinks (deps: DownloadLinksDeps) {
       await downloads.insert(tokenHash(token), input, deps.now())
       return `${base()}${DOWNLOAD_PATH}${token}`
     },
-    /** The link of a token while it is valid; undefined for a malformed, unknown, removed or expired one. */
-    async resolve (token: string, now: number): Promise<ResolvedDownload | undefined> {
+    /** The link of a token while it is valid at `now`; undefined for a malformed, unknown, removed or expired one. */
+    async resolve (token: string, now = deps.now()): Promise<ResolvedDownload | undefined> {
       if (!TOKEN.test(token)) return undefined
       const hash = tokenHash(token)
       const found = await deps.downloads.find(hash)
@@ -60,13 +61,16 @@ export function createDownloadLinks (deps: DownloadLinksDeps) {
       return { ...found, tokenSha256: hash }
     },
     /** Counts bytes sent through a link (written in batches, never per piece: served-bytes.ts). */
-    served: served.add,
+    served (tokenSha256: string, bytes: number, at = deps.now()): void { served.add(tokenSha256, bytes, at) },
     /** Removes the links of these tasks (an install cancelled or over): they answer 404 from now on. */
     async revoke (taskUids: readonly string[]): Promise<number> { return await deps.downloads.removeForTasks(taskUids) },
     /** Removes the links that expired before `before`. */
     async removeExpired (before: number): Promise<number> { return await deps.downloads.removeExpired(before) },
-    /** The HTTP port once bound (port 0 in tests): the links' address without PUBLIC_URL. */
-    listening (boundPort: number): void { port = boundPort },
+    /** The HTTP listener once bound (port 0 in tests): the links' address without PUBLIC_URL. */
+    listening (boundHost: string, boundPort: number): void {
+      host = boundHost
+      port = boundPort
+    },
     /** Writes what was counted and not written yet. */
     flush: served.flush
   }

@@ -48,7 +48,7 @@ export function createServedBytes (deps: ServedBytesDeps) {
       s.last = Math.max(s.last, last)
     }
     if (timer === undefined) {
-      timer = setTimeout(() => { void flush() }, flushMs)
+      timer = setTimeout(() => { flush().catch(() => {}) }, flushMs)
       timer.unref()
     }
   }
