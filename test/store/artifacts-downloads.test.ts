@@ -16,8 +16,8 @@ async function installTask ({ db, repos }: Store): Promise<{ systemUid: string, 
   const systemUid = await newSystem(repos, co)
   const op = uniq('op')
   const taskUid = uniq('task')
-  await db.query(`INSERT INTO operations (uid, company_uid, type, state, created_at, timeout_date) VALUES ($1, $2, 'SYSTEM_INSTALL_APPLICATION', 'IN_PROGRESS', 1, 2)`, [op, co])
-  await db.query(`INSERT INTO operation_tasks (uid, operation_uid, seq, system_uid, state, created_at) VALUES ($1, $2, 0, $3, 'PENDING', 1)`, [taskUid, op, systemUid])
+  await db.query('INSERT INTO operations (uid, company_uid, type, state, created_at, timeout_date) VALUES ($1, $2, \'SYSTEM_INSTALL_APPLICATION\', \'IN_PROGRESS\', 1, 2)', [op, co])
+  await db.query('INSERT INTO operation_tasks (uid, operation_uid, seq, system_uid, state, created_at) VALUES ($1, $2, 0, $3, \'PENDING\', 1)', [taskUid, op, systemUid])
   return { systemUid, taskUid }
 }
 
