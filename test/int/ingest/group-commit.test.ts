@@ -9,21 +9,37 @@ import {
   connectDevice, createDevice, deviceFetch, endAll, messagesOf, packetsOf, publish, settle, telemetryCounts, wsUrl, type Device
 } from '../../helpers/devices.js'
 import { holdStore as holdStoreOf } from '../../helpers/hold-store.js'
+import { eventually } from '../../helpers/eventually.js'
+import type { MqttClient } from 'mqtt'
 import type { DeviceMessage } from '../../../core/domain/device-message.js'
 
 let stack: Stack
 beforeAll(async () => { stack = await startStack({ listen: true }) })
 afterAll(async () => { await stack.close() })
 
-const HOLD_MS = 300
 const holdStore = async (): Promise<{ release: () => Promise<void> }> => await holdStoreOf(stack)
 
-/** Whether `p` settles within ms (without consuming it). */
-async function settlesWithin (p: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined
-  const r = await Promise.race([p.then(() => true, () => true), new Promise<boolean>((resolve) => { timer = setTimeout(() => { resolve(false) }, ms) })])
-  clearTimeout(timer)
-  return r
+/** Resolves once the ingest holds `n` messages waiting for their commit: they reached the write. */
+async function waitingForCommit (n: number): Promise<void> {
+  await eventually(() => stack.ctx.services.ingest.pending() >= n, 5000, `${n} messages waiting for their commit`)
+}
+
+/**
+ * Resolves once the server has answered a PINGREQ sent now. It answers a connection's packets in the order they came:
+ * an acknowledgement given on a message's arrival, before its commit, would come before this PINGRESP.
+ */
+async function pingAnswered (c: MqttClient): Promise<void> {
+  await new Promise<void>((resolve) => {
+    const on = (p: { cmd: string }): void => { if (p.cmd === 'pingresp') { c.off('packetreceive', on); resolve() } }
+    c.on('packetreceive', on)
+    c.sendPing()
+  })
+}
+
+/** Whether `p` has settled by now (without consuming it). */
+async function settledYet (p: Promise<unknown>): Promise<boolean> {
+  const marker = Symbol('pending')
+  return await Promise.race([p.then(() => true, () => true), Promise.resolve(marker).then(() => false)])
 }
 
 describe('acknowledge after commit', () => {
@@ -33,7 +49,9 @@ describe('acknowledge after commit', () => {
       const c = await connectDevice(ws ? wsUrl(stack) : stack.mqttUrl, d.serial, d.mqttPassword ?? '', { version })
       const hold = await holdStore()
       const acked = publish(c, `${d.serial}/messages/json`, '{"machine.temperature": 1}')
-      const early = await settlesWithin(acked, HOLD_MS)
+      await waitingForCommit(1)
+      await pingAnswered(c)
+      const early = await settledYet(acked)
       const pubacksWhileHeld = packetsOf(c).filter((p) => p.cmd === 'puback').length
       await hold.release()
       expect(early).toBe(false)
@@ -51,7 +69,11 @@ describe('acknowledge after commit', () => {
     expect((await deviceFetch(stack, 'POST', '/device/messages', { user: d.serial, password: d.restPassword ?? '', body: '{"a": 0}' })).status).toBe(200)
     const hold = await holdStore()
     const res = deviceFetch(stack, 'POST', '/device/messages', { user: d.serial, password: d.restPassword ?? '', body: '{"a": 1}' })
-    const early = await settlesWithin(res, HOLD_MS)
+    await waitingForCommit(1)
+    // A request sent after that (one the server refuses without the store) comes back on another connection: an
+    // answer written on the message's arrival, before its commit, was on its way a whole round trip before it.
+    expect((await fetch(`${stack.httpUrl}/api/v1/users/current`)).status).toBe(401)
+    const early = await settledYet(res)
     await hold.release()
     expect(early).toBe(false)
     expect((await res).status).toBe(200)
@@ -65,7 +87,10 @@ describe('acknowledge after commit', () => {
     const hold = await holdStore()
     // Same timestamp for every point: the value kept as the latest (data_last, System data) is the last published.
     const acks = Array.from({ length: 20 }, async (_, i) => await publish(c, `${d.serial}/messages/json`, JSON.stringify({ 1_700_000_000_000: { seq: i, _RSSI: -50 - i } })))
-    expect(await settlesWithin(Promise.race(acks), HOLD_MS)).toBe(false)
+    await waitingForCommit(20)
+    await pingAnswered(c)
+    expect(await settledYet(Promise.race(acks))).toBe(false)
+    expect(packetsOf(c).filter((p) => p.cmd === 'puback')).toEqual([])
     await hold.release()
     expect(await Promise.all(acks)).toEqual(Array(20).fill(0))
     const msgs = await messagesOf(stack, d.uid)
