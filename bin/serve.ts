@@ -67,7 +67,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   const roles = new Set(config.FLEET_ROLES)
   const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
   const protocolDeps: ProtocolDeps = {
-    config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now, accept: roles.has('ingest'), db: infra.db, repos, capabilities: createCapabilities()
+    config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now, accept: roles.has('ingest'), db: infra.db, repos, capabilities: createCapabilities(), artifacts: ctx.artifacts
   }
   const transports: DeviceTransport[] = []
   for (const entry of opts.transports ?? defaultTransports) {
