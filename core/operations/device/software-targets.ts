@@ -1,9 +1,10 @@
 // Which transport carries a system's software task (docs/packages.md#installs): the application's manager names the
 // update path, the system's applications the protocols its device speaks. MQTT_SW goes over whichever of MQTT and
 // REST the system uses (REST devices poll GET /device/tasks for the same task); MIHINI_APPCON installs over M3DA (the
-// agent takes software only as an update package: uninstall, start and stop have no M3DA command); every other path
-// (the LwM2M objects, hawkBit until its DDI transport is there) and a system that speaks none of them (Sparkplug,
-// MSCI) fails the task at once with operation.install.unsupported.protocol.
+// agent takes software only as an update package: uninstall, start and stop have no M3DA command); HAWKBIT installs
+// over hawkBit DDI (docs/protocols/ddi.md) on a system that speaks DDI or REST, whose password is the controller's
+// token (DDI deploys, it removes nothing). The LwM2M objects, and a system that speaks none of these (Sparkplug,
+// MSCI), fail the task at once with operation.install.unsupported.protocol.
 import { FleetError } from '../../errors.js'
 import type { DeviceProtocol } from '../../domain/device-message.js'
 import type { CommunicationEntry } from '../../domain/application-model.js'
@@ -13,14 +14,18 @@ import { carrierOf, hasCommIdentifiers, protocolsOf, type DeviceTarget } from '.
 
 export const UNSUPPORTED = 'operation.install.unsupported.protocol'
 
-/** The transports an update path may use for an action, in the order it prefers them. */
+/** The protocols a system must speak for an update path to reach it with an action, in the order it prefers them. */
 function carriersOf (manager: ApplicationManager, action: SoftwareAction): readonly DeviceProtocol[] {
   switch (manager) {
     case 'MQTT_SW': return ['MQTT', 'REST']
     case 'MIHINI_APPCON': return action === 'install' ? ['M3DA'] : []
+    case 'HAWKBIT': return action === 'install' ? ['DDI', 'REST'] : []
     default: return []
   }
 }
+
+/** The transport that carries the task once the system speaks `spoken`: hawkBit's is DDI whatever the system lists. */
+const transportOf = (manager: ApplicationManager, spoken: DeviceProtocol): DeviceProtocol => manager === 'HAWKBIT' ? 'DDI' : spoken
 
 /**
  * The protocols the system's device speaks, in its applications' order; a system with no application yet speaks
@@ -52,6 +57,7 @@ export function softwareTransport (target: DeviceTarget, manager: ApplicationMan
     const path = usable.length === 0 ? `${manager} has no ${action} over this service's transports` : `${manager} needs ${usable.join(' or ')}`
     throw new FleetError(UNSUPPORTED, [uid, `speaks ${spoken.join(', ') || 'no protocol'}`, path])
   }
-  if (!hasCommIdentifiers(target, protocol)) throw new FleetError('operation.no.communication.id.on.system.for.protocol', [uid, protocol])
-  return protocol
+  const transport = transportOf(manager, protocol)
+  if (!hasCommIdentifiers(target, transport)) throw new FleetError('operation.no.communication.id.on.system.for.protocol', [uid, transport])
+  return transport
 }

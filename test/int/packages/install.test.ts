@@ -4,7 +4,7 @@
 // the Mihini agent asked for anything but an install) fails its task at once without a device task.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createUser, uniq, type TestUser } from '../../helpers/factories.js'
-import { allTasks, getOperation, started, waitFinished } from '../../helpers/operations.js'
+import { allTasks, getOperation, started, waitFinished, waitOperation, type Json } from '../../helpers/operations.js'
 import { createSystem, OTHER_COMPANY, validImei } from '../../helpers/systems.js'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { actionSystem, deviceTasksOf } from '../operations/device/reboot-fixtures.js'
@@ -117,5 +117,21 @@ describe('systems the update path cannot reach', { timeout: 60_000 }, () => {
     expect(await allTasks(stack, uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.protocol.not.found.on.system.for.encoding' } }])
     const bare = await actionSystem(stack, [(await releasedApplication(stack, { manager: null, binaries: 0 })).uid], { passwords: false })
     await failsAtOnce('start', mqttSw.uid, bare.uid, 'operation.no.communication.id.on.system.for.protocol')
+  })
+})
+
+describe('hawkBit', { timeout: 60_000 }, () => {
+  it('an install of a HAWKBIT application is a DDI device task carrying each binary\'s link, size and digests', async () => {
+    const firmware = await releasedApplication(stack, { manager: 'HAWKBIT', protocols: ['REST'], binaries: 2 })
+    const s = await actionSystem(stack, [])
+    const uid = await started(postSoftware(stack, 'install', { application: firmware.uid, systems: { uids: [s.uid] } }))
+    await waitOperation(stack, uid, (op) => op.counters.some((c) => c.state === 'IN_PROGRESS' && c.count === 1), 15_000, 'its task written')
+    const [task] = await deviceTasksOf(stack, uid)
+    expect(task?.protocol).toBe('DDI')
+    const software = task?.body.software as Json
+    expect(software).toMatchObject({ action: 'install', manager: 'HAWKBIT', application: { uid: firmware.uid, type: firmware.type, revision: firmware.revision } })
+    expect(software.binaries).toHaveLength(2)
+    expect(software.binaries[0]).toMatchObject({ size: firmware.bytes.length, sha256: firmware.sha256, md5: firmware.md5 })
+    expect(new Set((software.binaries as Json[]).map((b) => b.url)).size).toBe(2)
   })
 })

@@ -46,6 +46,15 @@ describe('softwareTransport', () => {
     for (const action of ['uninstall', 'start', 'stop'] as const) expect(codeOf(() => softwareTransport(m3da, 'MIHINI_APPCON', action, null, []))).toBe('operation.install.unsupported.protocol')
   })
 
+  it('HAWKBIT installs over DDI on a system that speaks DDI or REST (the REST password is its token); nothing else', () => {
+    expect(softwareTransport(target([app('fw', ['REST'])]), 'HAWKBIT', 'install', null, [])).toBe('DDI')
+    expect(softwareTransport(target([app('fw', ['DDI'])]), 'HAWKBIT', 'install', null, [])).toBe('DDI')
+    expect(softwareTransport(target([]), 'HAWKBIT', 'install', null, [{ type: 'REST', commIdType: 'SERIAL' }])).toBe('DDI')
+    expect(codeOf(() => softwareTransport(target([app('fw', ['MQTT'])]), 'HAWKBIT', 'install', null, []))).toBe('operation.install.unsupported.protocol')
+    expect(codeOf(() => softwareTransport(target([app('fw', ['REST'])]), 'HAWKBIT', 'uninstall', null, []))).toBe('operation.install.unsupported.protocol')
+    expect(codeOf(() => softwareTransport(target([app('fw', ['REST'])], false), 'HAWKBIT', 'install', null, []))).toBe('operation.no.communication.id.on.system.for.protocol')
+  })
+
   it('Sparkplug, MSCI and SNMP systems, and managers without a transport: unsupported', () => {
     for (const p of ['SPARKPLUG', 'MSCI', 'SNMP']) expect(codeOf(() => softwareTransport(target([app('fw', [p])]), 'MQTT_SW', 'install', null, []))).toBe('operation.install.unsupported.protocol')
     for (const m of ['LWM2M_SW', 'LWM2M_FW'] as const) expect(codeOf(() => softwareTransport(target([app('fw', ['MQTT'])]), m, 'install', null, []))).toBe('operation.install.unsupported.protocol')
