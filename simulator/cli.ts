@@ -2,6 +2,7 @@
 // simulator/README.md). The defaults (URLs, credentials) come from the caller: bin/simulate.ts reads them from the
 // service configuration.
 import { parseArgs } from 'node:util'
+import { DEFAULT_DOWNLOADS } from './devices/limiter.js'
 import type { FleetOptions, FleetStats } from './fleet.js'
 import { connectApi, ProvisionError } from './provision.js'
 import { M3DA_CIPHERS, M3DA_MACS, type M3daSecurity } from './transports/m3da-options.js'
@@ -42,6 +43,9 @@ export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt
   --poll-period S       REST devices ask for their tasks, M3DA devices connect, every S seconds   default 5
   --failure-rate F      share of devices (0..1) that ack every task ERROR  default 0
   --reboot-seconds S    how long a reboot keeps a device off               default 1
+  --update-failure-rate F  share of devices (0..1) that fail their installs once downloaded   default 0
+  --download-cut-rate F    share of package requests (0..1) a device cuts, then resumes with Range   default 0
+  --download-concurrency N package downloads in flight at once over the fleet   default 32
   --usage-feed          play the SIMs' usage feed (DATA sessions, SMS, calls, MSU) through the usage import
   --usage-period S      usage feed: import what the operator reported every S seconds   default 60
   --usage-days D        usage feed: the first import sends the last D days of history   default 1
@@ -64,8 +68,22 @@ function positive (name: string, raw: string | undefined, fallback: number | und
 }
 
 const STRING_OPTIONS = ['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'm3da-url', 'm3da-security', 'm3da-cipher', 'rate', 'duration',
-  'poll-period', 'failure-rate', 'reboot-seconds', 'sms-gateway-port', 'client-id', 'client-secret', 'email', 'password',
+  'poll-period', 'failure-rate', 'reboot-seconds', 'update-failure-rate', 'download-cut-rate', 'download-concurrency', 'sms-gateway-port', 'client-id', 'client-secret', 'email', 'password',
   'usage-period', 'usage-days', 'usage-seed'] as const
+
+/** A share of the fleet or of its requests, 0 to 1. @throws UsageError */
+function share (name: string, raw: string | undefined): number {
+  const rate = positive(name, raw, 0, false) ?? 0
+  if (rate > 1) throw new UsageError(`--${name} must be between 0 and 1, got "${raw ?? ''}"`)
+  return rate
+}
+
+/** The software flags: who fails installs, how downloads go (simulator/README.md "Software"). @throws UsageError */
+function softwareOptions (values: Partial<Record<typeof STRING_OPTIONS[number], string>>): Pick<FleetOptions, 'updateFailureRate' | 'downloadCutRate' | 'downloadConcurrency'> {
+  const concurrency = positive('download-concurrency', values['download-concurrency'], DEFAULT_DOWNLOADS, true) ?? DEFAULT_DOWNLOADS
+  if (concurrency < 1) throw new UsageError('--download-concurrency must be at least 1')
+  return { updateFailureRate: share('update-failure-rate', values['update-failure-rate']), downloadCutRate: share('download-cut-rate', values['download-cut-rate']), downloadConcurrency: concurrency }
+}
 
 /** The M3DA options of the command line (simulator/transports/m3da-options.ts). @throws UsageError */
 function m3daSecurity (mac: string | undefined, cipher: string | undefined, autoreg: boolean): M3daSecurity {
@@ -138,8 +156,7 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
       'or pass --client-secret (the "client secret (shown once)" the service printed at its first start)')
   }
   const password = values.password ?? d.password
-  const failureRate = positive('failure-rate', values['failure-rate'], 0, false) ?? 0
-  if (failureRate > 1) throw new UsageError(`--failure-rate must be between 0 and 1, got "${values['failure-rate'] ?? ''}"`)
+  const failureRate = share('failure-rate', values['failure-rate'])
   const pollS = positive('poll-period', values['poll-period'], 5, false) ?? 5
   if (pollS === 0) throw new UsageError('--poll-period must be more than 0 seconds')
   const smsPort = positive('sms-gateway-port', values['sms-gateway-port'], undefined, true)
@@ -159,6 +176,7 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
     failureRate,
     rebootMs: (positive('reboot-seconds', values['reboot-seconds'], 1, false) ?? 1) * 1000,
     smsGatewayPort: smsPort ?? d.smsGatewayPort,
+    ...softwareOptions(values),
     usage: usageFeed(values)
   }
 }
@@ -170,8 +188,9 @@ export function progressLine (s: FleetStats, perSecond: number, elapsedS: number
   const err = s.errors === 0 ? '0 errors' : `${s.errors} errors (last: ${s.lastError ?? ''})`
   const failed = s.tasksFailed === 0 ? '' : ` (${s.tasksFailed} ERROR)`
   const woken = s.wakes === 0 ? '' : ` | ${s.wakes} woken`
+  const downloads = (s.downloading ?? 0) + (s.downloadsWaiting ?? 0) === 0 ? '' : ` | ${s.downloading ?? 0} downloading${s.downloadsWaiting === 0 ? '' : ` (${s.downloadsWaiting ?? 0} waiting)`}`
   const usage = s.usage === undefined ? '' : ` | usage ${s.usage.records} records${s.usage.failed === 0 ? '' : ` (${s.usage.failed} failed)`}`
-  return `${t} ${s.connected}/${s.devices} connected | ${perSecond.toFixed(0)} msg/s | ${s.messages} acked | ${s.tasksAnswered} tasks answered${failed}${woken}${usage} | ${err}`
+  return `${t} ${s.connected}/${s.devices} connected | ${perSecond.toFixed(0)} msg/s | ${s.messages} acked | ${s.tasksAnswered} tasks answered${failed}${woken}${downloads}${usage} | ${err}`
 }
 
 /** What the usage feed imported; rows that failed or records never taken make the run fail. */

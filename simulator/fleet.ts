@@ -5,9 +5,11 @@
 // (failureRate); an SMS gateway receiver wakes REST and M3DA devices between their polls (sms-receiver.ts).
 import { setMaxListeners } from 'node:events'
 import { createDeviceModel } from './devices/device-model.js'
+import { createLimiter, DEFAULT_DOWNLOADS, type Limiter } from './devices/download.js'
 import { deviceIdentity, newRunTag, type DeviceIdentity } from './devices/identity.js'
 import { GENERIC_APPLICATION_TYPES } from './devices/settings.js'
 import { createSimulatedDevice, type DeviceEvents, type SimulatedDevice } from './devices/simulated-device.js'
+import type { SoftwareOptions } from './devices/software.js'
 import { m3daApplication } from './m3da-application.js'
 import { connectApi, findApplication, registerDevice, type ApiClient, type ApiCredentials } from './provision.js'
 import { startSmsReceiver, type SmsReceiver } from './sms-receiver.js'
@@ -51,6 +53,12 @@ export interface FleetOptions extends LinkOptions {
   failureRate?: number
   /** How long a reboot keeps a device off (ms, default 1000). */
   rebootMs?: number
+  /** Share of the devices (0..1) that fail their installs once downloaded, spread as failureRate (default 0). */
+  updateFailureRate?: number
+  /** Share (0..1) of download requests a device cuts itself, resuming with Range (default 0). */
+  downloadCutRate?: number
+  /** Downloads in flight at once over the fleet (default DEFAULT_DOWNLOADS). */
+  downloadConcurrency?: number
   /** Run an SMS gateway receiver on this port (0: any free port), for the service's SMS_GATEWAY_URL. */
   smsGatewayPort?: number | undefined
   /** Its address (default: every interface). */
@@ -83,6 +91,9 @@ export interface FleetStats {
   tasksFailed: number
   /** Devices woken by an SMS shoulder tap. */
   wakes: number
+  /** Package downloads in flight, and waiting for a slot (downloadConcurrency). */
+  downloading?: number
+  downloadsWaiting?: number
   errors: number
   lastError: string | undefined
   /** With a usage feed: what it imported. */
@@ -129,6 +140,8 @@ export interface AddDeviceOptions {
   applicationUid?: string | undefined
   failsTasks?: boolean
   rebootMs?: number
+  /** Its downloads (the fleet's limiter, the cut rate) and whether it fails its installs. */
+  software?: SoftwareOptions
 }
 
 /** Registers one device through the API and connects it: the building block of a fleet (and of tests). */
@@ -146,7 +159,8 @@ export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkO
     model: createDeviceModel(),
     ...(opts.events === undefined ? {} : { events: opts.events }),
     ...(opts.failsTasks === undefined ? {} : { failsTasks: opts.failsTasks }),
-    ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs })
+    ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs }),
+    ...(opts.software === undefined ? {} : { software: opts.software })
   })
 }
 
@@ -182,8 +196,13 @@ function counting (s: FleetStats, outer: DeviceEvents | undefined): { events: De
   return { events, fail }
 }
 
+/** What device n does with software: the fleet's download limiter and cut rate, and whether it fails its installs. */
+function softwareOf (n: number, opts: FleetOptions, limiter: Limiter): SoftwareOptions {
+  return { failsInstalls: failsTasks(n, opts.updateFailureRate ?? 0), download: { limiter, cutRate: opts.downloadCutRate ?? 0 } }
+}
+
 /** Registers and connects the fleet's devices, `concurrency` at a time, handing each to `added`. */
-async function registerFleet (opts: FleetOptions, run: string, events: DeviceEvents, signal: AbortSignal, s: FleetStats, fail: (err: unknown) => void, added: (device: SimulatedDevice) => void): Promise<void> {
+async function registerFleet (opts: FleetOptions, run: string, events: DeviceEvents, signal: AbortSignal, s: FleetStats, fail: (err: unknown) => void, added: (device: SimulatedDevice) => void, limiter: Limiter): Promise<void> {
   const api = await connectApi(opts.api)
   const applicationUid = await fleetApplication(api, opts)
   const numbers = Array.from({ length: opts.devices }, (_, i) => i + 1)
@@ -194,6 +213,7 @@ async function registerFleet (opts: FleetOptions, run: string, events: DeviceEve
       events,
       applicationUid,
       failsTasks: failsTasks(n, opts.failureRate ?? 0),
+      software: softwareOf(n, opts, limiter),
       ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs })
     }).catch((err: unknown) => {
       if (s.errors === 0) opts.onStartFailure?.(err as Error)
@@ -211,6 +231,7 @@ export function startFleet (opts: FleetOptions): Fleet {
   setMaxListeners(0, stopper.signal) // every device waits on it
   const devices: SimulatedDevice[] = []
   const s: FleetStats = { phase: 'starting', devices: opts.devices, registered: 0, connected: 0, messages: 0, points: 0, tasksAnswered: 0, tasksFailed: 0, wakes: 0, errors: 0, lastError: undefined }
+  const limiter = createLimiter(opts.downloadConcurrency ?? DEFAULT_DOWNLOADS)
   let sms: SmsReceiver | undefined
   let usage: UsagePlayer | undefined
   const byNumber = new Map<string, SimulatedDevice>()
@@ -230,7 +251,7 @@ export function startFleet (opts: FleetOptions): Fleet {
     await registerFleet(opts, run, events, stopper.signal, s, fail, (device) => {
       devices.push(device)
       byNumber.set(device.identity.mobileNumber, device)
-    })
+    }, limiter)
   })()
 
   const done = (async () => {
@@ -260,7 +281,7 @@ export function startFleet (opts: FleetOptions): Fleet {
     get smsGatewayUrl () { return sms?.url },
     stats () {
       const connected = devices.filter((d) => !isMqtt(d.transport) || d.transport.client.connected).length
-      return { ...s, connected: s.phase === 'stopped' ? 0 : connected, ...(usage === undefined ? {} : { usage: usage.stats() }) }
+      return { ...s, connected: s.phase === 'stopped' ? 0 : connected, downloading: limiter.active, downloadsWaiting: limiter.waiting, ...(usage === undefined ? {} : { usage: usage.stats() }) }
     },
     async stop () {
       stopper.abort()

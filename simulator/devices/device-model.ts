@@ -4,6 +4,7 @@
 // (settings.ts): a message carries them after a boot and when a write or a reset changed them, as a device reports
 // its configuration, so that what a task changed is visible in the next data.
 import type { DataValue, Point } from '../../protocols/airvantage/index.js'
+import { installedApplications, type InstalledApplications } from './installed.js'
 import { DEVICE_SETTINGS, refuseWrite } from './settings.js'
 
 export interface DeviceModelOptions {
@@ -33,6 +34,8 @@ export interface DeviceModel {
   countTraffic (sent: number, received: number): void
   /** Messages sampled so far; also sent as `sim.seq`, so that a lost or doubled message can be found. */
   readonly sequence: number
+  /** The applications installed by software tasks (installed.ts); a reset or a reboot keeps them. */
+  readonly applications: InstalledApplications
 }
 
 const clamp = (v: number, lo: number, hi: number): number => Math.min(hi, Math.max(lo, v))
@@ -173,6 +176,7 @@ export function createDeviceModel (opts: DeviceModelOptions = {}): DeviceModel {
       m.bytesSent += sent
       m.bytesReceived += received
     },
-    get sequence () { return sequence }
+    get sequence () { return sequence },
+    applications: installedApplications()
   }
 }

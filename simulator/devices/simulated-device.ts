@@ -1,6 +1,7 @@
 // A device: a model of what it measures, a transport to the service, and the task loop of docs/devices.md: `read` →
 // publish the current values then ack OK; `write` → apply the settings (reported with the next data) and ack OK, or
-// ERROR for an unknown setting; the actions of settings.ts (reboot, reset, connect). Each task uid runs once: a task
+// ERROR for an unknown setting; the actions of settings.ts (reboot, reset, connect); software tasks (software.ts:
+// download, check, install, then the answer). Each task uid runs once: a task
 // delivered again (a redelivery, a resubscription after a reboot) is acknowledged again with the status it had, unless
 // the service already acknowledged that ack (then it has it: the copy is ignored, as a device is free to,
 // docs/devices.md).
@@ -10,6 +11,7 @@ import type { DeviceTransport } from '../transports/transport.js'
 import type { DeviceModel } from './device-model.js'
 import type { DeviceIdentity } from './identity.js'
 import { ACTIONS } from './settings.js'
+import { isSoftwareTask, runSoftwareTask, type SoftwareOptions } from './software.js'
 
 export interface DeviceEvents {
   /** A data message was acknowledged by the service. */
@@ -50,6 +52,8 @@ export interface SimulatedDeviceInit {
   failsTasks?: boolean
   /** How long a reboot keeps the device off (ms, default 1000). */
   rebootMs?: number
+  /** How it downloads and whether it fails its installs (software.ts). */
+  software?: SoftwareOptions
 }
 
 const REMEMBERED_TASKS = 1000
@@ -62,6 +66,7 @@ const error = (task: Task, message: string): Ack => ({ uid: task.uid, status: 'E
 interface TaskContext {
   model: DeviceModel
   failsTasks: boolean
+  software: SoftwareOptions
   /** The device's clock for what it reports. */
   stamp: () => number
   /** Sends values and tells the events (onData). */
@@ -83,7 +88,11 @@ async function runTask (task: Task, c: TaskContext, flush: () => Promise<void>):
     const refused = c.model.write(task.write)
     return refused === undefined ? ok(task) : error(task, refused)
   }
-  if (!('command' in task)) return error(task, 'this simulated device installs no application package')
+  if (isSoftwareTask(task)) {
+    await flush() // a download takes a while: what was answered before it leaves now
+    return await runSoftwareTask(task, c.model.applications, c.software)
+  }
+  if (!('command' in task)) return error(task, 'not a task this device knows')
   switch (task.command.id) {
     case ACTIONS.reboot:
       await flush()
@@ -166,7 +175,7 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
     await report(model.read(['_NUMBER_OF_RESETS'], stamp()))
   }
 
-  const context: TaskContext = { model, failsTasks, stamp, report, reboot }
+  const context: TaskContext = { model, failsTasks, software: init.software ?? {}, stamp, report, reboot }
   const answerAll = taskAnswers(transport, async (task, flush) => await runTask(task, context, flush), (task, ack) => { events.onTask?.(self, task, ack) })
   transport.onTasks((tasks) => {
     answering = answering.then(async () => { await answerAll(tasks) })

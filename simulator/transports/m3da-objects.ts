@@ -3,11 +3,12 @@
 // (`timestamp` in POSIX seconds, with the milliseconds as a fraction so that two reports in one second keep their
 // order); the server's Messages become tasks (`@sys.commands.<Cmd>` the actions, ReadNode a read, any other path a
 // write of settings), their ticket the task uid; an acknowledgement becomes the Response of that ticket.
-import type { Ack, DataValue, Point, Task, WriteTask } from '../../protocols/airvantage/index.js'
+import type { DataValue, JsonValue, Point, Task, WriteTask } from '../../protocols/airvantage/index.js'
 import type { BysantValue, Encodable } from '../../protocols/bysant/index.js'
 import type { M3daMessage, M3daResponse } from '../../protocols/m3da/index.js'
 import { dataIdOfPath, dataIdsOfNode, m3daPathOf, normalise, splitLast } from '../devices/m3da-paths.js'
 import { ACTIONS } from '../devices/settings.js'
+import { SOFTWARE_UPDATE, type DeviceAck } from '../devices/software.js'
 
 export type OutgoingObject = { kind: 'message', path: string, ticketId: number | null, body: Record<string, Encodable> } | M3daResponse
 
@@ -78,17 +79,30 @@ function taskOf (m: M3daMessage, now: number): Task {
     const nodes = args instanceof Map ? [...args.values()] : [args]
     return { uid, timestamp: now, read: [...new Set(nodes.flatMap((n) => dataIdsOfNode(text(n))))] }
   }
+  // SoftwareUpdate keeps its arguments (url, signature): the device's software loop reads them (software.ts).
+  if (command === SOFTWARE_UPDATE) return { uid, timestamp: now, command: { id: command, params: argumentsOf(args) } }
   if (command !== undefined) return { uid, timestamp: now, command: { id: COMMANDS[command] ?? command, params: {} } }
   // Any other path is a write of tree variables (§2.7): each body key under it is one setting.
   const write = entries.map(([k, v]) => ({ [dataIdOfPath(`${path}.${String(k)}`)]: valueOf(v) ?? text(v) }))
   return { uid, timestamp: now, write }
 }
 
-/** The Response of each acknowledged ticketed task (status 0, or −1 with the ack's message). */
-export function responsesOf (acks: readonly Ack[]): M3daResponse[] {
+/** A command's map of arguments as text and numbers (strings arrive as bytes). */
+function argumentsOf (args: BysantValue | Map<string | number, BysantValue>): Record<string, JsonValue> {
+  if (!(args instanceof Map)) return {}
+  const out: Record<string, JsonValue> = {}
+  for (const [k, v] of args) out[String(k)] = valueOf(v) ?? null
+  return out
+}
+
+/**
+ * The Response of each acknowledged ticketed task: the ack's own status code when it has one (an update's 0 or 55x),
+ * otherwise 0, or −1 with the ack's message.
+ */
+export function responsesOf (acks: readonly DeviceAck[]): M3daResponse[] {
   return acks.flatMap((a) => {
     const ticketId = a.uid.startsWith(TICKET) ? Number(a.uid.slice(TICKET.length)) : Number.NaN
     if (!Number.isSafeInteger(ticketId) || ticketId <= 0) return []
-    return [{ kind: 'response' as const, ticketId, status: a.status === 'OK' ? 0 : FAILED, data: a.status === 'OK' ? null : a.message }]
+    return [{ kind: 'response' as const, ticketId, status: a.code ?? (a.status === 'OK' ? 0 : FAILED), data: a.status === 'OK' ? null : a.message }]
   })
 }
