@@ -1,7 +1,9 @@
 // The artifact store in the database (core/ports/artifacts.ts, ARTIFACT_STORE=database): an artifact's bytes are
 // rows of artifact_chunks, its size and digests a row of artifacts (storage/migrations/0032_artifacts_downloads.sql),
 // so that every API process of a cluster serves every artifact (docs/decisions/0025-artifact-store.md). The same SQL
-// runs on PGlite. Neither direction ever holds more than a chunk or two of an artifact in memory.
+// runs on PGlite. Neither direction ever holds more than a chunk or two of an artifact in memory. Bytes cross as base64
+// text, not as bytea parameters and columns: 7 times faster into PGlite and about twice out of both engines (the
+// figures of the decision).
 import { randomBytes } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { ArtifactNotFound, type ArtifactInfo, type ArtifactStore, type ByteRange } from '../../core/ports/artifacts.js'
@@ -46,11 +48,11 @@ async function * chunksOf (db: Db, key: string, chunkSize: number, range: ByteRa
   for (let n = first; n <= last; n++) {
     const from = n === first ? range.start - n * chunkSize : 0
     const to = n === last ? range.end - n * chunkSize : chunkSize - 1
-    const { rows } = await db.query<{ bytes: Buffer }>(
-      'SELECT substring(bytes FROM $3 FOR $4) AS bytes FROM artifact_chunks WHERE key = $1 AND n = $2', [key, n, from + 1, to - from + 1])
+    const { rows } = await db.query<{ b64: string }>(
+      "SELECT encode(substring(bytes FROM $3 FOR $4), 'base64') AS b64 FROM artifact_chunks WHERE key = $1 AND n = $2", [key, n, from + 1, to - from + 1])
     const row = rows[0]
     if (row === undefined) throw new ArtifactNotFound(key) // deleted while it was read
-    yield row.bytes
+    yield Buffer.from(row.b64, 'base64')
   }
 }
 
@@ -79,7 +81,7 @@ export function createDbArtifacts (db: Db, opts: DbArtifactsOptions = {}): Artif
       const chunks = chunker(chunkSize)
       let n = 0
       const insert = async (bytes: Buffer): Promise<void> => {
-        await db.query('INSERT INTO artifact_chunks (key, n, bytes) VALUES ($1, $2, $3)', [partial, n++, bytes])
+        await db.query("INSERT INTO artifact_chunks (key, n, bytes) VALUES ($1, $2, decode($3, 'base64'))", [partial, n++, bytes.toString('base64')])
       }
       try {
         // Awaiting each insert before the next piece is read is the backpressure: the source waits for the store.
