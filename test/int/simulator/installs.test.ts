@@ -1,0 +1,86 @@
+// Simulated devices install released packages end to end (docs/simulator.md "Software"; docs/packages.md#installs):
+// the service's install operation sends swinstall over MQTT (and REST), the device downloads its link from the
+// service (one device cutting its first GET and resuming with Range), checks the bytes against the link's ETag, and
+// acks; the task ends SUCCESS and the system's applications hold the new revision. A device of the failing share of
+// installs fails its task with its message, and the applications stay.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deviceIdentity, newRunTag } from '../../../simulator/devices/identity.js'
+import type { SimulatedDevice } from '../../../simulator/devices/simulated-device.js'
+import { INSTALL_FAILURE_MESSAGE, type SoftwareOptions } from '../../../simulator/devices/software.js'
+import { addDevice, genericApplication, type FleetProtocol } from '../../../simulator/fleet.js'
+import { connectApi, type ApiClient } from '../../../simulator/provision.js'
+import { eventually } from '../../helpers/eventually.js'
+import { allTasks, started, waitFinished } from '../../helpers/operations.js'
+import { ADMIN_EMAIL, ADMIN_PASSWORD, CLIENT_ID, CLIENT_SECRET, startStack, type Stack } from '../../helpers/stack.js'
+import { applicationsOf, postSoftware, releasedApplication, type Released } from '../packages/install-fixtures.js'
+
+let stack: Stack
+let api: ApiClient
+const run = newRunTag()
+let n = 0
+const devices: SimulatedDevice[] = []
+const generic: Partial<Record<FleetProtocol, string>> = {}
+
+beforeAll(async () => {
+  stack = await startStack({ listen: true })
+  api = await connectApi({ url: stack.httpUrl, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, email: ADMIN_EMAIL, password: ADMIN_PASSWORD })
+  for (const protocol of ['mqtt', 'rest'] as const) {
+    generic[protocol] = await genericApplication(api, protocol)
+    expect(generic[protocol], `the seeded generic ${protocol} application`).toBeDefined()
+  }
+}, 120_000)
+afterAll(async () => {
+  for (const d of devices) await d.close().catch(() => {})
+  await stack?.close()
+})
+
+async function device (protocol: 'mqtt' | 'rest', software: SoftwareOptions): Promise<SimulatedDevice> {
+  const d = await addDevice(api, deviceIdentity(run, ++n), { protocol, mqttUrl: stack.mqttUrl }, { applicationUid: generic[protocol], software })
+  devices.push(d)
+  return d
+}
+
+/** An MQTT_SW application that speaks no protocol of its own: its tasks go over the device's generic firmware's. */
+async function release (): Promise<Released> {
+  return await releasedApplication(stack, { manager: 'MQTT_SW', protocols: [] })
+}
+
+async function install (d: SimulatedDevice, app: Released): Promise<string> {
+  return await started(postSoftware(stack, 'install', { application: app.uid, systems: { uids: [d.systemUid] }, timeout: null, parameters: null }))
+}
+
+describe('simulated devices install a released package', { timeout: 90_000 }, () => {
+  it('MQTT: downloads from its link (a cut resumed with Range), acks OK; the system\'s applications hold the package', async () => {
+    // The first GET is cut half-way (a draw under the rate, then where), the next ones are not.
+    const draws = [0, 0.5]
+    const d = await device('mqtt', { download: { retryDelayMs: 0, cutRate: 0.5, random: () => draws.shift() ?? 0.99 } })
+    const app = await release()
+    const uid = await install(d, app)
+    await waitFinished(stack, uid, 30_000)
+    expect(await allTasks(stack, uid)).toMatchObject([{ state: 'SUCCESS', error: null }])
+    expect(await applicationsOf(stack, d.systemUid)).toEqual([app.uid, generic.mqtt].sort())
+    expect(d.model.applications.list()).toEqual([{ type: app.type, revision: app.revision, running: true }])
+    expect(draws).toEqual([]) // both draws of the cut were taken: the first GET was cut, then resumed
+  })
+
+  it('REST: the same task polled from GET /device/tasks', async () => {
+    const d = await device('rest', { download: { retryDelayMs: 0 } })
+    const app = await release()
+    const uid = await install(d, app)
+    // The device polls as it would on its schedule, until its install came and ran.
+    await eventually(async () => { await d.poll(); await d.idle(); return d.model.applications.list().length > 0 }, 30_000, 'the install polled and run')
+    await waitFinished(stack, uid, 30_000)
+    expect(await allTasks(stack, uid)).toMatchObject([{ state: 'SUCCESS' }])
+    expect(await applicationsOf(stack, d.systemUid)).toEqual([app.uid, generic.rest].sort())
+  })
+
+  it('a device of the failing share of installs: FAILURE with its message, the applications unchanged', async () => {
+    const d = await device('mqtt', { failsInstalls: true, download: { retryDelayMs: 0 } })
+    const app = await release()
+    const uid = await install(d, app)
+    await waitFinished(stack, uid, 30_000)
+    expect(await allTasks(stack, uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.device.error', message: INSTALL_FAILURE_MESSAGE } }])
+    expect(await applicationsOf(stack, d.systemUid)).toEqual([generic.mqtt])
+    expect(d.model.applications.list()).toEqual([])
+  })
+})
