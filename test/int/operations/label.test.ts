@@ -132,6 +132,9 @@ describe('label: what it does', () => {
       callback: null,
       callbackDelivery: null,
       abortedBy: null,
+      // Safe rollouts (docs/operations.md#safe-rollouts): none on a label operation.
+      abortReason: null,
+      rollout: null,
       parameters: { add: ['x'], remove: ['y'] },
       dependsOn: null
     })
