@@ -52,13 +52,14 @@ async function start (): Promise<void> {
     notices: notices.element,
     onCompany: (uid) => {
       chooseCompany(uid)
-      // Another company's system or operation does not open there: its list does, or the fleet for a page the user
-      // does not administer in the new company.
+      // Another company's system, operation or application does not open there: its list does (the fleet for a
+      // system), or the fleet for a page the user does not administer in the new company.
       const route = matchRoute(routes, location.hash)?.route
       const admin = companies.find((c) => c.uid === uid)?.administrator === true
+      const list = routes.find((r) => r.label !== null && route !== undefined && route.pattern.startsWith(`${r.pattern}/`))
       const path = route === undefined || (route.adminOnly === true && !admin)
         ? DEFAULT_ROUTE
-        : route.label !== null ? route.pattern : route.pattern.startsWith('/operations') ? '/operations' : DEFAULT_ROUTE
+        : route.label !== null ? route.pattern : list?.pattern ?? DEFAULT_ROUTE
       history.replaceState(null, '', `#${path}`)
       location.reload()
     },

@@ -135,6 +135,16 @@ const SENTENCES: Record<string, string> = {
   'operation.install.missing.binaries': 'The application has no binaries to install.',
   'operation.install.application.deprecated': 'The application is deprecated: it is installed no more.',
   'operation.install.unsupported.protocol': 'The application cannot be installed over the protocols this system speaks.',
+  'operation.rollout.invalid': 'The rollout option {0} is not valid: {1}.',
+  'operation.aborted.threshold': 'The rollout was stopped before this system\'s turn.',
+  // application packages (docs/packages.md): a release's task fails with these, its message naming the entry
+  'application.release.invalid.zip': 'The file is not a ZIP the service can read.',
+  'application.release.no.model': 'The package holds no application model (*.app file).',
+  'application.release.invalid.model': 'An application model of the package is not valid.',
+  'application.release.missing.binary': 'A binary the model names is not in the package.',
+  'application.release.too.large': 'The package, or an entry of it, is too large.',
+  'application.type.already.used': 'An application with this type and revision already exists.',
+  'application.in.use': 'The application is in use (an operation not finished names it, or systems have it): it cannot be deleted.',
   // The service's own codes
   'request.invalid': 'The request is not valid: {0}.',
   'sort.invalid.field': 'The list cannot be sorted by {0}.',
@@ -190,6 +200,12 @@ const TASK_SENTENCES: Record<string, string> = {
   'settings.unknown': 'A setting is not declared by the system\'s applications, or with another type.'
 }
 
+/** Why a rollout stopped (the operation's `abortReason`, docs/operations.md#safe-rollouts), in words. */
+export const ABORT_REASON_TEXT: Record<string, string> = {
+  'failure.threshold': 'too many of its tasks failed',
+  'wave.failed': 'a wave could no longer reach its share of successes'
+}
+
 /**
  * A failed task's reason (GET /operations/{uid}/tasks: `error: {code, message}`): the device's own words for its
  * ERROR, else the sentence of the code with the service's message after it (the message starts with the code, shown
@@ -198,6 +214,8 @@ const TASK_SENTENCES: Record<string, string> = {
 export function taskErrorText (code: string, message: string): string {
   const detail = (message.startsWith(code) ? message.slice(code.length) : message).trim()
   if (code === 'operation.device.error') return detail === '' || detail === 'ERROR' ? errorSentence(code) : `The device reported an error: ${detail}`
+  // The message of a task an abort cancelled is the code and the abort's reason: the reason in words.
+  if (code === 'operation.aborted.threshold' && detail !== '') return `${errorSentence(code).replace(/\.$/, '')}: ${ABORT_REASON_TEXT[detail] ?? detail}.`
   const sentence = TASK_SENTENCES[code] ?? errorSentence(code)
   return detail === '' ? sentence : `${sentence.replace(/\.$/, '')}: ${detail}`
 }

@@ -6,6 +6,8 @@ import { operationsPage } from './operations.js'
 import { operationPage } from './operation.js'
 import { companyPage } from './company.js'
 import { usersPage } from './users.js'
+import { applicationsPage } from './applications.js'
+import { applicationPage } from './application.js'
 
 export interface Route { pattern: string, page: PageFactory, label: string | null, adminOnly?: boolean }
 
@@ -14,6 +16,8 @@ export const routes: Route[] = [
   { pattern: '/systems/:uid', page: systemPage, label: null },
   { pattern: '/operations', page: operationsPage, label: 'Operations' },
   { pattern: '/operations/:uid', page: operationPage, label: null },
+  { pattern: '/applications', page: applicationsPage, label: 'Applications' },
+  { pattern: '/applications/:uid', page: applicationPage, label: null },
   { pattern: '/company', page: companyPage, label: 'Company', adminOnly: true },
   { pattern: '/users', page: usersPage, label: 'Users', adminOnly: true }
 ]

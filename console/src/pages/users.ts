@@ -4,6 +4,7 @@
 // hold.
 import { h, replace } from '../lib/dom.js'
 import { field, openFormDialog } from '../lib/form-dialog.js'
+import { pager, searchBox } from '../lib/paging.js'
 import type { Page, PageContext } from '../page.js'
 
 interface Ref { uid: string, name?: string }
@@ -21,17 +22,9 @@ async function knownProfiles (ctx: PageContext): Promise<Ref[]> {
 
 export function usersPage (ctx: PageContext): Page {
   const offset = Math.max(0, Number(ctx.params.offset ?? 0) || 0)
-  const search = h('input', { type: 'search', value: ctx.params.freetext ?? '', placeholder: 'Name or e-mail' })
-  const form = h('form', { class: 'toolbar', role: 'search' }, h('label', { class: 'inline' }, 'Search users', search), h('button', { type: 'submit' }, 'Search'))
-  const go = (next: number): void => {
-    const q = new URLSearchParams()
-    if (search.value.trim() !== '') q.set('freetext', search.value.trim())
-    if (next > 0) q.set('offset', String(next))
-    ctx.navigate(`/users${q.size === 0 ? '' : `?${q.toString()}`}`)
-  }
-  form.addEventListener('submit', (e) => { e.preventDefault(); go(0) })
+  const search = searchBox({ route: '/users', param: 'freetext', value: ctx.params.freetext ?? '', label: 'Search users', placeholder: 'Name or e-mail', navigate: ctx.navigate })
   const body = h('div', {}, h('p', { class: 'loading', role: 'status' }, 'Loading users…'))
-  replace(ctx.root, h('h1', {}, 'Users'), form, body)
+  replace(ctx.root, h('h1', {}, 'Users'), search.form, body)
 
   const editProfile = (user: User, done: () => void): void => {
     knownProfiles(ctx).then((profiles) => {
@@ -66,13 +59,12 @@ export function usersPage (ctx: PageContext): Page {
   }
 
   const load = (): void => {
-    ctx.api.get<ListAnswer<User>>('/api/v1/users', { fields: ['uid', 'name', 'email', 'profile'], freetext: search.value.trim() || undefined, offset, size: SIZE, orderBy: 'name' })
+    ctx.api.get<ListAnswer<User>>('/api/v1/users', { fields: ['uid', 'name', 'email', 'profile'], freetext: search.text() || undefined, offset, size: SIZE, orderBy: 'name' })
       .then((answer) => {
         if (answer.items.length === 0) {
-          replace(body, h('p', { class: 'empty' }, search.value.trim() === '' ? 'The company has no user.' : 'No user matches this search.'))
+          replace(body, h('p', { class: 'empty' }, search.text() === '' ? 'The company has no user.' : 'No user matches this search.'))
           return
         }
-        const last = Math.min(offset + answer.items.length, answer.count)
         replace(body,
           h('div', { class: 'table-wrap' }, h('table', { class: 'data', 'aria-label': 'Users' },
             h('thead', {}, h('tr', {}, ...['Name', 'E-mail', 'Profile', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))),
@@ -84,10 +76,7 @@ export function usersPage (ctx: PageContext): Page {
                 h('button', { type: 'button', 'aria-label': `Change the profile of ${u.name ?? u.email ?? ''}`, onclick: () => { editProfile(u, load) } }, 'Change profile'),
                 ' ',
                 u.uid === ctx.session.user.uid ? null : h('button', { type: 'button', 'aria-label': `Remove ${u.name ?? u.email ?? ''}`, onclick: () => { revoke(u, load) } }, 'Remove'))))))),
-          h('nav', { class: 'pager', 'aria-label': 'Pages of users' },
-            h('span', {}, `${offset + 1}–${last} of ${answer.count}`),
-            h('button', { type: 'button', disabled: offset === 0, onclick: () => { go(Math.max(0, offset - SIZE)) } }, 'Previous page'),
-            h('button', { type: 'button', disabled: last >= answer.count, onclick: () => { go(offset + SIZE) } }, 'Next page')))
+          pager('Pages of users', { offset, shown: answer.items.length, count: answer.count, size: SIZE }, search.go))
       })
       .catch((err: unknown) => { replace(body, h('p', { class: 'empty' }, 'The users could not be loaded.')); ctx.notify(err as Error) })
   }

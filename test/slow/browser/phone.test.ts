@@ -32,7 +32,8 @@ const pages: Array<[string, () => string, RegExp]> = [
   ['operations', () => '#/operations', /^Operations$/],
   ['operation', () => `#/operations/${operation}`, /^Label$/],
   ['company', () => '#/company', /^Test Company$/],
-  ['users', () => '#/users', /^Users$/]
+  ['users', () => '#/users', /^Users$/],
+  ['applications', () => '#/applications', /^Applications$/]
 ]
 
 describe('the console at 360 px wide', { timeout: 60_000 }, () => {

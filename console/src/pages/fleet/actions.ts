@@ -1,18 +1,18 @@
-// The bulk actions on the selected systems: label, reboot, apply settings, retrieve data, delete. Each asks
-// its parameters in a dialog, creates the operation through the API and goes to the operation's page to follow it.
+// The bulk actions on the selected systems: label, reboot, apply settings, retrieve data, install an application,
+// delete. Each asks its parameters in a dialog (the device operations their rollout options too), creates the
+// operation through the API and goes to the operation's page to follow it.
 import { h } from '../../lib/dom.js'
 import { checkbox, field, openFormDialog } from '../../lib/form-dialog.js'
-import type { PageContext } from '../../page.js'
 import {
   deleteRequest, labelRequest, rebootRequest, retrieveRequest, SETTING_TYPES, settingsOf, settingsRequest, splitList,
-  templateRequest, type BulkRequest, type SettingRow, type SettingType, type Target
+  templateRequest, type SettingRow, type SettingType
 } from './bulk.js'
+import { named, plural, run, type Chosen, type Ctx } from './bulk-run.js'
 import { applicationsOf, declaredSettings, settingTypeOf, type AppData, type DeclaredSetting } from './declared-settings.js'
+import { installDialog } from './install-dialog.js'
+import { rolloutFieldset } from './rollout-fieldset.js'
 
-type Ctx = Pick<PageContext, 'api' | 'navigate'>
-
-/** What the actions act on: the target and how many systems it names (for the dialogs' words). */
-export interface Chosen { target: Target, count: number }
+export type { Chosen } from './bulk-run.js'
 
 export interface SelectionState {
   /** How many systems are chosen: the boxes ticked, or all those matching. */
@@ -24,16 +24,6 @@ export interface SelectionState {
 }
 
 export interface BulkBar { el: HTMLElement, setState: (state: SelectionState) => void }
-
-const plural = (n: number): string => `${n.toLocaleString()} system${n === 1 ? '' : 's'}`
-/** The dialogs name the systems: "3 systems", or "all 1,204 systems matching the filters". */
-const named = (c: Chosen): string => 'criteria' in c.target ? `all ${plural(c.count)} matching the filters` : plural(c.count)
-
-async function run (ctx: Ctx, req: BulkRequest): Promise<boolean> {
-  const answer = await ctx.api.post<{ operation: string }>(req.path, req.body)
-  ctx.navigate(`/operations/${encodeURIComponent(answer.operation)}`)
-  return true
-}
 
 function labelDialog (ctx: Ctx, c: Chosen): void {
   const add = h('input', { type: 'text', autocomplete: 'off' })
@@ -53,25 +43,27 @@ function labelDialog (ctx: Ctx, c: Chosen): void {
 
 function rebootDialog (ctx: Ctx, c: Chosen): void {
   const wake = checkbox('Ask the devices to connect now (SMS wake-up) when possible', false)
+  const rollout = rolloutFieldset()
   openFormDialog({
     title: `Reboot ${named(c)}`,
-    body: [h('p', {}, 'Each device reboots at its next connection.'), wake.el],
+    body: [h('p', {}, 'Each device reboots at its next connection.'), wake.el, rollout.el],
     submitLabel: 'Reboot',
-    submit: async () => await run(ctx, rebootRequest(c.target, wake.input.checked))
+    submit: async () => await run(ctx, rebootRequest(c.target, wake.input.checked), rollout)
   })
 }
 
 function retrieveDialog (ctx: Ctx, c: Chosen): void {
   const ids = h('input', { type: 'text', autocomplete: 'off', placeholder: 'e.g. _RSSI, machine.temperature' })
   const wake = checkbox('Ask the devices to connect now (SMS wake-up) when possible', false)
+  const rollout = rolloutFieldset()
   openFormDialog({
     title: `Retrieve data from ${named(c)}`,
-    body: [field('Data ids', ids, 'Separated by commas or spaces'), wake.el],
+    body: [field('Data ids', ids, 'Separated by commas or spaces'), wake.el, rollout.el],
     submitLabel: 'Retrieve',
     submit: async () => {
       const dataIds = splitList(ids.value)
       if (dataIds.length === 0) throw new Error('Give at least one data id.')
-      return await run(ctx, retrieveRequest(c.target, dataIds, wake.input.checked))
+      return await run(ctx, retrieveRequest(c.target, dataIds, wake.input.checked), rollout)
     }
   })
 }
@@ -131,17 +123,18 @@ function settingsDialog (ctx: Ctx, c: Chosen): void {
   // A reboot is a change of its own, and a device off for a while: asked for, never implied.
   const reboot = checkbox('Reboot after the settings are applied', false)
   const wake = checkbox('Ask the devices to connect now (SMS wake-up) when possible', false)
+  const rollout = rolloutFieldset()
   offerChoices(ctx, c, template, keys, note, (d) => { declared = d })
   openFormDialog({
     title: `Apply settings to ${named(c)}`,
-    body: [field('Template', template), own, note, keys, reboot.el, wake.el],
+    body: [field('Template', template), own, note, keys, reboot.el, wake.el, rollout.el],
     submitLabel: 'Apply settings',
     submit: async () => {
-      if (template.value !== '') return await run(ctx, templateRequest(c.target, template.value, reboot.input.checked, wake.input.checked))
+      if (template.value !== '') return await run(ctx, templateRequest(c.target, template.value, reboot.input.checked, wake.input.checked), rollout)
       const { settings, error } = settingsOf(rows.map((r) => r.read()))
       if (error !== null) throw new Error(error)
       if (settings.length === 0) throw new Error('Give at least one setting key, or choose a template.')
-      return await run(ctx, settingsRequest(c.target, settings, reboot.input.checked, wake.input.checked))
+      return await run(ctx, settingsRequest(c.target, settings, reboot.input.checked, wake.input.checked), rollout)
     }
   })
 }
@@ -169,6 +162,7 @@ const ACTIONS: Array<[string, (ctx: Ctx, c: Chosen) => void]> = [
   ['Reboot…', rebootDialog],
   ['Apply settings…', settingsDialog],
   ['Retrieve data…', retrieveDialog],
+  ['Install application…', installDialog],
   ['Delete…', deleteDialog]
 ]
 

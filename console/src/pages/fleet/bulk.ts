@@ -10,7 +10,7 @@ export const MAX_SELECTED = 100
 export type Target = { uids: readonly string[] } | { criteria: Record<string, unknown> }
 
 /** The `systems` selection of docs/operations.md#bulk-operations: exactly one of uids or criteria. */
-const selection = (t: Target): Record<string, unknown> => 'uids' in t ? { uids: [...t.uids] } : { criteria: t.criteria }
+export const selection = (t: Target): Record<string, unknown> => 'uids' in t ? { uids: [...t.uids] } : { criteria: t.criteria }
 
 /** "a, b  c" → ['a', 'b', 'c']: labels and data ids typed in one field, by commas or spaces, each once. */
 export function splitList (text: string): string[] {

@@ -18,7 +18,30 @@ export interface Operation {
   counters: Counter[]
   user: { uid: string, email: string | null } | null
   parameters: Record<string, unknown>
-  abortedBy: { reason: string, failurePercent: number, ended: number, failed: number } | null
+  abortedBy: AbortedBy | null
+  /** The safe rollout's policy and where it stands (docs/operations.md#safe-rollouts); null without one. */
+  rollout?: Rollout | null
+}
+
+/** Why a rollout stopped: its failure threshold, or a wave that could no longer reach its share of successes. */
+export type AbortedBy =
+  | { reason: 'failure.threshold', failurePercent: number, minTasks?: number, ended: number, failed: number }
+  | { reason: 'wave.failed', wave: number, waveSuccessPercent: number, size: number, needed: number, succeeded: number, failed: number }
+
+export interface Rollout {
+  maxPerMinute: number | null
+  /** Cumulative percents of the systems, the last one 100. */
+  waves: number[] | null
+  waveSuccessPercent: number | null
+  abort: { failurePercent: number, minFinished: number } | null
+  maintenanceWindow: { start: string, end: string, timeZone: string } | null
+  /** The wave open now, from 1. */
+  wave: number | null
+  /** Tasks sent to their devices so far. */
+  sent: number
+  /** When the next task may leave (a spent pace, a closed window). */
+  nextAt: number | null
+  paused: boolean
 }
 export interface OperationEvent { event: 'operation', uid: string, type: string, state: string, counters: Counter[] }
 
@@ -40,7 +63,9 @@ export const OPERATION_TYPE_TEXT: Record<string, string> = {
   SYSTEM_INSTALL_APPLICATION: 'Install application',
   SYSTEM_UNINSTALL_APPLICATION: 'Uninstall application',
   SYSTEM_START_APPLICATION: 'Start application',
-  SYSTEM_STOP_APPLICATION: 'Stop application'
+  SYSTEM_STOP_APPLICATION: 'Stop application',
+  APPLICATION_RELEASE: 'Release application',
+  APPLICATION_PUBLISH: 'Publish application'
 }
 
 export const OPERATION_STATE_TEXT: Record<string, string> = { SCHEDULED: 'Scheduled', IN_PROGRESS: 'In progress', FINISHED: 'Finished' }
