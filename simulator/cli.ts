@@ -28,9 +28,10 @@ export interface SimulateIo {
   signal?: AbortSignal
 }
 
-export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt|rest|m3da|sparkplug [options]
+export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt|rest|m3da|sparkplug|ddi [options]
   --devices N           number of simulated devices (registered through the API)
-  --protocol P          mqtt, rest, m3da or sparkplug (Sparkplug B edge nodes on the MQTT broker)
+  --protocol P          mqtt, rest, m3da, sparkplug (Sparkplug B edge nodes on the MQTT broker) or ddi
+                        (hawkBit DDI controllers polling the service's HTTP)
   --url URL             service HTTP URL (API and REST devices)          default http://localhost:$HTTP_PORT
   --mqtt-url URL        MQTT broker URL                                   default mqtt://localhost:$MQTT_PORT
   --mqtt-version V      4 (MQTT 3.1.1) or 5                               default 4
@@ -38,6 +39,7 @@ export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt
   --m3da-security S     M3DA: none, hmac-md5 or hmac-sha1                 default hmac-sha1
   --m3da-cipher C       M3DA: none, aes-cbc-128, aes-cbc-256, aes-ctr-128, aes-ctr-256   default none
   --m3da-autoreg        M3DA: register with a registration password only and auto-register (needs a MAC)
+  --ddi-tenant T        DDI: the tenant, the company's uid or DEFAULT     default DEFAULT
   --rate R              messages per device per second (0: as fast as acks allow)   default 1
   --duration S          seconds of publishing                              default: until Ctrl-C
   --poll-period S       REST devices ask for their tasks, M3DA devices connect, every S seconds   default 5
@@ -67,7 +69,7 @@ function positive (name: string, raw: string | undefined, fallback: number | und
   return n
 }
 
-const STRING_OPTIONS = ['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'm3da-url', 'm3da-security', 'm3da-cipher', 'rate', 'duration',
+const STRING_OPTIONS = ['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'm3da-url', 'm3da-security', 'm3da-cipher', 'ddi-tenant', 'rate', 'duration',
   'poll-period', 'failure-rate', 'reboot-seconds', 'update-failure-rate', 'download-cut-rate', 'download-concurrency', 'sms-gateway-port', 'client-id', 'client-secret', 'email', 'password',
   'usage-period', 'usage-days', 'usage-seed'] as const
 
@@ -147,7 +149,7 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
   const devices = Number(values.devices)
   if (!Number.isInteger(devices) || devices < 1) throw new UsageError(`--devices must be a positive integer, got "${values.devices}"`)
   const protocol = values.protocol
-  if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da' && protocol !== 'sparkplug') throw new UsageError('--protocol must be mqtt, rest, m3da or sparkplug')
+  if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da' && protocol !== 'sparkplug' && protocol !== 'ddi') throw new UsageError('--protocol must be mqtt, rest, m3da, sparkplug or ddi')
   const version = values['mqtt-version'] ?? '4'
   if (version !== '4' && version !== '5') throw new UsageError('--mqtt-version must be 4 or 5')
   const clientSecret = values['client-secret'] ?? d.clientSecret
@@ -169,6 +171,7 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
     mqttVersion: version === '5' ? 5 : 4,
     m3daUrl: values['m3da-url'] ?? d.m3daUrl,
     m3daSecurity: m3daSecurity(values['m3da-security'], values['m3da-cipher'], values['m3da-autoreg'] === true),
+    ddiTenant: values['ddi-tenant'] ?? 'DEFAULT',
     reconnectPeriod: 1000,
     rate: positive('rate', values.rate, 1, false) ?? 1,
     durationS: positive('duration', values.duration, undefined, false),

@@ -13,6 +13,7 @@ import type { SoftwareOptions } from './devices/software.js'
 import { m3daApplication } from './m3da-application.js'
 import { connectApi, findApplication, registerDevice, type ApiClient, type ApiCredentials } from './provision.js'
 import { startSmsReceiver, type SmsReceiver } from './sms-receiver.js'
+import { ddiDevice } from './transports/ddi.js'
 import { connectM3daDevice } from './transports/m3da.js'
 import type { M3daSecurity } from './transports/m3da-options.js'
 import { connectMqttDevice, type MqttDevice } from './transports/mqtt.js'
@@ -22,7 +23,7 @@ import type { DeviceTransport } from './transports/transport.js'
 import { startUsagePlayer, type UsagePlayer, type UsagePlayOptions, type UsagePlayStats } from './usage/player.js'
 import { drive, inParallel, pollTasks } from './schedule.js'
 
-export type FleetProtocol = 'mqtt' | 'rest' | 'm3da' | 'sparkplug'
+export type FleetProtocol = 'mqtt' | 'rest' | 'm3da' | 'sparkplug' | 'ddi'
 
 export interface LinkOptions {
   protocol: FleetProtocol
@@ -36,6 +37,8 @@ export interface LinkOptions {
   m3daUrl?: string | undefined
   /** How M3DA devices secure their envelopes (default: hmac-sha1 with their password, no cipher). */
   m3daSecurity?: M3daSecurity
+  /** The DDI tenant of hawkBit controllers: their company's uid, or DEFAULT (the default) for the service's first. */
+  ddiTenant?: string
 }
 
 const DEFAULT_M3DA_SECURITY: M3daSecurity = { mode: 'password', mac: 'hmac-sha1', cipher: 'none' }
@@ -116,6 +119,7 @@ export interface Fleet {
 /** Opens the device's link to the service. */
 export async function openTransport (id: DeviceIdentity, link: LinkOptions, httpUrl: string): Promise<DeviceTransport> {
   if (link.protocol === 'rest') return restDevice({ url: httpUrl, username: id.serialNumber, password: id.restPassword })
+  if (link.protocol === 'ddi') return ddiDevice({ url: httpUrl, tenant: link.ddiTenant ?? 'DEFAULT', controllerId: id.serialNumber, token: id.restPassword })
   if (link.protocol === 'm3da') {
     if (link.m3daUrl === undefined) throw new Error('an M3DA fleet needs the M3DA URL')
     return await connectM3daDevice({ url: link.m3daUrl, deviceId: id.serialNumber, password: id.m3daPassword, security: link.m3daSecurity ?? DEFAULT_M3DA_SECURITY })
@@ -164,9 +168,13 @@ export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkO
   })
 }
 
-/** The uid of the generic firmware application of the protocol in the service's catalogue, if it has one. */
+/**
+ * The uid of the generic firmware application of the protocol in the service's catalogue, if it has one. A hawkBit
+ * controller runs the REST one: it logs in with the REST password, and the service deploys hawkBit packages to the
+ * systems that speak REST (docs/packages.md#installs).
+ */
 export async function genericApplication (api: ApiClient, protocol: FleetProtocol): Promise<string | undefined> {
-  return await findApplication(api, GENERIC_APPLICATION_TYPES[protocol])
+  return await findApplication(api, GENERIC_APPLICATION_TYPES[protocol === 'ddi' ? 'rest' : protocol])
 }
 
 /** The application a fleet's devices are registered with: the generic firmware, or for M3DA the one of their security. */

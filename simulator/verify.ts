@@ -41,7 +41,7 @@ export async function verifyStored (api: ApiClient, systemUids: readonly string[
 }
 
 /** The last line of a run: verified, or why not and where to look. */
-export function verificationLine (v: Verification, link: { protocol: 'mqtt' | 'rest' | 'm3da' | 'sparkplug', url: string, mqttUrl?: string | undefined }): string {
+export function verificationLine (v: Verification, link: { protocol: 'mqtt' | 'rest' | 'm3da' | 'sparkplug' | 'ddi', url: string, mqttUrl?: string | undefined }): string {
   if (v.ok) return `verified: ${v.acknowledged} of ${v.acknowledged} acknowledged messages stored`
   const base = `verification failed: the service at ${link.url} stored ${v.stored} of ${v.acknowledged} acknowledged messages`
   return link.protocol === 'mqtt' || link.protocol === 'sparkplug'

@@ -6,6 +6,8 @@
 //   check the MD5 `signature`, read the package's Manifest and apply its components, then a Response of the ticket:
 //   0, or the agent's update code with the reason (552 download retries exhausted, 553 MD5 mismatch, 556 invalid
 //   update package).
+// - hawkBit DDI deployments (transports/ddi.ts hands them over as DDI_DEPLOYMENT commands): download each artifact,
+//   check its size and SHA-256, install the chunk's name at its version; the answer becomes the closed feedback.
 // A device of the failing share of installs (`--update-failure-rate`) downloads and checks as the others, then fails
 // the install: MQTT ERROR with INSTALL_FAILURE_MESSAGE, M3DA 556 with it as data.
 import type { Ack, JsonValue, Task } from '../../protocols/airvantage/index.js'
@@ -27,12 +29,16 @@ export const INSTALL_FAILURE_MESSAGE = 'simulated install failure: this device f
 /** The Mihini agent's command of an update package, under `@sys.commands`. */
 export const SOFTWARE_UPDATE = 'SoftwareUpdate'
 
+/** A hawkBit deployment as the DDI transport hands it to the task loop: `{name, version, artifacts: [{filename, url,
+ *  sha256, size}]}`. */
+export const DDI_DEPLOYMENT = 'ddi.deployment'
+
 /** The Mihini agent's update codes (the Response status of a failed SoftwareUpdate). */
 export const UPDATE_CODES = { retriesExhausted: 552, md5Mismatch: 553, invalidUpdate: 556 } as const
 
 /** Whether runSoftwareTask answers it: an sw* task or the M3DA SoftwareUpdate command. */
 export function isSoftwareTask (task: Task): boolean {
-  if ('command' in task) return task.command.id === SOFTWARE_UPDATE
+  if ('command' in task) return task.command.id === SOFTWARE_UPDATE || task.command.id === DDI_DEPLOYMENT
   return 'swinstall' in task || 'swuninstall' in task || 'swstart' in task || 'swstop' in task
 }
 
@@ -73,10 +79,37 @@ async function softwareUpdate (task: Task, params: Record<string, JsonValue>, ap
   return { ...ok(task), code: 0 }
 }
 
+const isRecord = (v: JsonValue | undefined): v is Record<string, JsonValue> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** One artifact of a deployment fetched and checked; the reason it is not, otherwise. */
+async function artifact (a: Record<string, JsonValue>, o: SoftwareOptions): Promise<string | undefined> {
+  const name = text(a.filename) ?? '?'
+  const got = await download(text(a.url) ?? '', o.download)
+  if (!got.ok) return `${name}: ${got.message}`
+  if (typeof a.size === 'number' && a.size >= 0 && got.size !== a.size) return `${name}: ${got.size} bytes, the deployment says ${a.size}`
+  if (got.sha256 !== text(a.sha256)?.toLowerCase()) return `${name}: SHA-256 mismatch: the bytes' is ${got.sha256}, the deployment's ${text(a.sha256) ?? 'none'}`
+  return undefined
+}
+
+async function deployment (task: Task, params: Record<string, JsonValue>, apps: InstalledApplications, o: SoftwareOptions): Promise<DeviceAck> {
+  const artifacts = Array.isArray(params.artifacts) ? params.artifacts.filter(isRecord) : []
+  if (artifacts.length === 0) return error(task, 'a deployment without artifacts')
+  for (const a of artifacts) {
+    const refused = await artifact(a, o)
+    if (refused !== undefined) return error(task, refused)
+  }
+  if (o.failsInstalls === true) return error(task, INSTALL_FAILURE_MESSAGE)
+  apps.install(text(params.name) ?? '', text(params.version) ?? '')
+  return ok(task)
+}
+
 /** Runs one software task (isSoftwareTask) to its answer. */
 export async function runSoftwareTask (task: Task, apps: InstalledApplications, o: SoftwareOptions = {}): Promise<DeviceAck> {
   if ('swinstall' in task) return await swinstall(task, apps, o)
-  if ('command' in task) return await softwareUpdate(task, task.command.params ?? {}, apps, o)
+  if ('command' in task) {
+    const params = task.command.params ?? {}
+    return task.command.id === DDI_DEPLOYMENT ? await deployment(task, params, apps, o) : await softwareUpdate(task, params, apps, o)
+  }
   const [ref, done] = 'swuninstall' in task
     ? [task.swuninstall, apps.uninstall(task.swuninstall.type, task.swuninstall.revision)]
     : 'swstart' in task

@@ -8,11 +8,11 @@ import { createDeviceModel } from '../../../simulator/devices/device-model.js'
 import { deviceIdentity } from '../../../simulator/devices/identity.js'
 import { installedApplications } from '../../../simulator/devices/installed.js'
 import { createSimulatedDevice } from '../../../simulator/devices/simulated-device.js'
-import { INSTALL_FAILURE_MESSAGE, runSoftwareTask, type SoftwareOptions } from '../../../simulator/devices/software.js'
+import { DDI_DEPLOYMENT, INSTALL_FAILURE_MESSAGE, runSoftwareTask, type SoftwareOptions } from '../../../simulator/devices/software.js'
 import type { DeviceTransport } from '../../../simulator/transports/transport.js'
 import { closedPort } from '../../helpers/http-receiver.js'
 import { updatePackage } from '../../unit/simulator/tar.js'
-import { md5, packageServer, type PackageServer } from './package-server.js'
+import { md5, packageServer, sha256, type PackageServer } from './package-server.js'
 
 const pkg = updatePackage([{ name: 'greenhouse', version: '2.1' }, { name: 'legacy' }], Buffer.alloc(200_000, 3))
 let good: PackageServer
@@ -113,5 +113,26 @@ describe('M3DA SoftwareUpdate', () => {
     expect(gone).toMatchObject({ status: 'ERROR', code: 552 })
     const failing = await runSoftwareTask(update(good.url, md5(pkg)), installedApplications(), { ...fast, failsInstalls: true })
     expect(failing).toMatchObject({ status: 'ERROR', code: 556, message: INSTALL_FAILURE_MESSAGE })
+  })
+})
+
+describe('hawkBit DDI deployment', () => {
+  const deployment = (artifacts: Array<{ url: string, sha256: string, size: number }>): Task =>
+    ({ ...head(), command: { id: DDI_DEPLOYMENT, params: { name: 'Gateway image', version: '4.2', artifacts: artifacts.map((a, i) => ({ filename: `part${i}.swu`, ...a })) } } })
+
+  it('every artifact fetched and checked: the chunk\'s name installed at its version', async () => {
+    const apps = installedApplications()
+    const ack = await runSoftwareTask(deployment([{ url: good.url, sha256: sha256(pkg), size: pkg.length }, { url: good.url, sha256: sha256(pkg).toUpperCase(), size: pkg.length }]), apps, fast)
+    expect(ack).toMatchObject({ status: 'OK' })
+    expect(apps.list()).toEqual([{ type: 'Gateway image', revision: '4.2', running: true }])
+  })
+
+  it.each([
+    ['another SHA-256', () => ({ url: good.url, sha256: 'a'.repeat(64), size: pkg.length }), /^part0\.swu: SHA-256 mismatch: the bytes' is [0-9a-f]{64}, the deployment's a{64}$/],
+    ['another size', () => ({ url: good.url, sha256: sha256(pkg), size: 10 }), new RegExp(`^part0\\.swu: ${pkg.length} bytes, the deployment says 10$`)]
+  ])('%s: failure with why, nothing installed', async (_what, artifact, message) => {
+    const apps = installedApplications()
+    expect(await runSoftwareTask(deployment([artifact()]), apps, fast)).toMatchObject({ status: 'ERROR', message: expect.stringMatching(message) })
+    expect(apps.list()).toEqual([])
   })
 })

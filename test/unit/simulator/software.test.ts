@@ -137,6 +137,11 @@ describe('fleet simulate: the software flags', () => {
   const defaults: SimulateDefaults = { url: 'http://localhost:8080', mqttUrl: 'mqtt://localhost:1883', clientId: 'fleet-cli', clientSecret: 's', email: 'a@b.c', password: 'p' }
   const parse = (...more: string[]): ReturnType<typeof parseSimulateArgs> => parseSimulateArgs(['--devices', '3', '--protocol', 'mqtt', ...more], defaults)
 
+  it('--protocol ddi, with its tenant (DEFAULT unless given)', () => {
+    expect(parseSimulateArgs(['--devices', '1', '--protocol', 'ddi'], defaults)).toMatchObject({ protocol: 'ddi', ddiTenant: 'DEFAULT' })
+    expect(parseSimulateArgs(['--devices', '1', '--protocol', 'ddi', '--ddi-tenant', 'c0ffee'], defaults)).toMatchObject({ ddiTenant: 'c0ffee' })
+  })
+
   it('defaults, and the values given', () => {
     expect(parse()).toMatchObject({ updateFailureRate: 0, downloadCutRate: 0, downloadConcurrency: 32 })
     expect(parse('--update-failure-rate', '0.25', '--download-cut-rate', '1', '--download-concurrency', '4')).toMatchObject({ updateFailureRate: 0.25, downloadCutRate: 1, downloadConcurrency: 4 })
