@@ -1,11 +1,12 @@
 // The applications page and installs in Chromium (docs/console.md): a ZIP built with yazl released through the page
 // (a package without a model refused in words first), its binaries with their digests, Publish and Delete; then an
 // install with waves started from the fleet's bulk actions, its operation page showing the open wave, paused and
-// resumed, and the application it installs refused deletion in words while the operation runs.
+// resumed, and the application it installs refused deletion in words while the operation runs; and a rollout that
+// stopped by itself, with why and each task's reason in words.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import { screenshot, signIn, SOON, startHarness, type Harness } from '../../helpers/browser.js'
-import { getOperation } from '../../helpers/operations.js'
+import { createSystems, getOperation } from '../../helpers/operations.js'
 import { applicationsOfType, binaryBytes, finished, greenhousePackage, md5, release, sha256, zipOf } from '../../int/packages/release-helpers.js'
 
 let h: Harness
@@ -128,6 +129,37 @@ describe('the applications page', { timeout: 90_000 }, () => {
     await expect.poll(async () => await confirm.getByRole('alert').textContent(), SOON)
       .toBe('The application is in use (an operation not finished names it, or systems have it): it cannot be deleted. 1 operation(s) in progress name it.')
     expect(await applicationsOfType(h.stack, type)).toHaveLength(1)
+    expect(tab.errors).toEqual([])
+  })
+
+  it('shows why a rollout stopped by itself, and each task\'s reason in words', async () => {
+    const type = `com.example.abort-${h.run}`
+    await release(h.stack, await greenhousePackage(type, '3.0.0'))
+    const app = (await applicationsOfType(h.stack, type))[0]
+    // Systems without a device password: the first wave's task fails at once, so the second wave can never start.
+    const label = `abort-${h.run}`
+    const systems = await createSystems(h.stack, 2, label, [label])
+    const res = await h.stack.call(h.stack.adminToken, {
+      method: 'POST',
+      url: '/api/v1/operations/systems/applications/install',
+      payload: { application: app?.uid, systems: { uids: systems }, rollout: { waves: [50, 100] } }
+    })
+    expect(res.statusCode).toBe(200)
+    const uid = (res.json() as { operation: string }).operation
+
+    const tab = await h.open()
+    const { page } = tab
+    await signIn(tab, h.stack, undefined, `#/operations/${uid}`)
+    const main = page.getByRole('main')
+    await expect.poll(async () => await main.getByRole('note').textContent(), SOON)
+      .toBe('Stopped: wave 1 could no longer reach 95 % of successes (1 of its 1 system; 0 succeeded, 1 failed), so no later wave could start. The remaining tasks were cancelled.')
+    const rows = async (): Promise<string> => (await main.getByRole('table', { name: 'Tasks' }).getByRole('row').allTextContents()).join('|')
+    await expect.poll(rows, SOON).toContain('The rollout was stopped before this system\'s turn: a wave could no longer reach its share of successes.')
+    expect(await rows()).toContain('The system has no identifier for its protocol: the device cannot be reached')
+    // Finished once every task has ended: nothing left to hold back.
+    await expect.poll(async () => await definition(page, 'State'), SOON).toBe('Finished')
+    expect(await main.getByRole('button', { name: 'Pause' }).count()).toBe(0)
+    await screenshot(page, 'operation-aborted')
     expect(tab.errors).toEqual([])
   })
 })
