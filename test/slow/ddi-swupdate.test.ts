@@ -1,7 +1,8 @@
 // A real hawkBit DDI client against the service (docs/protocols/ddi.md): Debian's SWUpdate in suricatta mode polls,
-// reads the deployment, downloads the .swu through the task's link, checks its SHA-1, installs it (its rawfile handler
-// writes a file) and reports; restarted with `-c 2` as after the reboot that tests an update, it closes the action with
-// success. A download whose bytes are not the deployment's ends the action with failure.
+// reads the deployment of an install operation, downloads the .swu through the task's link, checks its SHA-1, installs
+// it (its rawfile handler writes a file under the test's directory) and reports; restarted with `-c 2` as after the
+// reboot that tests an update, it closes the action with success: the operation's task SUCCESS and the application
+// among the system's. A download whose bytes are not the deployment's ends the action with failure.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -10,7 +11,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../helpers/stack.js'
 import { createDevice, eventually, taskState, type Device } from '../helpers/devices.js'
-import { insertInstall } from '../int/ddi/ddi-fixtures.js'
+import { allTasks, started, waitFinished } from '../helpers/operations.js'
+import { insertInstall, operationTask, releasedFirmware } from '../int/ddi/ddi-fixtures.js'
+import { applicationsOf, postSoftware } from '../int/packages/install-fixtures.js'
 
 let stack: Stack
 let work: string
@@ -46,12 +49,17 @@ function sign (description: Buffer): Buffer {
   return readFileSync(join(dir, 'sig'))
 }
 
+// Debian builds SWUpdate with hardware compatibility required: an image names the revisions it fits, and SWUpdate
+// is told its board and revision with -H (instead of reading /etc/hwrevision, which the test leaves alone).
+const BOARD = 'fleet-gw:1.0'
+
 /** A signed .swu: sw-description and its signature first, then the payload its rawfile handler writes to `target`. */
 function swu (target: string, payload: Buffer): Buffer {
   const sha256 = createHash('sha256').update(payload).digest('hex')
   const description = Buffer.from(`software = {
   version = "2.1";
   description = "gateway firmware for the DDI test";
+  hardware-compatibility = [ "1.0" ];
   files: (
     { filename = "payload.txt"; path = "${target}"; sha256 = "${sha256}"; }
   );
@@ -65,7 +73,7 @@ function swu (target: string, payload: Buffer): Buffer {
 /** SWUpdate's suricatta for this device; its output is kept for the failure message. */
 function suricatta (d: Device, extra: string[] = []): { child: ChildProcess, output: () => string } {
   let out = ''
-  const args = ['-v', '-k', join(work, 'cert.pem'), '-u', [`-t DEFAULT -u ${stack.httpUrl}/ddi -i ${d.serial} -k ${d.restPassword ?? ''}`, ...extra].join(' ')]
+  const args = ['-v', '-H', BOARD, '-k', join(work, 'cert.pem'), '-u', [`-t DEFAULT -u ${stack.httpUrl}/ddi -i ${d.serial} -k ${d.restPassword ?? ''}`, ...extra].join(' ')]
   const child = spawn('swupdate', args, { env: { ...process.env, TMPDIR: mkdtempSync(join(work, 'run-')) }, stdio: ['ignore', 'pipe', 'pipe'] })
   child.stdout?.on('data', (b: Buffer) => { out += b.toString() })
   child.stderr?.on('data', (b: Buffer) => { out += b.toString() })
@@ -97,28 +105,30 @@ async function ddiDevice (): Promise<Device> {
 // SWUpdate polls every second here; the wait is for its install and its reports, each a few polls.
 const WAIT = { timeoutMs: 60_000, intervalMs: 200, retryErrors: true }
 
-const feedbackOf = async (taskUid: string): Promise<string> =>
-  (await stack.db.query<{ details: string | null }>('SELECT coalesce(details, \'\') AS details FROM ddi_actions WHERE task_uid = $1', [taskUid])).rows[0]?.details ?? ''
+/** The controller's latest feedback details on the system's action. */
+const feedbackOf = async (systemUid: string): Promise<string> =>
+  (await stack.db.query<{ details: string | null }>('SELECT coalesce(details, \'\') AS details FROM ddi_actions WHERE system_uid = $1', [systemUid])).rows[0]?.details ?? ''
 
 describe('SWUpdate suricatta', () => {
-  // Left to finish: Debian's SWUpdate 2022.12 downloads and verifies this .swu (signature, SHA-1) but its parser
-  // answers "Found nothing to install" for the rawfile entry of this sw-description; the service's side of the flow
-  // (deployment, download, feedback) is what the failure case below exercises end to end.
-  it.skip('installs the .swu and, restarted to confirm, closes the action with success', async () => {
+  it('installs the .swu of an install operation and, restarted to confirm, ends the task SUCCESS with the application on the system', async () => {
     const d = await ddiDevice()
     const target = join(work, 'installed.txt')
-    const inst = await insertInstall(stack, d.uid, { bytes: swu(target, Buffer.from('firmware 2.1\n')) })
+    const firmware = await releasedFirmware(stack, swu(target, Buffer.from('firmware 2.1\n')))
     const first = suricatta(d)
+    const uid = await started(postSoftware(stack, 'install', { application: firmware.uid, systems: { uids: [d.uid] } }))
     await eventually(async () => {
       expect(existsSync(target), first.output()).toBe(true)
-      expect(await feedbackOf(inst.taskUid), first.output()).toContain('All Chunks Installed')
+      expect(await feedbackOf(d.uid), first.output()).toContain('All Chunks Installed')
       return true
     }, WAIT)
     expect(readFileSync(target, 'utf8')).toBe('firmware 2.1\n')
-    expect((await taskState(stack, inst.taskUid))?.state).toBe('SENT')
+    // Installed is not yet succeeded: the update is good once the device says so after its reboot.
+    expect((await allTasks(stack, uid)).map((t) => t.state)).toEqual(['IN_PROGRESS'])
     await stop(first.child)
     const confirm = suricatta(d, ['-c 2'])
-    await eventually(async () => { expect((await taskState(stack, inst.taskUid))?.state, confirm.output()).toBe('OK'); return true }, WAIT)
+    await eventually(async () => { expect((await allTasks(stack, uid)).map((t) => t.state), confirm.output()).toEqual(['SUCCESS']); return true }, WAIT)
+    await waitFinished(stack, uid, WAIT.timeoutMs)
+    expect(await applicationsOf(stack, d.uid)).toContain(firmware.uid)
     await stop(confirm.child)
   }, 150_000)
 
@@ -128,7 +138,11 @@ describe('SWUpdate suricatta', () => {
     const good = swu(target, Buffer.from('firmware 2.2\n'))
     const run = suricatta(d)
     const inst = await insertInstall(stack, d.uid, { bytes: good, served: Buffer.concat([good, Buffer.from('tampered')]) })
-    await eventually(async () => { expect(await taskState(stack, inst.taskUid), run.output()).toMatchObject({ state: 'ERROR' }); return true }, WAIT)
+    await eventually(async () => {
+      expect(await taskState(stack, inst.taskUid), run.output()).toMatchObject({ state: 'ERROR' })
+      expect((await operationTask(stack, inst.taskUid)).state).toBe('FAILURE')
+      return true
+    }, WAIT)
     await stop(run.child)
   }, 150_000)
 })

@@ -7,9 +7,11 @@ import { Readable } from 'node:stream'
 import { createRepositories } from '../../../storage/repositories/index.js'
 import { newUid } from '../../../core/security/secrets.js'
 import type { SoftwareBody } from '../../../core/domain/software-task.js'
+import type { Application } from '../../../core/domain/system.js'
 import type { Stack } from '../../helpers/stack.js'
 import { insertTask, type Device } from '../../helpers/devices.js'
-import { uniq } from '../../helpers/factories.js'
+import { companyUid, uniq } from '../../helpers/factories.js'
+import { COMPANY_NAME } from '../../helpers/stack.js'
 
 export const digest = (algorithm: string, b: Buffer): string => createHash(algorithm).update(b).digest('hex')
 
@@ -115,4 +117,30 @@ export async function operationTask (stack: Stack, taskUid: string): Promise<{ s
     'SELECT state, error_code AS "errorCode", error_message AS "errorMessage" FROM operation_tasks WHERE uid = $1', [taskUid])
   if (rows[0] === undefined) throw new Error(`no operation task ${taskUid}`)
   return rows[0]
+}
+
+export interface Firmware { uid: string, type: string, file: string }
+
+/**
+ * An application whose update path is HAWKBIT, released with one binary of these bytes (as the release operation
+ * leaves it) and declaring DDI with a poll every `pollPeriodS` seconds: what an install operation sends over DDI.
+ */
+export async function releasedFirmware (stack: Stack, bytes: Buffer, pollPeriodS = 1): Promise<Firmware> {
+  const type = uniq('gw.firmware')
+  const info = await stack.ctx.artifacts.put(Readable.from([bytes]))
+  const file = `images/${type}.swu`
+  const application: Application = {
+    uid: newUid(),
+    companyUid: await companyUid(stack, COMPANY_NAME),
+    name: 'Gateway firmware',
+    revision: '2.1',
+    type,
+    category: 'FIRMWARE',
+    communication: [{ type: 'DDI', commIdType: 'SERIAL', parameters: { pollPeriodS } }] as Application['communication'],
+    data: []
+  }
+  await createRepositories(stack.db).applications.insertReleased({
+    application, ownerUid: null, applicationManager: 'HAWKBIT', binaries: [{ file, revision: '2.1', type: 'FULL', size: info.size, sha256: info.sha256, md5: info.md5, artifact: info.key }]
+  }, Date.now())
+  return { uid: application.uid, type, file }
 }
