@@ -108,7 +108,7 @@ describe('the applications page', { timeout: 90_000 }, () => {
     await main.getByRole('heading', { level: 1, name: 'Install application' }).waitFor()
     await expect.poll(async () => await definition(page, 'Wave'), SOON).toBe('Wave 1 of 2: up to 50 % of the systems (1 of 2)')
     await expect.poll(async () => await definition(page, 'Sent'), SOON).toBe('1 of 2')
-    expect(await main.getByRole('region', { name: 'Rollout' }).textContent()).toContain('Waves of 50 %, 100 % of the systems; the next wave starts once 100 % of the systems so far succeeded.')
+    expect(await main.getByRole('region', { name: 'Rollout' }).textContent()).toContain('Waves of 50 %, 100 % of the systems; each next wave starts once 100 % of the tasks of the waves before it succeeded.')
     // Per device: one task sent and waiting for its device, the other held back by the closed wave.
     const tasks = main.getByRole('table', { name: 'Tasks' })
     await expect.poll(async () => (await tasks.getByRole('row').allTextContents()).join('|'), SOON).toMatch(/Pending/)

@@ -39,7 +39,7 @@ export function rolloutFieldset (): RolloutFieldset {
     h('div', { class: 'rollout-grid' },
       field('At most per minute', maxPerMinute, 'Tasks that may leave in any minute'),
       field('Waves (%)', waves, 'Cumulative shares of the systems, e.g. 1, 10, 50, 100'),
-      field('Wave success (%)', waveSuccess, 'Share of the systems so far that must succeed before the next wave (95 when blank)'),
+      field('Wave success (%)', waveSuccess, 'Share of the tasks of the waves so far that must succeed before the next wave starts (95 when blank)'),
       field('Abort at failures (%)', failurePercent, 'Stop once this share of the ended tasks failed…'),
       field('Abort after finished', minFinished, '…counted once this many tasks have ended'),
       field('Window start', start, 'Tasks leave only inside the daily window'),

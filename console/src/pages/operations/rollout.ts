@@ -33,7 +33,7 @@ function rules (r: Rollout): string[] {
   const out: string[] = []
   if (r.maxPerMinute !== null) out.push(`At most ${plural(r.maxPerMinute, 'task')} a minute.`)
   if (r.waves !== null) {
-    out.push(`Waves of ${r.waves.map((p) => `${p} %`).join(', ')} of the systems; the next wave starts once ${r.waveSuccessPercent ?? 95} % of the systems so far succeeded.`)
+    out.push(`Waves of ${r.waves.map((p) => `${p} %`).join(', ')} of the systems; each next wave starts once ${r.waveSuccessPercent ?? 95} % of the tasks of the waves before it succeeded.`)
   }
   if (r.abort !== null) out.push(`Stops once ${r.abort.failurePercent} % of the ended tasks failed, after ${plural(r.abort.minFinished, 'ended task')}.`)
   const w = r.maintenanceWindow
