@@ -7,6 +7,7 @@
 // every value as text), which the service stores as `ddi.<id>`.
 import type { Point, Task } from '../../protocols/airvantage/index.js'
 import { DDI_DEPLOYMENT } from '../devices/software.js'
+import { httpDevice } from './http-call.js'
 import { TransportError, type DeviceTransport, type TasksHandler } from './transport.js'
 
 export interface DdiDeviceOptions {
@@ -21,7 +22,6 @@ export interface DdiDeviceOptions {
 }
 
 const ACTION = 'ddi-action-'
-const HEADERS = 200 // request line and headers, roughly: for the link counters
 // Deployments handed to the loop and not closed yet (the poll offers one until it is closed); past this, the oldest
 // is forgotten and described again if offered again.
 const REMEMBERED = 100
@@ -45,25 +45,13 @@ const feedback = (id: string, execution: string, finished: 'success' | 'failure'
 
 export function ddiDevice (opts: DdiDeviceOptions): DeviceTransport {
   const base = `${opts.url.replace(/\/+$/, '')}/ddi/${encodeURIComponent(opts.tenant)}/controller/v1/${encodeURIComponent(opts.controllerId)}`
-  const authorization = `TargetToken ${opts.token}`
-  const traffic = { sent: 0, received: 0 }
+  const http = httpDevice(base, `TargetToken ${opts.token}`)
   const offered = new Map<string, { task: Task, href: string }>()
   let handler: TasksHandler | undefined
-  let closed = false
 
-  async function call (method: 'GET' | 'POST' | 'PUT', url: string, body?: string): Promise<Json | undefined> {
-    if (closed) throw new TransportError('device closed')
-    let res: Response
-    try {
-      res = await fetch(url, { method, headers: body === undefined ? { authorization } : { authorization, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body }) })
-    } catch (err) {
-      throw new TransportError(`${method} ${url}: ${(err as Error).message}`)
-    }
-    const text = await res.text()
-    traffic.sent = HEADERS + (body === undefined ? 0 : Buffer.byteLength(body))
-    traffic.received = HEADERS + Buffer.byteLength(text)
-    if (res.status !== 200) throw new TransportError(`${method} ${url}: ${res.status} ${text}`, res.status)
-    try { return text === '' ? undefined : JSON.parse(text) as Json } catch { throw new TransportError(`${method} ${url}: an answer that is no JSON`) }
+  async function call (method: 'GET' | 'POST' | 'PUT', target: string, body?: string): Promise<Json | undefined> {
+    const text = await http.call(method, target, body)
+    try { return text === '' ? undefined : JSON.parse(text) as Json } catch { throw new TransportError(`${method} ${target}: an answer that is no JSON`) }
   }
 
   /** The deployment offered: described and told `proceeding` the first time, handed to the loop at every poll. */
@@ -82,20 +70,20 @@ export function ddiDevice (opts: DdiDeviceOptions): DeviceTransport {
     protocol: 'DDI',
     async sendData (points: readonly Point[]) {
       const data = Object.fromEntries(points.map((p) => [p.dataId, p.value === null ? '' : String(p.value)]))
-      await call('PUT', `${base}/configData`, JSON.stringify({ mode: 'merge', data }))
+      await call('PUT', '/configData', JSON.stringify({ mode: 'merge', data }))
     },
     async sendAcks (acks) {
       for (const a of acks) {
         if (!a.uid.startsWith(ACTION)) continue
         const id = a.uid.slice(ACTION.length)
-        const href = offered.get(id)?.href ?? `${base}/deploymentBase/${id}`
+        const href = offered.get(id)?.href ?? `/deploymentBase/${id}`
         await call('POST', `${href}/feedback`, feedback(id, 'closed', a.status === 'OK' ? 'success' : 'failure', a.message === null ? [] : [a.message]))
         offered.delete(id)
       }
     },
     onTasks (h) { handler = h },
     async checkTasks () {
-      const links = (await call('GET', base))?._links as Json | undefined
+      const links = (await call('GET', ''))?._links as Json | undefined
       const cancel = links?.cancelAction?.href as string | undefined
       if (cancel !== undefined) {
         const id = cancel.slice(cancel.lastIndexOf('/') + 1)
@@ -108,7 +96,7 @@ export function ddiDevice (opts: DdiDeviceOptions): DeviceTransport {
     // Each call stands alone over HTTP, as for a REST device.
     async disconnect () {},
     async reconnect () {},
-    lastTraffic: traffic,
-    async close () { closed = true }
+    lastTraffic: http.lastTraffic,
+    async close () { http.close() }
   }
 }

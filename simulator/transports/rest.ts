@@ -2,6 +2,7 @@
 // number and the system's REST password; POST /device/messages (200 once stored), GET /device/tasks (the
 // pending tasks), POST /device/acks.
 import { decodeTasks, encodeAcks, encodeData, type Task } from '../../protocols/airvantage/index.js'
+import { httpDevice } from './http-call.js'
 import { TransportError, type DeviceTransport, type TasksHandler } from './transport.js'
 
 export interface RestDeviceOptions {
@@ -11,33 +12,10 @@ export interface RestDeviceOptions {
   password: string
 }
 
-const HEADERS = 200 // request line and headers, roughly: for the link counters
-
 export function restDevice (opts: RestDeviceOptions): DeviceTransport {
-  const authorization = 'Basic ' + Buffer.from(`${opts.username}:${opts.password}`).toString('base64')
-  const base = opts.url.replace(/\/+$/, '')
-  const traffic = { sent: 0, received: 0 }
+  const http = httpDevice(opts.url, 'Basic ' + Buffer.from(`${opts.username}:${opts.password}`).toString('base64'))
+  const call = http.call
   let handler: TasksHandler | undefined
-  let closed = false
-
-  async function call (method: 'GET' | 'POST', path: string, body?: string): Promise<string> {
-    if (closed) throw new TransportError('device closed')
-    let res: Response
-    try {
-      res = await fetch(base + path, {
-        method,
-        headers: body === undefined ? { authorization } : { authorization, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body })
-      })
-    } catch (err) {
-      throw new TransportError(`${method} ${path}: ${(err as Error).message}`)
-    }
-    const text = await res.text()
-    traffic.sent = HEADERS + (body === undefined ? 0 : Buffer.byteLength(body))
-    traffic.received = HEADERS + Buffer.byteLength(text)
-    if (res.status !== 200) throw new TransportError(`${method} ${path}: ${res.status} ${text}`, res.status)
-    return text
-  }
 
   return {
     protocol: 'REST',
@@ -54,7 +32,7 @@ export function restDevice (opts: RestDeviceOptions): DeviceTransport {
     // Each call stands alone over HTTP: a rebooting REST device simply makes none (the device pauses its traffic).
     async disconnect () {},
     async reconnect () {},
-    lastTraffic: traffic,
-    async close () { closed = true }
+    lastTraffic: http.lastTraffic,
+    async close () { http.close() }
   }
 }

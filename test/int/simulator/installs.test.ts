@@ -2,13 +2,16 @@
 // the service's install operation sends swinstall over MQTT (and REST), the device downloads its link from the
 // service (one device cutting its first GET and resuming with Range), checks the bytes against the link's ETag, and
 // acks; the task ends SUCCESS and the system's applications hold the new revision. A device of the failing share of
-// installs fails its task with its message, and the applications stay.
+// installs fails its task with its message, and the applications stay. A hawkBit DDI controller (transports/ddi.ts;
+// docs/protocols/ddi.md) finds a HAWKBIT package's install at its poll, downloads the deployment's artifact and checks
+// its SHA-256, says `proceeding` then `closed`; its data messages are configData attributes the service stores.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deviceIdentity, newRunTag } from '../../../simulator/devices/identity.js'
 import type { SimulatedDevice } from '../../../simulator/devices/simulated-device.js'
 import { INSTALL_FAILURE_MESSAGE, type SoftwareOptions } from '../../../simulator/devices/software.js'
 import { addDevice, genericApplication, type FleetProtocol } from '../../../simulator/fleet.js'
 import { connectApi, type ApiClient } from '../../../simulator/provision.js'
+import { storedMessages } from '../../../simulator/verify.js'
 import { eventually } from '../../helpers/eventually.js'
 import { allTasks, started, waitFinished } from '../../helpers/operations.js'
 import { ADMIN_EMAIL, ADMIN_PASSWORD, CLIENT_ID, CLIENT_SECRET, startStack, type Stack } from '../../helpers/stack.js'
@@ -40,13 +43,24 @@ async function device (protocol: 'mqtt' | 'rest', software: SoftwareOptions): Pr
   return d
 }
 
-/** An MQTT_SW application that speaks no protocol of its own: its tasks go over the device's generic firmware's. */
-async function release (): Promise<Released> {
-  return await releasedApplication(stack, { manager: 'MQTT_SW', protocols: [] })
+/** An application that speaks no protocol of its own: its tasks go over the device's generic firmware's. */
+async function release (manager: 'MQTT_SW' | 'HAWKBIT' = 'MQTT_SW'): Promise<Released> {
+  return await releasedApplication(stack, { manager, protocols: [] })
 }
 
 async function install (d: SimulatedDevice, app: Released): Promise<string> {
   return await started(postSoftware(stack, 'install', { application: app.uid, systems: { uids: [d.systemUid] }, timeout: null, parameters: null }))
+}
+
+async function controller (tenant: string, software: SoftwareOptions): Promise<SimulatedDevice> {
+  const d = await addDevice(api, deviceIdentity(run, ++n), { protocol: 'ddi', ddiTenant: tenant }, { applicationUid: generic.rest, software })
+  devices.push(d)
+  return d
+}
+
+/** The device polls, as on its schedule, until its task came and was answered. */
+async function pollUntilAnswered (d: SimulatedDevice, answered: () => Promise<boolean>): Promise<void> {
+  await eventually(async () => { await d.poll(); await d.idle(); return await answered() }, 30_000, 'the task polled and answered')
 }
 
 describe('simulated devices install a released package', { timeout: 90_000 }, () => {
@@ -67,8 +81,7 @@ describe('simulated devices install a released package', { timeout: 90_000 }, ()
     const d = await device('rest', { download: { retryDelayMs: 0 } })
     const app = await release()
     const uid = await install(d, app)
-    // The device polls as it would on its schedule, until its install came and ran.
-    await eventually(async () => { await d.poll(); await d.idle(); return d.model.applications.list().length > 0 }, 30_000, 'the install polled and run')
+    await pollUntilAnswered(d, async () => d.model.applications.list().length > 0)
     await waitFinished(stack, uid, 30_000)
     expect(await allTasks(stack, uid)).toMatchObject([{ state: 'SUCCESS' }])
     expect(await applicationsOf(stack, d.systemUid)).toEqual([app.uid, generic.rest].sort())
@@ -81,6 +94,30 @@ describe('simulated devices install a released package', { timeout: 90_000 }, ()
     await waitFinished(stack, uid, 30_000)
     expect(await allTasks(stack, uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.device.error', message: INSTALL_FAILURE_MESSAGE } }])
     expect(await applicationsOf(stack, d.systemUid)).toEqual([generic.mqtt])
+    expect(d.model.applications.list()).toEqual([])
+  })
+})
+
+describe('a simulated DDI controller', { timeout: 90_000 }, () => {
+  it('installs a HAWKBIT package from its deployment (tenant DEFAULT); its configData is stored', async () => {
+    const d = await controller('DEFAULT', { download: { retryDelayMs: 0 } })
+    const app = await release('HAWKBIT')
+    const uid = await install(d, app)
+    await pollUntilAnswered(d, async () => d.model.applications.list().length > 0)
+    await waitFinished(stack, uid, 30_000)
+    expect(await allTasks(stack, uid)).toMatchObject([{ state: 'SUCCESS', error: null }])
+    expect(await applicationsOf(stack, d.systemUid)).toEqual([app.uid, generic.rest].sort())
+    expect(d.model.applications.list()).toEqual([{ type: `Software ${app.type}`, revision: app.revision, running: true }])
+    await d.publish()
+    expect(await storedMessages(api, d.systemUid)).toBe(1)
+  })
+
+  it('the failing share of installs: closed with failure, the task FAILURE with its message (tenant: the company\'s uid)', async () => {
+    const d = await controller(stack.companyUid, { failsInstalls: true, download: { retryDelayMs: 0 } })
+    const uid = await install(d, await release('HAWKBIT'))
+    await pollUntilAnswered(d, async () => ['SUCCESS', 'FAILURE'].includes((await allTasks(stack, uid))[0]?.state ?? ''))
+    await waitFinished(stack, uid, 30_000)
+    expect(await allTasks(stack, uid)).toMatchObject([{ state: 'FAILURE', error: { message: INSTALL_FAILURE_MESSAGE } }])
     expect(d.model.applications.list()).toEqual([])
   })
 })
