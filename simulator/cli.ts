@@ -149,7 +149,7 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
   const devices = Number(values.devices)
   if (!Number.isInteger(devices) || devices < 1) throw new UsageError(`--devices must be a positive integer, got "${values.devices}"`)
   const protocol = values.protocol
-  if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da' && protocol !== 'sparkplug' && protocol !== 'ddi') throw new UsageError('--protocol must be mqtt, rest, m3da, sparkplug or ddi')
+  if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da' && protocol !== 'sparkplug' && protocol !== 'ddi') throw new UsageError('--protocol must be mqtt, rest, m3da or sparkplug, or ddi for hawkBit DDI controllers')
   const version = values['mqtt-version'] ?? '4'
   if (version !== '4' && version !== '5') throw new UsageError('--mqtt-version must be 4 or 5')
   const clientSecret = values['client-secret'] ?? d.clientSecret

@@ -205,7 +205,7 @@ function counting (s: FleetStats, outer: DeviceEvents | undefined): { events: De
 }
 
 /** What device n does with software: the fleet's download limiter and cut rate, and whether it fails its installs. */
-function softwareOf (n: number, opts: FleetOptions, limiter: Limiter): SoftwareOptions {
+export function softwareOf (n: number, opts: Pick<FleetOptions, 'updateFailureRate' | 'downloadCutRate'>, limiter: Limiter): SoftwareOptions {
   return { failsInstalls: failsTasks(n, opts.updateFailureRate ?? 0), download: { limiter, cutRate: opts.downloadCutRate ?? 0 } }
 }
 

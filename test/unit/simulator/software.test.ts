@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseSimulateArgs, progressLine, UsageError, type SimulateDefaults } from '../../../simulator/cli.js'
 import { installedApplications } from '../../../simulator/devices/installed.js'
+import { failsTasks, softwareOf } from '../../../simulator/fleet.js'
 import { createLimiter } from '../../../simulator/devices/limiter.js'
 import { LuaSyntaxError, parseLuaTable } from '../../../simulator/devices/lua-table.js'
 import { isSoftwareTask, runSoftwareTask } from '../../../simulator/devices/software.js'
@@ -161,5 +162,16 @@ describe('fleet simulate: the software flags', () => {
     expect(progressLine({ ...s, downloading: 2, downloadsWaiting: 5 }, 1, 3)).toContain('| 2 downloading (5 waiting) |')
     expect(progressLine({ ...s, downloading: 1, downloadsWaiting: 0 }, 1, 3)).toContain('| 1 downloading |')
     expect(progressLine({ ...s, downloading: 0, downloadsWaiting: 0 }, 1, 3)).not.toContain('downloading')
+  })
+})
+
+describe('the failing share of installs', () => {
+  it('round(devices × rate) devices spread as the failure rate\'s, whatever that rate; every device shares the limiter and the cut rate', () => {
+    const limiter = createLimiter(3)
+    const fleet = Array.from({ length: 20 }, (_, i) => softwareOf(i + 1, { updateFailureRate: 0.25, downloadCutRate: 0.1 }, limiter))
+    expect(fleet.flatMap((s, i) => s.failsInstalls === true ? [i + 1] : [])).toEqual(Array.from({ length: 20 }, (_, i) => i + 1).filter((n) => failsTasks(n, 0.25)))
+    expect(fleet.filter((s) => s.failsInstalls === true)).toHaveLength(5)
+    expect(fleet.every((s) => s.download?.limiter === limiter && s.download.cutRate === 0.1)).toBe(true)
+    expect(softwareOf(1, {}, limiter).failsInstalls).toBe(false)
   })
 })
