@@ -97,12 +97,19 @@ describe('the applications page', { timeout: 90_000 }, () => {
     await expect.poll(async () => await choice.locator('option').allTextContents(), SOON).toContain(`Serre Nord 2.0.0 (${type})`)
     await choice.selectOption({ label: `Serre Nord 2.0.0 (${type})` })
     await dialog.getByText('Rollout options').click()
+    // Waves that shrink are refused by the service, naming the field, and nothing starts.
+    await dialog.getByLabel('Waves (%)').fill('50, 10')
+    await dialog.getByRole('button', { name: 'Install', exact: true }).click()
+    await expect.poll(async () => await dialog.getByRole('alert').textContent(), SOON)
+      .toBe('The rollout option rollout.waves[1] is not valid: must be greater than 50 (waves are cumulative).')
     await dialog.getByLabel('Waves (%)').fill('50, 100')
     await dialog.getByLabel('Wave success (%)').fill('100')
     await screenshot(page, 'fleet-install')
     await dialog.getByRole('button', { name: 'Install', exact: true }).click()
     await page.waitForURL(/#\/operations\/[0-9a-f]{32}$/)
     const uid = new URL(page.url()).hash.replace('#/operations/', '')
+    const installs = await h.stack.call(h.stack.adminToken, { method: 'GET', url: '/api/v1/operations?operationTypes=SYSTEM_INSTALL_APPLICATION' })
+    expect((installs.json() as { count: number }).count).toBe(1) // the refused request created none
 
     const main = page.getByRole('main')
     await main.getByRole('heading', { level: 1, name: 'Install application' }).waitFor()
