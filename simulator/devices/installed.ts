@@ -1,4 +1,4 @@
-// The applications a simulated device has installed (docs/simulator.md "Software"): one revision per type, as the
+// The applications a simulated device has installed (simulator/README.md "Software"): one revision per type, as the
 // service keeps a system's applications (docs/packages.md#installs: the installed revision in place of its type's
 // other one), each running or stopped. The device reports none of it: the service records an install when the task
 // ends SUCCESS, which is what the agents of docs/packages.md do too.

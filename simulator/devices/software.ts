@@ -1,7 +1,7 @@
-// What a simulated device does with a software task (docs/simulator.md "Software"; docs/packages.md#installs):
+// What a simulated device does with a software task (simulator/README.md "Software"; docs/packages.md#installs):
 // - MQTT and REST `swinstall {type, revision, url}`: download the link (download.ts), check the bytes against the
-//   SHA-256 the link's ETag names (the task carries no digest; the service tags a download with its bytes' SHA-256),
-//   install, ack OK; `swuninstall`, `swstart`, `swstop` of a revision it has: OK, of one it lacks: ERROR.
+//   SHA-256 the link's ETag names (the task carries no digest; the service tags a download with its bytes' SHA-256,
+//   docs/packages.md#downloads), install, ack OK; `swuninstall`, `swstart`, `swstop` of a revision it has: OK, of one it lacks: ERROR.
 // - M3DA `SoftwareUpdate {url, signature}` (the Mihini agent, docs/protocols/m3da.md#software-updates): download,
 //   check the MD5 `signature`, read the package's Manifest and apply its components, then a Response of the ticket:
 //   0, or the agent's update code with the reason (552 download retries exhausted, 553 MD5 mismatch, 556 invalid

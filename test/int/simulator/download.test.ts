@@ -1,4 +1,4 @@
-// The simulated devices' downloader (simulator/devices/download.ts; docs/simulator.md "Software") against a local
+// The simulated devices' downloader (simulator/devices/download.ts; simulator/README.md "Software") against a local
 // server: HEAD then GET hashed as the bytes come, a cut resumed with Range under If-Range, a server that ignores Range
 // makes it start over, the tries run out on a link that keeps failing, its own cuts (the cut rate), and the limiter
 // holding a fleet's downloads to its slots.

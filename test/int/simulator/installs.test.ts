@@ -1,4 +1,4 @@
-// Simulated devices install released packages end to end (docs/simulator.md "Software"; docs/packages.md#installs):
+// Simulated devices install released packages end to end (simulator/README.md "Software"; docs/packages.md#installs):
 // the service's install operation sends swinstall over MQTT (and REST), the device downloads its link from the
 // service (one device cutting its first GET and resuming with Range), checks the bytes against the link's ETag, and
 // acks; the task ends SUCCESS and the system's applications hold the new revision. A device of the failing share of

@@ -1,4 +1,4 @@
-// A simulated Mihini agent installs an update package end to end (docs/simulator.md "Software";
+// A simulated Mihini agent installs an update package end to end (simulator/README.md "Software";
 // docs/protocols/m3da.md#software-updates): the install operation's SoftwareUpdate {url, signature} reaches it in a
 // reply, it downloads the package from the service, checks the MD5, reads the Manifest and answers the ticket with
 // status 0: the task ends SUCCESS, the system's applications hold the package, and the agent's own list the

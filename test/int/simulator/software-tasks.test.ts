@@ -1,4 +1,4 @@
-// What a simulated device answers to a software task (simulator/devices/software.ts; docs/simulator.md "Software"),
+// What a simulated device answers to a software task (simulator/devices/software.ts; simulator/README.md "Software"),
 // its package served by a local stand-in of the download links: MQTT swinstall checked against the link's ETag and
 // installed, the failing share of installs failing once it downloaded; the Mihini SoftwareUpdate checked against its
 // MD5, its Manifest applied, and each refusal answered with the agent's update code.

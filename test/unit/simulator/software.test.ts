@@ -1,4 +1,4 @@
-// The pieces of a simulated device's software tasks that need no socket (docs/simulator.md "Software"): the Manifest's
+// The pieces of a simulated device's software tasks that need no socket (simulator/README.md "Software"): the Manifest's
 // Lua table, the update package read block by block however the bytes are cut, the installed applications, the
 // limiter's order, the M3DA SoftwareUpdate as a task and its Response codes, and the command line's flags.
 import { describe, expect, it } from 'vitest'
