@@ -207,7 +207,18 @@ describe('POST /api/v1/applications with the model', () => {
     const body = { name: 'Posted', revision: '2', type, category: 'FIRMWARE', communication: [{ type: 'SPARKPLUG', commIdType: 'SERIAL' }], data: tree }
     const res = await stack.call(stack.adminToken, { method: 'POST', url: '/api/v1/applications', payload: body })
     expect(res.statusCode).toBe(200)
-    expect(res.json()).toEqual({ ...body, uid: res.json().uid, public: false })
+    // An application made through the API is installable at once (PUBLISHED), and holds no package (docs/packages.md).
+    expect(res.json()).toEqual({
+      ...body,
+      uid: res.json().uid,
+      public: false,
+      state: 'PUBLISHED',
+      released: null,
+      published: expect.any(Number),
+      owner: null,
+      applicationManager: null,
+      binaries: []
+    })
     expect(await get(res.json().uid)).toEqual(res.json())
     const count = async (): Promise<number> => (await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM applications')).rows[0]?.n ?? 0
     const before = await count()
