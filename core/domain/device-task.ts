@@ -19,7 +19,8 @@ export type DeviceTask = { uid: string, timestamp: number } & DeviceTaskBody
 
 /**
  * PENDING: not delivered yet; SENT: delivered, no answer yet (delivered again at the device's next connection or
- * poll); OK / ERROR: the device answered; CANCELLED: withdrawn before delivery (cancel, timeout).
+ * poll); OK / ERROR: the device answered; CANCELLED: withdrawn before delivery (cancel, timeout), or the device
+ * answered that it cancelled it (a hawkBit controller's canceled feedback: docs/protocols/ddi.md#feedback-and-task-states).
  */
 export const DEVICE_TASK_STATES = ['PENDING', 'SENT', 'OK', 'ERROR', 'CANCELLED'] as const
 export type DeviceTaskState = typeof DEVICE_TASK_STATES[number]
@@ -39,13 +40,19 @@ export interface DeviceTaskRecord {
   sentAt: number | null
 }
 
+/**
+ * What a device answers of a task: done (OK), failed (ERROR, its message why), or not carried out because it was
+ * cancelled (CANCELLED: only transports whose devices can say so give it, hawkBit DDI today).
+ */
+export type AnswerStatus = 'OK' | 'ERROR' | 'CANCELLED'
+
 /** A device's acknowledgement of one of its tasks that was still open. */
 export interface DeviceAnswer {
   taskUid: string
   systemUid: string
   operationUid: string | null
   operationTaskUid: string | null
-  status: 'OK' | 'ERROR'
+  status: AnswerStatus
   message: string | null
   at: number
 }

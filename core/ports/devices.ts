@@ -2,7 +2,7 @@
 // storage/, wired in bin/ (docs/architecture.md#layers). The operations write device tasks in their transaction and,
 // once it is committed, ask the dispatch to deliver them; the transports bring the answers back through DeviceAnswers.
 import type { DeviceProtocol } from '../domain/device-message.js'
-import type { DeviceAnswer, DeviceTask, DeviceTaskRecord } from '../domain/device-task.js'
+import type { AnswerStatus, DeviceAnswer, DeviceTask, DeviceTaskRecord } from '../domain/device-task.js'
 
 /** What the operations ask of the transports once device tasks are committed. */
 export interface DispatchRequest {
@@ -84,12 +84,12 @@ export interface DeviceTasksRepository {
    */
   takeStale (protocol: DeviceProtocol, sentBefore: number, now: number, systems: number): Promise<Array<{ systemUid: string, tasks: DeviceTask[] }>>
   /** Records the answers to the system's open (PENDING or SENT) tasks; answers those it closed (others are ignored). */
-  answer (systemUid: string, acks: ReadonlyArray<{ taskUid: string, status: 'OK' | 'ERROR', message: string | null }>, now: number): Promise<DeviceAnswer[]>
+  answer (systemUid: string, acks: ReadonlyArray<{ taskUid: string, status: AnswerStatus, message: string | null }>, now: number): Promise<DeviceAnswer[]>
   /**
    * answer() for many devices in one statement (the acks of a reboot of the fleet arrive together); answers, per
    * request in order, the answers it closed. A task named twice is answered by the first request that names it.
    */
-  answerMany (requests: ReadonlyArray<{ systemUid: string, acks: ReadonlyArray<{ taskUid: string, status: 'OK' | 'ERROR', message: string | null }> }>, now: number): Promise<DeviceAnswer[][]>
+  answerMany (requests: ReadonlyArray<{ systemUid: string, acks: ReadonlyArray<{ taskUid: string, status: AnswerStatus, message: string | null }> }>, now: number): Promise<DeviceAnswer[][]>
   /** Withdraws tasks not delivered yet (PENDING → CANCELLED); answers the uids withdrawn. */
   withdraw (taskUids: readonly string[], now: number): Promise<string[]>
   /**

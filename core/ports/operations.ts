@@ -15,7 +15,8 @@ export interface OperationFilter {
 
 export interface TaskResult {
   uid: string
-  state: 'SUCCESS' | 'FAILURE' | 'IN_PROGRESS'
+  /** CANCELLED: only as its device answered (docs/protocols/ddi.md): the engine's own cancel is cancelTasks. */
+  state: 'SUCCESS' | 'FAILURE' | 'IN_PROGRESS' | 'CANCELLED'
   errorCode?: string | null
   errorMessage?: string | null
   params?: Record<string, unknown> | null

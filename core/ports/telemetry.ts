@@ -1,5 +1,6 @@
 // The write side of telemetry (docs/devices.md): what the ingest service needs from the store.
 import type { DataValue } from '../domain/device-message.js'
+import type { AnswerStatus } from '../domain/device-task.js'
 
 export interface IngestSystemState {
   uid: string
@@ -20,7 +21,7 @@ export interface SystemIngestUpdate { uid: string, data: Record<string, unknown>
 /** A system whose commStatus the sweep changed. */
 export interface CommStatusChange { uid: string, companyUid: string, status: string, lastCommDate: number | null }
 
-export interface AckRow { systemUid: string, taskUid: string, status: 'OK' | 'ERROR', message: string | null, protocol: string, receivedAt: number }
+export interface AckRow { systemUid: string, taskUid: string, status: AnswerStatus, message: string | null, protocol: string, receivedAt: number }
 
 export interface TelemetryRepository {
   /** Locks and reads the systems (in uid order, so concurrent batches never deadlock); missing systems are absent. */

@@ -2,7 +2,7 @@
 // work is its system's software device tasks over the DDI protocol: a poll takes them like a REST device's
 // GET /device/tasks (the poll is device traffic: lastCommDate and commStatus follow), each install is offered as an
 // action with an integer id, and the controller's feedback ends its task through the ack path every transport uses.
-import type { DeviceTask } from '../../core/domain/device-task.js'
+import type { AnswerStatus, DeviceTask } from '../../core/domain/device-task.js'
 import type { SoftwareBody } from '../../core/domain/software-task.js'
 import type { DeviceSession } from '../../core/services/ingest/devices.service.js'
 import type { IngestService } from '../../core/services/ingest/ingest.service.js'
@@ -22,7 +22,7 @@ export type Offer = { rel: 'deploymentBase' | 'cancelAction', id: number } | und
 /** A deployment to describe: its application and its artifacts. */
 export interface Deployment { id: number, name: string, version: string, artifacts: Array<Omit<DdiArtifact, 'href'> & { url: string }> }
 
-type Ack = { uid: string, status: 'OK' | 'ERROR', message: string | null }
+type Ack = { uid: string, status: AnswerStatus, message: string | null }
 
 const isInstall = (t: DeviceTask): t is DeviceTask & SoftwareBody => 'software' in t && t.software.action === 'install'
 
@@ -37,12 +37,22 @@ const basename = (file: string): string => file.slice(file.lastIndexOf('/') + 1)
 
 const open = (a: DdiAction): boolean => a.state === 'PENDING' || a.state === 'SENT'
 
-/** What a deployment's feedback makes of its task: closed ends it (ERROR when the result is failure), canceled and
- *  rejected end it ERROR, other executions keep it going (undefined). */
-function ackOf (uid: string, f: Feedback): Ack | undefined {
+const byTheDevice = (what: string, f: Feedback): string => `${what} by the device${f.details === null ? '' : `: ${f.details}`}`
+
+/** What a deployment's feedback makes of its task: closed ends it (ERROR when the result is failure), canceled
+ *  ends it CANCELLED, rejected ERROR, other executions keep it going (undefined). */
+export function ackOf (uid: string, f: Feedback): Ack | undefined {
   if (f.execution === 'closed') return f.finished === 'failure' ? { uid, status: 'ERROR', message: f.details ?? 'failure' } : { uid, status: 'OK', message: f.details }
-  if (f.execution === 'canceled' || f.execution === 'rejected') return { uid, status: 'ERROR', message: `${f.execution} by the device${f.details === null ? '' : `: ${f.details}`}` }
+  if (f.execution === 'canceled') return { uid, status: 'CANCELLED', message: byTheDevice('canceled', f) }
+  if (f.execution === 'rejected') return { uid, status: 'ERROR', message: byTheDevice('rejected', f) }
   return undefined
+}
+
+/** What a cancel's feedback makes of the task being cancelled: closed (not failure) or canceled confirms it
+ *  (CANCELLED); a refusal (rejected, closed with failure) or a progress report leaves the install going (undefined). */
+export function cancelAckOf (uid: string, f: Feedback): Ack | undefined {
+  const confirmed = (f.execution === 'closed' && f.finished !== 'failure') || f.execution === 'canceled'
+  return confirmed ? { uid, status: 'CANCELLED', message: byTheDevice('canceled', f) } : undefined
 }
 
 export function createDdiController ({ store, ingest, sha1Of, now }: DdiControllerDeps) {
@@ -95,9 +105,9 @@ export function createDdiController ({ store, ingest, sha1Of, now }: DdiControll
     },
 
     /**
-     * A deployment's feedback (docs/protocols/ddi.md#feedback): closed ends the task, OK unless the result is
-     * failure; canceled and rejected end it ERROR; any other execution keeps it open and offered. False for an action
-     * that is not the system's. A feedback on an action already ended changes nothing.
+     * A deployment's feedback (docs/protocols/ddi.md#feedback-and-task-states): closed ends the task, OK unless the
+     * result is failure; canceled ends it CANCELLED, rejected ERROR; any other execution keeps it open and offered.
+     * False for an action that is not the system's. A feedback on an action already ended changes nothing.
      */
     async feedback (session: DeviceSession, id: number, f: Feedback): Promise<boolean> {
       const a = await store.action(session.systemUid, id)
@@ -109,18 +119,16 @@ export function createDdiController ({ store, ingest, sha1Of, now }: DdiControll
     },
 
     /**
-     * A cancel's feedback: closed (not failure) or canceled confirms it, and the task being cancelled ends ERROR
-     * "canceled by the device" (a device's answer ends a task being cancelled: docs/operations.md); a refusal
-     * (closed with failure, rejected) leaves the deployment going on. False for an action that is not the system's.
+     * A cancel's feedback: closed (not failure) or canceled confirms it, and the task being cancelled ends CANCELLED
+     * (a device's answer ends a task being cancelled: docs/operations.md); a refusal (closed with failure, rejected)
+     * leaves the deployment going on. False for an action that is not the system's.
      */
     async cancelFeedback (session: DeviceSession, id: number, f: Feedback): Promise<boolean> {
       const a = await store.action(session.systemUid, id)
       if (a === undefined) return false
       await store.feedback(session.systemUid, id, { execution: `cancel.${f.execution}`, details: f.details }, now())
-      const confirmed = (f.execution === 'closed' && f.finished !== 'failure') || f.execution === 'canceled'
-      if (open(a) && a.cancelling && confirmed) {
-        await answer(session, [{ uid: a.taskUid, status: 'ERROR', message: `canceled by the device${f.details === null ? '' : `: ${f.details}`}` }])
-      }
+      const ack = open(a) && a.cancelling ? cancelAckOf(a.taskUid, f) : undefined
+      if (ack !== undefined) await answer(session, [ack])
       return true
     }
   }

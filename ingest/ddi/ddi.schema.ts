@@ -48,7 +48,7 @@ export const ddiSchemas = {
   feedback: {
     tags,
     summary: 'DDI feedback',
-    description: 'hawkBit DDI: the controller reports on an action. closed ends the install task (SUCCESS, or FAILURE when the result is failure), canceled and rejected end it FAILURE, other executions keep it going.',
+    description: 'hawkBit DDI: the controller reports on an action. closed ends the install task (SUCCESS, or FAILURE when the result is failure), canceled ends it CANCELLED, rejected FAILURE, other executions keep it going. On cancelAction, closed or canceled confirms the cancel: the task is CANCELLED.',
     params: withId,
     response: { 200: ok, ...bad, ...notFound, ...refused }
   },

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../core/ports/store.js'
 import type { DeviceTasksRepository } from '../../core/ports/devices.js'
 import type { DeviceProtocol } from '../../core/domain/device-message.js'
-import type { DeviceAnswer, DeviceTask, DeviceTaskState } from '../../core/domain/device-task.js'
+import type { AnswerStatus, DeviceAnswer, DeviceTask, DeviceTaskState } from '../../core/domain/device-task.js'
 
 interface TaskRow { body: DeviceTask, created_at: number, seq: number }
 
@@ -92,7 +92,7 @@ function taskAnswers (q: Queryable): Omit<DeviceTasksRepository, 'insert' | 'tak
       })
       const out: DeviceAnswer[][] = requests.map(() => [])
       if (first.size === 0) return out
-      const { rows } = await q.query<{ uid: string, system_uid: string, operation_uid: string | null, operation_task_uid: string | null, state: 'OK' | 'ERROR', message: string | null }>(
+      const { rows } = await q.query<{ uid: string, system_uid: string, operation_uid: string | null, operation_task_uid: string | null, state: AnswerStatus, message: string | null }>(
         `UPDATE device_tasks t SET state = v.state, message = v.message, acked_at = $1
          FROM jsonb_to_recordset($2::jsonb) AS v(uid text, system_uid text, state text, message text)
          WHERE t.uid = v.uid AND t.system_uid = v.system_uid AND t.state IN ('PENDING', 'SENT')
@@ -114,12 +114,14 @@ function taskAnswers (q: Queryable): Omit<DeviceTasksRepository, 'insert' | 'tak
       return rows.map((r) => r.uid)
     },
     async unheard (ackedBefore = Number.MAX_SAFE_INTEGER) {
-      const { rows } = await q.query<{ uid: string, system_uid: string, operation_uid: string, operation_task_uid: string, state: 'OK' | 'ERROR', message: string | null, acked_at: number }>(
+      // A CANCELLED device task of an open operation task is a device's answer: a withdrawal or a timeout ends the
+      // operation task in the same statement or transaction as its device tasks.
+      const { rows } = await q.query<{ uid: string, system_uid: string, operation_uid: string, operation_task_uid: string, state: AnswerStatus, message: string | null, acked_at: number }>(
         `SELECT d.uid, d.system_uid, d.operation_uid, d.operation_task_uid, d.state, d.message, d.acked_at
          FROM (SELECT DISTINCT ON (operation_task_uid) * FROM device_tasks
                WHERE operation_task_uid IN (SELECT uid FROM operation_tasks WHERE state IN ('IN_PROGRESS', 'BEING_CANCELLED'))
                ORDER BY operation_task_uid, created_at DESC, uid DESC) d
-         WHERE d.state IN ('OK', 'ERROR') AND d.acked_at < $1`, [ackedBefore])
+         WHERE d.state IN ('OK', 'ERROR', 'CANCELLED') AND d.acked_at < $1`, [ackedBefore])
       return rows.map((r): DeviceAnswer => ({
         taskUid: r.uid, systemUid: r.system_uid, operationUid: r.operation_uid, operationTaskUid: r.operation_task_uid, status: r.state, message: r.message, at: Number(r.acked_at)
       }))

@@ -12,12 +12,12 @@ import { planOf, type RolloutPlan } from '../rollout.js'
 import { STORE_RETRY, type EngineContext } from './context.js'
 import type { EngineLifecycle } from './lifecycle.js'
 import type { EngineRollouts } from './rollouts.js'
-import { defaultAnswer, failure, succeeded } from './outcomes.js'
+import { cancelledByDevice, defaultAnswer, failure, succeeded } from './outcomes.js'
 
 export interface EngineAnswers {
   /**
    * Devices answered device tasks (docs/devices.md: OK → SUCCESS, ERROR → FAILURE with the device's
-   * message; a task being cancelled takes what the device answers). An answer to a task already ended (timed out,
+   * message, CANCELLED → CANCELLED; a task being cancelled takes what the device answers). An answer to a task already ended (timed out,
    * cancelled before delivery) changes nothing. The rollout of each operation answered is judged once the answers
    * are in: its stop, or the run of the wave the successes opened.
    */
@@ -63,6 +63,11 @@ async function answerBatch ({ deps, clock }: EngineContext, tx: Repositories, op
     const task = tasks.get(answer.operationTaskUid as string)
     // One answer per task and batch: a later one (a chained device task) comes in a later call.
     if (task === undefined || results.some((r) => r.uid === task.uid) || !open(task)) continue
+    // Handlers read OK or ERROR; a cancel the device reports ends the task before any of them is asked.
+    if (answer.status === 'CANCELLED') {
+      results.push(cancelledByDevice(task))
+      continue
+    }
     try {
       const outcome = answered === undefined
         ? defaultAnswer(answer)

@@ -15,6 +15,14 @@ export function defaultAnswer (answer: DeviceAnswer): TaskOutcome {
   throw new FleetError(DEVICE_ERROR, answer.message === null ? [] : [answer.message])
 }
 
+/**
+ * A device that answers it cancelled the task (docs/protocols/ddi.md#feedback-and-task-states): CANCELLED, whether the
+ * operation was cancelling it or the device gave it up itself. No handler decides it: nothing was carried out.
+ */
+export function cancelledByDevice (task: Task): TaskResult {
+  return { uid: task.uid, state: 'CANCELLED' }
+}
+
 /** The task's new state, and the delivery its device tasks wait for. */
 export function succeeded (task: Task, o: TaskOutcome, deliveries: DispatchRequest[]): TaskResult {
   if (o.state === 'IN_PROGRESS' && o.deliver !== undefined) deliveries.push(o.deliver)

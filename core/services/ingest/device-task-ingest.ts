@@ -3,7 +3,7 @@
 import type { Clock, UnitOfWork } from '../../ports/store.js'
 import type { Logger } from '../../logger.js'
 import type { DeviceProtocol } from '../../domain/device-message.js'
-import type { DeviceAnswer, DeviceTask } from '../../domain/device-task.js'
+import type { AnswerStatus, DeviceAnswer, DeviceTask } from '../../domain/device-task.js'
 import type { DeviceAnswers } from '../../ports/devices.js'
 import { isStoreUnavailable, retryWhileUnavailable, type RetryOptions } from '../../store-errors.js'
 import { createGroupCommit } from './group-commit.js'
@@ -13,7 +13,7 @@ import type { DerivedState } from './derived-state.js'
 interface AckItem {
   systemUid: string
   protocol: DeviceProtocol
-  acks: ReadonlyArray<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>
+  acks: ReadonlyArray<{ uid: string, status: AnswerStatus, message: string | null }>
   answers: DeviceAnswer[]
 }
 
@@ -84,7 +84,7 @@ export function createDeviceTaskIngest ({ inTransaction, clock, log, storeRetry,
      * recovery or timeout sweep. The same holds for a process that stops between the commit and this call, and for
      * a commit whose answer was lost and written again (the retry closes nothing the first try closed).
      */
-    async acceptAcks (systemUid: string, protocol: DeviceProtocol, acks: ReadonlyArray<{ uid: string, status: 'OK' | 'ERROR', message: string | null }>): Promise<DeviceAnswer[]> {
+    async acceptAcks (systemUid: string, protocol: DeviceProtocol, acks: ReadonlyArray<{ uid: string, status: AnswerStatus, message: string | null }>): Promise<DeviceAnswer[]> {
       const item: AckItem = { systemUid, protocol, acks, answers: [] }
       await ackCommits.submit(item)
       return item.answers

@@ -29,7 +29,7 @@ export function createTaskWrites (q: Queryable): TaskWrites {
       if (results.length === 0) return
       await q.query(
         `UPDATE operation_tasks t SET state = v.state, error_code = v.code, error_message = v.message,
-           start_date = coalesce(t.start_date, $1), end_date = CASE WHEN v.state IN ('SUCCESS', 'FAILURE') THEN $1 ELSE NULL END,
+           start_date = coalesce(t.start_date, $1), end_date = CASE WHEN v.state IN ('SUCCESS', 'FAILURE', 'CANCELLED') THEN $1 ELSE NULL END,
            params = coalesce(v.params, t.params), system_uid = coalesce(v.system_uid, t.system_uid),
            system_name = CASE WHEN v.system_uid IS NULL THEN t.system_name ELSE v.system_name END
          FROM jsonb_to_recordset($2::jsonb) AS v(uid text, state text, code text, message text, params jsonb, system_uid text, system_name text)

@@ -94,8 +94,8 @@ describe('cancel', () => {
     expect((await taskState(stack, inst.taskUid))?.state).toBe('SENT')
 
     expect((await ddi(stack, c, 'POST', `${cancel?.path}/feedback`, { body: feedback('closed', 'success') })).status).toBe(200)
-    expect(await taskState(stack, inst.taskUid)).toMatchObject({ state: 'ERROR', message: 'canceled by the device' })
-    expect(await operationTask(stack, inst.taskUid)).toMatchObject({ state: 'FAILURE', errorMessage: 'canceled by the device' })
+    expect(await taskState(stack, inst.taskUid)).toMatchObject({ state: 'CANCELLED', message: 'canceled by the device' })
+    expect(await operationTask(stack, inst.taskUid)).toMatchObject({ state: 'CANCELLED', errorMessage: null })
     expect((await ddi(stack, c, 'GET')).body._links).toBeUndefined()
   })
 

@@ -81,7 +81,7 @@ describe('deployment and feedback', () => {
     expect((await taskState(stack, inst.taskUid))?.state).toBe('OK')
   })
 
-  it('closed with failure ends the task ERROR with the details; canceled and rejected end it ERROR too', async () => {
+  it('closed with failure ends the task ERROR with the details; rejected ends it ERROR, canceled CANCELLED', async () => {
     const d = await createDevice(stack)
     const c = controllerOf(stack, d)
     const failed = await insertInstall(stack, d.uid)
@@ -93,7 +93,12 @@ describe('deployment and feedback', () => {
     const second = linkOf(await ddi(stack, c, 'GET'), 'deploymentBase')
     expect(second?.id).not.toBe(first?.id)
     await ddi(stack, c, 'POST', `${second?.path}/feedback`, { body: feedback('canceled', 'none', ['user said no']) })
-    expect(await taskState(stack, canceled.taskUid)).toMatchObject({ state: 'ERROR', message: 'canceled by the device: user said no' })
+    expect(await taskState(stack, canceled.taskUid)).toMatchObject({ state: 'CANCELLED', message: 'canceled by the device: user said no' })
+
+    const rejected = await insertInstall(stack, d.uid)
+    const third = linkOf(await ddi(stack, c, 'GET'), 'deploymentBase')
+    await ddi(stack, c, 'POST', `${third?.path}/feedback`, { body: feedback('rejected', 'none', ['no space left']) })
+    expect(await taskState(stack, rejected.taskUid)).toMatchObject({ state: 'ERROR', message: 'rejected by the device: no space left' })
   })
 
   it('a binary whose bytes are gone ends its task ERROR rather than being described with other hashes', async () => {
