@@ -21,6 +21,9 @@ describe('loadConfig', () => {
       HTTP_HOST: '0.0.0.0',
       DATA_DIR: './data',
       DATABASE_URL: undefined,
+      ARTIFACT_STORE: 'files',
+      PUBLIC_URL: undefined,
+      APPLICATION_RELEASE_MAX_BYTES: 512 * 1024 * 1024,
       REDIS_URL: undefined,
       LOG_LEVEL: 'info',
       LOG_FORMAT: 'json',
@@ -94,6 +97,13 @@ describe('loadConfig', () => {
   it('reads FLEET_ROLES as a subset of api, ingest, worker in that order, and refuses anything else naming the variable', () => {
     expect(loadConfig({ FLEET_ROLES: 'worker, API' }).FLEET_ROLES).toEqual(['api', 'worker'])
     for (const bad of [',', 'api,broker', 'all']) expect(configError({ FLEET_ROLES: bad }).variable).toBe('FLEET_ROLES')
+  })
+
+  it('keeps artifacts in files on the embedded store and in the database with DATABASE_URL, unless ARTIFACT_STORE says', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/fleet' }).ARTIFACT_STORE).toBe('database')
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/fleet', ARTIFACT_STORE: 'files' }).ARTIFACT_STORE).toBe('files')
+    expect(loadConfig({ ARTIFACT_STORE: 'database' }).ARTIFACT_STORE).toBe('database')
+    for (const bad of ['s3', 'File']) expect(configError({ ARTIFACT_STORE: bad }).variable).toBe('ARTIFACT_STORE')
   })
 
   it('reads FLEET_NODE_ID as a client id part, and refuses anything else naming the variable', () => {
