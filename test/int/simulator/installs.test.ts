@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deviceIdentity, newRunTag } from '../../../simulator/devices/identity.js'
 import type { SimulatedDevice } from '../../../simulator/devices/simulated-device.js'
 import { INSTALL_FAILURE_MESSAGE, type SoftwareOptions } from '../../../simulator/devices/software.js'
-import { addDevice, genericApplication, type FleetProtocol } from '../../../simulator/fleet.js'
+import { addDevice, genericApplication, startFleet, type FleetProtocol } from '../../../simulator/fleet.js'
 import { connectApi, type ApiClient } from '../../../simulator/provision.js'
 import { storedMessages } from '../../../simulator/verify.js'
 import { eventually } from '../../helpers/eventually.js'
@@ -22,6 +22,7 @@ let api: ApiClient
 const run = newRunTag()
 let n = 0
 const devices: SimulatedDevice[] = []
+const closing: Array<() => Promise<void>> = []
 const generic: Partial<Record<FleetProtocol, string>> = {}
 
 beforeAll(async () => {
@@ -33,6 +34,7 @@ beforeAll(async () => {
   }
 }, 120_000)
 afterAll(async () => {
+  for (const close of closing) await close().catch(() => {})
   for (const d of devices) await d.close().catch(() => {})
   await stack?.close()
 })
@@ -95,6 +97,34 @@ describe('simulated devices install a released package', { timeout: 90_000 }, ()
     expect(await allTasks(stack, uid)).toMatchObject([{ state: 'FAILURE', error: { code: 'operation.device.error', message: INSTALL_FAILURE_MESSAGE } }])
     expect(await applicationsOf(stack, d.systemUid)).toEqual([generic.mqtt])
     expect(d.model.applications.list()).toEqual([])
+  })
+})
+
+describe('a fleet', { timeout: 90_000 }, () => {
+  it('--update-failure-rate 0.5 over 4 devices: devices 1 and 3 fail their installs, 2 and 4 install, one download at a time', async () => {
+    const fleet = startFleet({
+      api: { url: stack.httpUrl, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+      devices: 4,
+      protocol: 'mqtt',
+      mqttUrl: stack.mqttUrl,
+      rate: 0.001, // one message, then quiet
+      updateFailureRate: 0.5,
+      downloadConcurrency: 1
+    })
+    closing.push(async () => { await fleet.stop() })
+    await fleet.ready
+    const app = await release()
+    const uid = await started(postSoftware(stack, 'install', { application: app.uid, systems: { uids: fleet.devices.map((d) => d.systemUid) } }))
+    await waitFinished(stack, uid, 60_000)
+    const bySystem = new Map((await allTasks(stack, uid)).map((t) => [t.system.uid, t]))
+    const outcome = fleet.devices.map((d) => ({ n: Number(d.identity.serialNumber.slice(-5)), state: bySystem.get(d.systemUid)?.state, message: bySystem.get(d.systemUid)?.error?.message ?? null }))
+    expect(outcome.sort((a, b) => a.n - b.n)).toEqual([
+      { n: 1, state: 'FAILURE', message: INSTALL_FAILURE_MESSAGE },
+      { n: 2, state: 'SUCCESS', message: null },
+      { n: 3, state: 'FAILURE', message: INSTALL_FAILURE_MESSAGE },
+      { n: 4, state: 'SUCCESS', message: null }
+    ])
+    expect(fleet.stats()).toMatchObject({ tasksAnswered: 4, tasksFailed: 2, downloading: 0, downloadsWaiting: 0 })
   })
 })
 
