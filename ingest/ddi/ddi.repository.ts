@@ -39,6 +39,11 @@ export function createDdiRepository (q: Queryable): DdiRepository {
       const r = rows[0]
       return r?.execution == null ? undefined : { execution: r.execution, details: r.details }
     },
+    async pruneEnded (endedBefore) {
+      return (await q.query(
+        `DELETE FROM ddi_actions a USING device_tasks d
+         WHERE d.uid = a.task_uid AND d.state IN ('OK', 'ERROR', 'CANCELLED') AND d.acked_at < $1`, [endedBefore])).rowCount
+    },
     async sha1 (sha256) {
       const { rows } = await q.query<{ sha1: string }>('SELECT sha1 FROM ddi_artifact_hashes WHERE sha256 = $1', [sha256])
       return rows[0]?.sha1

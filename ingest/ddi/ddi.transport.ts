@@ -11,6 +11,7 @@ import { createArtifactSha1 } from './artifact-sha1.js'
 import { createDdiAuth } from './ddi-auth.js'
 import { createDdiController } from './ddi-controller.js'
 import { createPollSleep } from './poll-sleep.js'
+import { createActionPrune } from './action-prune.js'
 import ddiRoutes from './ddi.routes.js'
 
 export async function ddiTransport (deps: ProtocolDeps & { artifacts?: Pick<ArtifactStore, 'open'> }, store: DdiRepository): Promise<DeviceTransport> {
@@ -24,6 +25,7 @@ export async function ddiTransport (deps: ProtocolDeps & { artifacts?: Pick<Arti
     name: 'ddi',
     protocols: ['DDI'],
     http: async (app) => { await app.register(ddiRoutes, { authenticate, controller, pipeline, limits, pollSleepS, publicUrl: deps.config.PUBLIC_URL }) },
+    jobs: { 'ddi.prune': createActionPrune({ store, now: deps.now, log: deps.log }) },
     connected: () => false,
     connections: () => [],
     close: async () => {}
