@@ -205,8 +205,8 @@ function counting (s: FleetStats, outer: DeviceEvents | undefined): { events: De
 }
 
 /** What device n does with software: the fleet's download limiter and cut rate, and whether it fails its installs. */
-export function softwareOf (n: number, opts: Pick<FleetOptions, 'updateFailureRate' | 'downloadCutRate'>, limiter: Limiter): SoftwareOptions {
-  return { failsInstalls: failsTasks(n, opts.updateFailureRate ?? 0), download: { limiter, cutRate: opts.downloadCutRate ?? 0 } }
+export function softwareOf (n: number, opts: Pick<FleetOptions, 'updateFailureRate' | 'downloadCutRate'>, limiter: Limiter, signal?: AbortSignal): SoftwareOptions {
+  return { failsInstalls: failsTasks(n, opts.updateFailureRate ?? 0), download: { limiter, cutRate: opts.downloadCutRate ?? 0, ...(signal === undefined ? {} : { signal }) } }
 }
 
 /** Registers and connects the fleet's devices, `concurrency` at a time, handing each to `added`. */
@@ -221,7 +221,7 @@ async function registerFleet (opts: FleetOptions, run: string, events: DeviceEve
       events,
       applicationUid,
       failsTasks: failsTasks(n, opts.failureRate ?? 0),
-      software: softwareOf(n, opts, limiter),
+      software: softwareOf(n, opts, limiter, signal), // stop() ends the downloads: the run does not wait for them
       ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs })
     }).catch((err: unknown) => {
       if (s.errors === 0) opts.onStartFailure?.(err as Error)

@@ -11,7 +11,7 @@ import type { DeviceTransport } from '../transports/transport.js'
 import type { DeviceModel } from './device-model.js'
 import type { DeviceIdentity } from './identity.js'
 import { ACTIONS } from './settings.js'
-import { isSoftwareTask, runSoftwareTask, type SoftwareOptions } from './software.js'
+import { isSoftwareTask, runSoftwareTask, SoftwareStopped, type SoftwareOptions } from './software.js'
 
 export interface DeviceEvents {
   /** A data message was acknowledged by the service. */
@@ -179,7 +179,7 @@ export function createSimulatedDevice (init: SimulatedDeviceInit): SimulatedDevi
   const answerAll = taskAnswers(transport, async (task, flush) => await runTask(task, context, flush), (task, ack) => { events.onTask?.(self, task, ack) })
   transport.onTasks((tasks) => {
     answering = answering.then(async () => { await answerAll(tasks) })
-      .catch((err: unknown) => { events.onError?.(self, err) })
+      .catch((err: unknown) => { if (!(err instanceof SoftwareStopped)) events.onError?.(self, err) })
   })
 
   const self: SimulatedDevice = {

@@ -21,8 +21,23 @@ export type DeviceAck = Ack & { readonly code?: number }
 export interface SoftwareOptions {
   /** Fail every install once downloaded (the failing share of `--update-failure-rate`). */
   failsInstalls?: boolean
-  /** How downloads go: the fleet's limiter, tries, the cut rate. */
-  download?: Omit<DownloadOptions, 'sink' | 'signal'>
+  /** How downloads go: the fleet's limiter, tries, the cut rate, and the fleet's stop (its signal). */
+  download?: Omit<DownloadOptions, 'sink'>
+}
+
+/**
+ * Thrown instead of an answer when the fleet stops during a download: a device switched off mid-download answers
+ * nothing, and the service keeps the task for its next connection (or its timeout).
+ */
+export class SoftwareStopped extends Error {
+  constructor () { super('stopped during a download'); this.name = 'SoftwareStopped' }
+}
+
+/** The download's result; @throws SoftwareStopped when the fleet stopped meanwhile */
+async function fetched (url: string, o: SoftwareOptions, sink?: DownloadOptions['sink']): Promise<Awaited<ReturnType<typeof download>>> {
+  const got = await download(url, { ...o.download, ...(sink === undefined ? {} : { sink }) })
+  if (!got.ok && o.download?.signal?.aborted === true) throw new SoftwareStopped()
+  return got
 }
 
 export const INSTALL_FAILURE_MESSAGE = 'simulated install failure: this device fails its installs (update failure rate)'
@@ -50,7 +65,7 @@ const error = (task: Task, message: string, code?: number): DeviceAck =>
 const taggedSha256 = (etag: string | undefined): string | undefined => /^"([0-9a-f]{64})"$/.exec(etag ?? '')?.[1]
 
 async function swinstall (task: Task & { swinstall: { type: string, revision: string, url: string } }, apps: InstalledApplications, o: SoftwareOptions): Promise<DeviceAck> {
-  const got = await download(task.swinstall.url, o.download)
+  const got = await fetched(task.swinstall.url, o)
   if (!got.ok) return error(task, got.message)
   const tagged = taggedSha256(got.etag)
   if (tagged !== undefined && tagged !== got.sha256) return error(task, `SHA-256 mismatch: the bytes' is ${got.sha256}, the link's ETag says ${tagged}`)
@@ -65,7 +80,7 @@ async function softwareUpdate (task: Task, params: Record<string, JsonValue>, ap
   const url = text(params.url)
   if (url === undefined) return error(task, 'SoftwareUpdate without a url', UPDATE_CODES.invalidUpdate)
   const reader = updatePackageReader()
-  const got = await download(url, { ...o.download, sink: reader })
+  const got = await fetched(url, o, reader)
   if (!got.ok) return error(task, got.message, UPDATE_CODES.retriesExhausted)
   const signature = text(params.signature)?.toLowerCase()
   if (signature !== undefined && signature !== got.md5) return error(task, `the package's MD5 is ${got.md5}, the signature ${signature}`, UPDATE_CODES.md5Mismatch)
@@ -84,7 +99,7 @@ const isRecord = (v: JsonValue | undefined): v is Record<string, JsonValue> => t
 /** One artifact of a deployment fetched and checked; the reason it is not, otherwise. */
 async function artifact (a: Record<string, JsonValue>, o: SoftwareOptions): Promise<string | undefined> {
   const name = text(a.filename) ?? '?'
-  const got = await download(text(a.url) ?? '', o.download)
+  const got = await fetched(text(a.url) ?? '', o)
   if (!got.ok) return `${name}: ${got.message}`
   if (typeof a.size === 'number' && a.size >= 0 && got.size !== a.size) return `${name}: ${got.size} bytes, the deployment says ${a.size}`
   if (got.sha256 !== text(a.sha256)?.toLowerCase()) return `${name}: SHA-256 mismatch: the bytes' is ${got.sha256}, the deployment's ${text(a.sha256) ?? 'none'}`

@@ -8,7 +8,8 @@ import { createDeviceModel } from '../../../simulator/devices/device-model.js'
 import { deviceIdentity } from '../../../simulator/devices/identity.js'
 import { installedApplications } from '../../../simulator/devices/installed.js'
 import { createSimulatedDevice } from '../../../simulator/devices/simulated-device.js'
-import { DDI_DEPLOYMENT, INSTALL_FAILURE_MESSAGE, runSoftwareTask, type SoftwareOptions } from '../../../simulator/devices/software.js'
+import { DDI_DEPLOYMENT, INSTALL_FAILURE_MESSAGE, runSoftwareTask, SoftwareStopped, type SoftwareOptions } from '../../../simulator/devices/software.js'
+import { eventually } from '../../helpers/eventually.js'
 import type { DeviceTransport } from '../../../simulator/transports/transport.js'
 import { closedPort } from '../../helpers/http-receiver.js'
 import { updatePackage } from '../../unit/simulator/tar.js'
@@ -84,6 +85,18 @@ describe('MQTT and REST swinstall', () => {
     await d.idle()
     expect(sent).toEqual([[{ uid: 'w', status: 'OK', message: null }], [{ uid: 'i', status: 'OK', message: null }]])
     expect(model.applications.list()).toEqual([{ type: 'greenhouse', revision: '2.1', running: true }])
+  })
+})
+
+describe('a fleet stopping', () => {
+  it('ends a download in flight: the install answers nothing (SoftwareStopped), as a device switched off', async () => {
+    const held = await packageServer(pkg, { hold: new Promise(() => {}) })
+    servers.push(held)
+    const stop = new AbortController()
+    const running = runSoftwareTask({ ...head(), swinstall: { type: 'a', revision: '1', url: held.url } }, installedApplications(), { download: { retryDelayMs: 0, signal: stop.signal } })
+    await eventually(() => held.requests.some((r) => r.method === 'GET'), 5000, 'the GET held at the server')
+    stop.abort()
+    await expect(running).rejects.toBeInstanceOf(SoftwareStopped)
   })
 })
 
