@@ -12,7 +12,7 @@ export const OperationListQuery = Type.Object({
   uid: Type.Optional(listParam('Operations with these uids')),
   states: Type.Optional(listParam('Operation state', OPERATION_STATES)),
   operationTypes: Type.Optional(listParam('Kind of operation', OPERATION_TYPES)),
-  entities: Type.Optional(listParam('What the operation works on', ['SYSTEM'])),
+  entities: Type.Optional(listParam('What the operation works on: SYSTEM, or APPLICATION (release, publish)', ['SYSTEM', 'APPLICATION'])),
   target: Type.Optional(Type.String({ description: 'uid of a system: operations on that system alone (export)' })),
   user: Type.Optional(Type.String({ description: 'E-mail of the user who created the operation' })),
   createdAfter: Type.Optional(EpochTimeInt({ description: 'Created at or after this time (epoch ms; seconds and microseconds are converted)' })),

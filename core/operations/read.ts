@@ -3,7 +3,7 @@ import type { Repositories, Found } from '../ports/repositories.js'
 import type { CompanyAccess } from '../services/access.js'
 import type { Engine } from './engine.js'
 import { list, page, toMillis } from '../domain/lists.js'
-import { operationView, taskView, type Operation } from '../domain/operation.js'
+import { OPERATION_TYPES, operationEntity, operationView, taskView, type Operation } from '../domain/operation.js'
 import { OPERATION_RIGHTS } from './rights.js'
 import { planOf } from './rollout.js'
 import { rolloutView } from './rollout-view.js'
@@ -35,6 +35,17 @@ async function views (repos: Pick<Repositories, 'operations'>, ops: Operation[])
   })
 }
 
+/**
+ * The operation types a list may hold: an operation's entity follows from its type (SYSTEM, or APPLICATION for
+ * release and publish: docs/operations.md#bulk-operations), so `entities` narrows `operationTypes`; an entity no
+ * type has (USER) leaves none. Undefined when neither filter is given.
+ */
+function typesOf (entities: string[] | undefined, types: string[] | undefined): string[] | undefined {
+  if (entities === undefined) return types
+  const ofEntities: string[] = OPERATION_TYPES.filter((t) => entities.includes(operationEntity(t)))
+  return types === undefined ? ofEntities : types.filter((t) => ofEntities.includes(t))
+}
+
 /** GET /api/v1/operations and friends (docs/operations.md#bulk-operations). */
 export function createOperationsReader (repos: Pick<Repositories, 'operations'>, engine: Engine) {
   async function load (access: CompanyAccess, uid: string): Promise<Operation> {
@@ -46,12 +57,12 @@ export function createOperationsReader (repos: Pick<Repositories, 'operations'>,
   /** Paginated, newest first; filters uid, states, operationTypes, entities, target, user, createdAfter/Before. */
   async function find (access: CompanyAccess, q: OperationListQuery): Promise<Found<View> & { size: number, offset: number }> {
     const p = page(q.offset, q.size)
-    const entities = list(q.entities)
-    if (entities !== undefined && !entities.includes('SYSTEM')) return { items: [], count: 0, size: 0, offset: p.offset }
+    const operationTypes = typesOf(list(q.entities), list(q.operationTypes))
+    if (operationTypes?.length === 0) return { items: [], count: 0, size: 0, offset: p.offset }
     const found = await repos.operations.list(access.company.uid, {
       uid: list(q.uid),
       states: list(q.states),
-      operationTypes: list(q.operationTypes),
+      operationTypes,
       target: q.target,
       user: q.user,
       createdAfter: q.createdAfter === undefined ? undefined : toMillis(q.createdAfter),
