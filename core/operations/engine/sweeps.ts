@@ -7,10 +7,16 @@ import type { EngineNotifications } from './notifications.js'
 
 // How old a committed device answer must be before the timeout sweep hands it to the engine (see sweepTimeouts).
 const UNHEARD_AFTER_MS = 10_000
+// How often the timeout sweep removes expired download links: a link past its expiry already answers 404
+// (docs/packages.md#downloads), so the rows only need not pile up; once a minute spares the store a scan every sweep.
+export const EXPIRED_LINKS_EVERY_MS = 60_000
 
 export interface EngineSweeps {
-  /** Fails tasks still open at their operation's timeoutDate (docs/operations.md#bulk-operations: operation.timeout).
-  */
+  /**
+   * Fails tasks still open at their operation's timeoutDate (docs/operations.md#bulk-operations: operation.timeout),
+   * and, at most once every EXPIRED_LINKS_EVERY_MS, removes the download links past their expiry (an install
+   * link expires at its operation's timeout: docs/packages.md#downloads).
+   */
   sweepTimeouts: () => Promise<void>
   /**
    * After a restart: every unfinished operation is looked at again (idempotent job ids make this safe), and the
@@ -24,6 +30,14 @@ export function createSweeps (ctx: EngineContext, lifecycle: EngineLifecycle, an
   const { finishIfDone, kick } = lifecycle
   const { deviceAnswered, recheckReported } = answers
 
+  let linksSweptAt: number | undefined
+  async function removeExpiredLinks (): Promise<void> {
+    const now = clock.now()
+    if (linksSweptAt !== undefined && now - linksSweptAt < EXPIRED_LINKS_EVERY_MS) return
+    linksSweptAt = now
+    await repos.packageDownloads.removeExpired(now)
+  }
+
   async function sweepTimeouts (): Promise<void> {
     // Answers committed by a process that died before telling the engine (in a cluster, an ingest process: no restart
     // of a worker runs recover() for it). Old enough that the process that committed them is not about to.
@@ -34,6 +48,7 @@ export function createSweeps (ctx: EngineContext, lifecycle: EngineLifecycle, an
       if (op !== undefined && !op.resolved) await repos.operations.setResolved(uid)
       await finishIfDone(uid)
     }
+    await removeExpiredLinks()
   }
 
   async function recover (): Promise<void> {
