@@ -1,9 +1,8 @@
 // A released application's life (docs/packages.md#release-and-publish): released once per type and revision, published,
-// deleted with the bytes no other application uses, kept while an open operation names it, and the company's alone.
+// deleted with the bytes no other application uses, and the company's alone (kept while in use: application-in-use.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, type TestUser } from '../../helpers/factories.js'
-import { newUid } from '../../../core/security/secrets.js'
 import { applicationsOfType, binaryBytes, finished, greenhousePackage, release, sha256 } from './release-helpers.js'
 import type { Json } from '../../helpers/operations.js'
 
@@ -85,22 +84,6 @@ describe('delete', () => {
     expect(await stack.ctx.artifacts.stat(ownKey)).toBeDefined()
     expect((await remove(own.uid as string)).statusCode).toBe(200)
     expect(await stack.ctx.artifacts.stat(ownKey)).toBeUndefined()
-  })
-
-  it('refuses while an operation not finished names it (application.in.use), and deletes once it finished', async () => {
-    const app = await released('delete.in-use')
-    // An install operation as the engine stores it: the application in its parameters, IN_PROGRESS.
-    const op = newUid()
-    await stack.db.query(
-      `INSERT INTO operations (uid, company_uid, type, state, created_at, start_date, timeout_date, parameters)
-       VALUES ($1, $2, 'SYSTEM_INSTALL_APPLICATION', 'IN_PROGRESS', 1, 1, 9999999999999, $3::jsonb)`, [op, stack.companyUid, JSON.stringify({ application: app.uid })])
-    const refused = await remove(app.uid as string)
-    expect(refused.statusCode).toBe(400)
-    expect(refused.json()).toMatchObject({ error: 'application.in.use', errorParameters: [app.uid, '1 operation(s) in progress name it'] })
-    expect((await get(app.uid as string)).statusCode).toBe(200)
-    expect(await stack.ctx.artifacts.stat((app.binaries as Json[])[0]?.sha256 as string)).toBeDefined()
-    await stack.db.query('UPDATE operations SET state = \'FINISHED\', end_date = 2 WHERE uid = $1', [op])
-    expect((await remove(app.uid as string)).statusCode).toBe(200)
   })
 
   it('another company cannot see or delete the company\'s application; nobody deletes a public one', async () => {
