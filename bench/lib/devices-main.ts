@@ -8,7 +8,8 @@ import type { Ack, Task } from '../../protocols/airvantage/index.js'
 import { createDeviceModel } from '../../simulator/devices/device-model.js'
 import type { DeviceIdentity } from '../../simulator/devices/identity.js'
 import { createSimulatedDevice, type DeviceEvents, type SimulatedDevice } from '../../simulator/devices/simulated-device.js'
-import { openTransport } from '../../simulator/fleet.js'
+import { createLimiter, DEFAULT_DOWNLOADS } from '../../simulator/devices/limiter.js'
+import { openTransport, softwareOf } from '../../simulator/fleet.js'
 import type { MqttDevice } from '../../simulator/transports/mqtt.js'
 import type { DeviceTransport } from '../../simulator/transports/transport.js'
 import type { DevicesRequest, DevicesMessage, DevicesStats } from './devices-process.js'
@@ -42,6 +43,9 @@ async function link (id: DeviceIdentity, req: Extract<DevicesRequest, { type: 's
   return await connectLeanMqttDevice({ url: req.mqttUrl, username: id.serialNumber, password: id.mqttPassword })
 }
 
+/** The downloads of every device of the process share one limiter, as the simulator's fleet does. */
+let limiter = createLimiter(DEFAULT_DOWNLOADS)
+
 const isGone = (t: DeviceTransport): boolean => 'gone' in t && (t as LeanMqttDevice).gone
 const isUp = (t: DeviceTransport): boolean => 'client' in t ? (t as MqttDevice).client.connected : (t as LeanMqttDevice).connected
 
@@ -51,7 +55,8 @@ async function connectOne (i: number, req: Extract<DevicesRequest, { type: 'star
   for (let attempt = 1; ; attempt++) {
     try {
       const transport = await link(id, req)
-      devices.push(createSimulatedDevice({ identity: id, systemUid: '', transport, model: createDeviceModel(), events, rebootMs: req.rebootMs }))
+      const software = softwareOf(i, { updateFailureRate: req.software?.updateFailureRate ?? 0 }, limiter)
+      devices.push(createSimulatedDevice({ identity: id, systemUid: '', transport, model: createDeviceModel(), events, rebootMs: req.rebootMs, software }))
       return
     } catch (err) {
       if (attempt >= 5) { counts.connectFailures++; counts.lastError = (err as Error).message; return }
@@ -102,6 +107,7 @@ function stats (setting?: { key: string, value: unknown }): DevicesStats {
 
 process.on('message', (m: DevicesRequest) => {
   if (m.type === 'start') {
+    if (m.software !== undefined) limiter = createLimiter(m.software.downloadConcurrency)
     connectAll(m).catch((err: unknown) => { console.error('devices:', err); process.exit(1) })
   } else if (m.type === 'stats') {
     send({ type: 'stats', stats: stats(m.setting) })

@@ -6,8 +6,16 @@ import { fileURLToPath } from 'node:url'
 /** lean: bench/lib/lean-mqtt-device.ts; mqtt.js: the simulator's own link (simulator/transports/mqtt.ts). */
 export type DevicesClient = 'lean' | 'mqtt.js'
 
+/** How the devices carry out software installs (simulator/fleet.ts softwareOf): the failing share, downloads at once. */
+export interface DevicesSoftware {
+  /** Share (0..1) of the devices that download and check, then fail the install (`--update-failure-rate`). */
+  updateFailureRate: number
+  /** Downloads in flight at once across the process (`--download-concurrency`). */
+  downloadConcurrency: number
+}
+
 export type DevicesRequest =
-  | { type: 'start', mqttUrl: string, devices: number, password: string, perSecond: number, rebootMs: number, client: DevicesClient }
+  | { type: 'start', mqttUrl: string, devices: number, password: string, perSecond: number, rebootMs: number, client: DevicesClient, software?: DevicesSoftware }
   | { type: 'stats', setting?: { key: string, value: unknown } }
   | { type: 'close' }
 
