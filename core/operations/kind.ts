@@ -11,6 +11,11 @@ import type { SoftwareDeps } from './device/software-handler.js'
 export interface HandlerDeps {
   /** The download links of install tasks (core/services/packages); absent, their tasks cannot run. */
   software?: SoftwareDeps
+  /**
+   * Removes the stored binaries of these keys that no application references, once the caller's transaction is over,
+   * without waiting (a release that lost to another of its type and revision); absent, they stay.
+   */
+  dropUnreferenced?: (keys: readonly string[]) => void
 }
 
 export interface OperationRoute<S extends TSchema> {

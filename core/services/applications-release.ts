@@ -7,6 +7,7 @@ import { ArtifactTooLarge, type ArtifactStore } from '../ports/artifacts.js'
 import type { ApplicationsRepository } from '../ports/applications.js'
 import type { PreparedRelease, ReleasedApplication } from '../operations/kinds/release.js'
 import type { ReceivedZip } from './applications-upload.js'
+import type { Logger } from '../logger.js'
 
 /** The package reader's answer (protocols/app-package/, given by the composition root: core reads no ZIP itself). */
 export interface OpenedPackage {
@@ -70,9 +71,22 @@ async function storeBinaries (deps: ReleaseDeps, models: readonly ReleasedModel[
 }
 
 /** Removes the artifacts this release stored that no application uses (a failed release leaves nothing behind). */
-async function dropUnused (deps: ReleaseDeps, keys: ReadonlySet<string>): Promise<void> {
+export async function dropUnused (deps: Pick<ReleaseDeps, 'applications' | 'artifacts'>, keys: ReadonlySet<string>): Promise<void> {
   const used = await deps.applications.artifactsInUse([...keys])
   for (const key of keys) if (!used.has(key)) await deps.artifacts.delete(key)
+}
+
+/**
+ * For a release task that lost to another release of its type and revision (core/operations/kinds/release.ts): its
+ * binaries that no application references are removed, out of the task's transaction and without holding the task
+ * (on the embedded store the statements queue behind that transaction; on PostgreSQL they read only committed
+ * applications, and the failed task adds none). A failure is logged: the bytes then stay unreferenced.
+ */
+export function unreferencedDropper (deps: Pick<ReleaseDeps, 'applications' | 'artifacts'>, log: Pick<Logger, 'warn'>): (keys: readonly string[]) => void {
+  return (keys) => {
+    if (keys.length === 0) return
+    dropUnused(deps, new Set(keys)).catch((err: unknown) => { log.warn({ err, keys }, 'binaries of a failed release not removed') })
+  }
 }
 
 /** Reads the received package, checks it and stores its binaries: what the release operation creates, or its failure. */

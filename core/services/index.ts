@@ -11,7 +11,7 @@ import { createSeedService } from './seed.service.js'
 import { createSystemsService } from './systems/systems.service.js'
 import { createApplicationsService } from './applications.service.js'
 import { createApplicationPackagesService } from './applications-packages.service.js'
-import type { PackageOpener } from './applications-release.js'
+import { unreferencedDropper, type PackageOpener } from './applications-release.js'
 import { createTemplatesService } from './templates.service.js'
 import { createPartsService } from './parts.service.js'
 import { createDevicesService } from './ingest/devices.service.js'
@@ -72,7 +72,10 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
   const progress = events === undefined ? undefined : createOperationProgress({ operations: repos.operations, events, log })
   const downloads = createDownloadLinks({ downloads: repos.packageDownloads, publicUrl: config.PUBLIC_URL, httpHost: config.HTTP_HOST, httpPort: config.HTTP_PORT, now: clock.now, log, metrics })
   // An install task's links are written in its chunk's transaction: they go if the task is rolled back.
-  const handlerDeps = { software: { link: async (tx: Repositories, req: DownloadLinkInput) => await downloads.link(req, tx.packageDownloads) } }
+  const handlerDeps = {
+    software: { link: async (tx: Repositories, req: DownloadLinkInput) => await downloads.link(req, tx.packageDownloads) },
+    dropUnreferenced: unreferencedDropper({ applications: repos.applications, artifacts }, log)
+  }
   const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch, progress, handlerDeps })
   return {
     auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch, throttle, hashCost: config.PASSWORD_HASH_COST }),

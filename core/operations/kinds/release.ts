@@ -33,9 +33,28 @@ export async function releaseOperation (deps: OperationDeps, caller: Caller, pre
   return await launch(deps, op, [{ systemUid: '', systemName: null, params }])
 }
 
+type ReleaseTaskParams = { applications?: ReleasedApplication[], error?: ReleaseError } | null
+
+/** The artifact keys of the binaries a release task carries. */
+const keysOf = (params: ReleaseTaskParams): string[] =>
+  [...new Set((params?.applications ?? []).flatMap(({ binaries }) => binaries.map((b) => b.artifact)))]
+
+/**
+ * The release task. `dropUnreferenced`: when the task fails because another release of a type and revision it holds
+ * finished first (two sent at the same moment both pass the request's check), its binaries that no application
+ * references are removed (docs/decisions/0027-release-reads-the-package-in-the-request.md); the same bytes as the
+ * winner's are the winner's artifact, and stay.
+ */
+export function releaseHandlerWith (dropUnreferenced?: (keys: readonly string[]) => void): OperationHandler {
+  return {
+    run: releaseHandler.run,
+    async failed ({ task }) { dropUnreferenced?.(keysOf(task.params as ReleaseTaskParams)) }
+  }
+}
+
 export const releaseHandler: OperationHandler = {
   async run ({ tx, op, task, now }) {
-    const params = task.params as { applications?: ReleasedApplication[], error?: ReleaseError } | null
+    const params = task.params as ReleaseTaskParams
     if (params?.error !== undefined) throw new FleetError(params.error.code, [params.error.message])
     const created: string[] = []
     for (const { model, binaries } of params?.applications ?? []) {
@@ -70,5 +89,6 @@ export const releaseKind = operationKind({
     upload: 'zip'
   },
   create: async (deps, caller, body) => await releaseOperation(deps, caller, body as PreparedRelease),
-  handler: releaseHandler
+  handler: releaseHandler,
+  bind: (deps) => releaseHandlerWith(deps.dropUnreferenced)
 })
