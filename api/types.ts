@@ -14,9 +14,19 @@ declare module 'fastify' {
     public?: boolean
     /** false: never refused by load shedding (health, readiness, metrics: api/plugins/overload.ts). */
     shed?: boolean
+    /**
+     * true: the request takes its admission place only when the handler calls req.admit(), once it has read the
+     * body (a package upload: api/plugins/overload.ts says why).
+     */
+    admitAfterBody?: boolean
   }
   interface FastifyRequest {
     actor: Actor
     access: CompanyAccess
+    /**
+     * Takes the request's admission place if it has none yet (a route with admitAfterBody), at once; throws
+     * ClientGone when its client is gone (api/plugins/overload.ts).
+     */
+    admit: () => Promise<void>
   }
 }

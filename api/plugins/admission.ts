@@ -81,7 +81,14 @@ export class Admission {
     })
   }
 
-  private admit (): Release {
+  /**
+   * A place at once, past the limit if need be, for a request that has already cost its client its wait (a package
+   * whose body was read: api/plugins/overload.ts): it is counted, so that the others wait for it, but neither refused
+   * nor judged by its service time, which is its size's, not the load's.
+   */
+  force (): Release { return this.admit(false) }
+
+  private admit (judged = true): Release {
     const seen = this.saturations
     const first = this.inFlight === 0
     const admission = ++this.admissions
@@ -96,7 +103,7 @@ export class Admission {
       const bound = this.saturations !== seen || this.line.length > 0
       this.inFlight--
       // Alone: nobody served when it started, nor let in since.
-      this.adapt(this.now() - started, bound, first && this.admissions === admission)
+      if (judged) this.adapt(this.now() - started, bound, first && this.admissions === admission)
       this.next()
     }
   }

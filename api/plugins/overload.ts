@@ -8,6 +8,13 @@
 //   waited under overload: for the store, behind every other request let in. The device routes (REST, M3DA over
 //   HTTP, MQTT over WebSocket) and the console are outside it: the device ingest has bounds of its own, and a device
 //   must not lose its place to API clients. The live stream's WebSocket is outside it too (it lasts for hours).
+//   A route with `config.admitAfterBody` (a package release: hundreds of MiB at the client's pace) takes its place
+//   only once its handler has read the body (req.admit()): a slow upload waits on its client, not on the store, and
+//   holding a place for it left the other API requests refused for as long (four 100 MiB uploads at 8 MiB/s with
+//   OVERLOAD_MAX_IN_FLIGHT=4 beside four reading clients: 225 of 232 reads refused over 15 s; once read: 42 of 1,694,
+//   while the packages were read and stored, and no upload refused). The place is then taken at once, past the limit
+//   if need be (Admission.force): the others wait for the package's reading and storing, but a package its client
+//   took minutes to send is not refused at its end (docs/packages.md#release-and-publish).
 // - Event loop delay, measured inline: how long the loop has gone without turning when the request is read. Long
 //   synchronous work (a large CSV, a big answer to serialize) holds the loop, and requests read late in such a turn
 //   have already waited that long, so they are refused and the rest of the batch costs microseconds each. A sampled
@@ -21,6 +28,11 @@ import '../types.js'
 import { Admission, type AdmissionStats, type Release } from './admission.js'
 
 export type ShedReason = 'event_loop_delay' | 'heap' | 'in_flight' | 'queue_timeout' | 'other'
+
+/** Thrown by req.admit() when the request's client went away while it sent the body: nobody to serve. */
+export class ClientGone extends Error {
+  constructor () { super('request not admitted: its client is gone') }
+}
 
 export interface OverloadOptions {
   /** Event loop delay (ms) a request may find when it is read; above it, it is shed. 0: not checked. */
@@ -75,10 +87,20 @@ export default fp(async (app: FastifyInstance, opts: OverloadOptions) => {
   const delay = opts.maxEventLoopDelayMs > 0 ? loopDelay(app) : undefined
   const admission = opts.maxInFlight > 0 ? new Admission({ maxInFlight: opts.maxInFlight, maxWaitMs: opts.maxQueueMs, targetMs: opts.targetMs }) : undefined
   const places = new WeakMap<FastifyRequest, Release>()
+  app.decorateRequest('admit', async () => {})
   app.addHook('onRequest', async (req, reply) => {
     if (exempt(req)) return
     if (delay !== undefined && delay() > opts.maxEventLoopDelayMs) return await refuse(reply, 'event_loop_delay')
     if (admission === undefined || !admitted(req)) return
+    if (req.routeOptions.config.admitAfterBody === true) {
+      req.admit = async () => {
+        if (places.has(req)) return
+        // Gone (its abort already seen): a place taken now would never be given back.
+        if (req.raw.socket.destroyed) { reply.hijack(); throw new ClientGone() }
+        places.set(req, admission.force())
+      }
+      return
+    }
     const place = await admission.enter()
     if ('refused' in place) return await refuse(reply, place.refused)
     // Its client went away while it waited: nobody to serve (no response, hence no onResponse, follows).

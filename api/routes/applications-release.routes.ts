@@ -8,6 +8,7 @@ import type { ApplicationPackagesService } from '../../core/services/application
 import { OPERATION_RIGHTS } from '../../core/operations/rights.js'
 import { CompanyQuery, errors } from '../schemas/common.schema.js'
 import { OperationRef } from '../schemas/operations.schema.js'
+import { ClientGone } from '../plugins/overload.js'
 
 export interface ApplicationReleaseRoutesOptions { operations: Pick<OperationsService, 'kinds'>, packages: ApplicationPackagesService }
 
@@ -20,7 +21,8 @@ const applicationReleaseRoutes: FastifyPluginAsync<ApplicationReleaseRoutesOptio
   for (const kind of operations.kinds) {
     if (kind.route.upload !== 'zip') continue
     app.post(kind.route.path, {
-      config: { right: OPERATION_RIGHTS[kind.type] },
+      // A package arrives at its client's pace (hundreds of MiB): the request takes an admission place once it is in.
+      config: { right: OPERATION_RIGHTS[kind.type], admitAfterBody: true },
       schema: {
         tags: ['operations'],
         summary: kind.route.summary,
@@ -30,7 +32,14 @@ const applicationReleaseRoutes: FastifyPluginAsync<ApplicationReleaseRoutesOptio
         response: { 200: OperationRef, ...errors }
       }
     }, async (req, reply) => {
-      const answer = await packages.release(req.access, req.actor, req.raw)
+      let answer
+      try {
+        answer = await packages.release(req.access, req.actor, req.raw, req.admit)
+      } catch (err) {
+        // Its client went away while it sent the package: nobody to answer.
+        if (err instanceof ClientGone) return reply
+        throw err
+      }
       // A refused body (not a ZIP, too large) is not read further: the connection closes once the answer is sent.
       if (!req.raw.complete) reply.header('connection', 'close')
       return answer

@@ -31,11 +31,13 @@ export function createApplicationPackagesService (deps: ApplicationPackagesDeps)
   /**
    * POST /operations/applications/release: the body written to a file, read, its binaries stored, then the operation
    * created; the file is removed whatever happens. A refused body (not a ZIP, too large) is left unread: the caller
-   * closes the connection after answering.
+   * closes the connection after answering. `received`: awaited once the body is in (or refused), before any of the
+   * store's work: the API's admission takes the request's place there, not while the client sends (it may throw).
    */
-  async function release (access: CompanyAccess, actor: Actor, body: Readable): Promise<{ operation: string }> {
+  async function release (access: CompanyAccess, actor: Actor, body: Readable, received?: () => Promise<void>): Promise<{ operation: string }> {
     const zip = await receiveZip(body, uploads, deps.maxReleaseBytes)
     try {
+      await received?.()
       const prepared = await prepareRelease(deps, access.company.uid, zip)
       return await deps.operations.create(releaseKind, access, actor, prepared)
     } finally {

@@ -111,6 +111,25 @@ describe('Admission', () => {
     expect(after).toBe(grown)
   })
 
+  it('force() takes a place at once, past the limit, that the others wait for; its service time cuts nothing', async () => {
+    const admission = new Admission({ maxInFlight: 32, maxWaitMs: 250, targetMs: 300, now: () => clock })
+    const limit = admission.stats().limit
+    const served = await Promise.all(Array.from({ length: limit }, async () => placeOf(await admission.enter())))
+    const package_ = admission.force()
+    expect(admission.stats()).toEqual({ inFlight: limit + 1, waiting: 0, limit })
+    for (const release of served) release()
+    // Still counted: with every other place free, there is one fewer for the others.
+    const others = await Promise.all(Array.from({ length: limit - 1 }, async () => placeOf(await admission.enter())))
+    const waits = admission.enter()
+    expect(await settled(waits)).toBe(false)
+    // Seconds of reading a package beside the others: the limit stays.
+    clock += 5000
+    package_()
+    placeOf(await waits)
+    expect(admission.stats().limit).toBe(limit)
+    for (const release of others) release()
+  })
+
   it('never cuts the limit below the floor', async () => {
     const admission = new Admission({ maxInFlight: 32, maxWaitMs: 1000, targetMs: 300, now: () => clock })
     await grow(admission)
