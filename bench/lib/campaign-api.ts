@@ -35,8 +35,15 @@ export async function postOperation (api: Api, path: string, body: unknown): Pro
   return (await res.json() as { operation: string }).operation
 }
 
+/** GET /operations/{uid}; asked again while the service sheds it (503 under a busy event loop, docs/monitoring.md). */
 export async function getOperation (api: Api, uid: string): Promise<Operation> {
-  const res = await fetch(`${api.origin}/api/v1/operations/${uid}`, { headers: api.headers })
+  let res: Response
+  for (;;) {
+    res = await fetch(`${api.origin}/api/v1/operations/${uid}`, { headers: api.headers })
+    if (res.status !== 503) break
+    await res.text()
+    await sleep(POLL_MS)
+  }
   if (res.status !== 200) throw new Error(`GET operation: ${res.status} ${await res.text()}`)
   return await res.json() as Operation
 }

@@ -10,12 +10,27 @@ import { loadavg } from 'node:os'
 import { allTasks, bytesServed, count, followOperation, postOperation, sampleMax, type Operation } from './campaign-api.js'
 import { LABEL, type CampaignFleet } from './campaign-fleet.js'
 import { releasePackage } from './campaign-package.js'
+import { processCpuSeconds } from './process-cpu.js'
+import { isLocalServer, postgresCpuSeconds } from './server-cpu.js'
 
 /** One figure of a scenario: its value as printed, and its target and verdict when it has one. */
 export interface Figure { name: string, value: string, target?: string, met?: boolean }
 
 const MIB = 1024 * 1024
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ')
+/** CPU seconds so far of the service, the device process and (local server) PostgreSQL; NaN where unknown. */
+async function cpu (f: CampaignFleet): Promise<{ service: number, devices: number, postgres: number }> {
+  const pg = f.store === 'postgres' && isLocalServer(process.env.DATABASE_URL) ? postgresCpuSeconds() : undefined
+  return { service: await processCpuSeconds(f.svc.pid) ?? Number.NaN, devices: (await f.devices.stats()).cpuS, postgres: pg ?? Number.NaN }
+}
+
+/** What share of the wall time each process had the CPU: on 2 shared cores, whether the service waited or worked. */
+function cpuShare (before: { service: number, devices: number, postgres: number }, after: typeof before, seconds: number): string {
+  const part = (name: string, s: number): string => Number.isNaN(s) ? '' : `${name} ${s.toFixed(1)} s (${(100 * s / seconds).toFixed(0)} %)`
+  return [part('service', after.service - before.service), part('devices', after.devices - before.devices), part('PostgreSQL', after.postgres - before.postgres)]
+    .filter((x) => x !== '').join(', ') + ` of ${seconds.toFixed(0)} s`
+}
+
 const counters = (op: Operation): string => op.counters.filter((c) => c.count > 0).map((c) => `${c.count} ${c.state}`).join(', ')
 
 /** Follows an operation, a progress line every 5 s, the service's RSS sampled throughout; seconds from `t0`. */
@@ -25,7 +40,9 @@ async function watch (f: CampaignFleet, uid: string, t0: number, maxSeconds: num
   const op = await followOperation(f.api, uid, maxSeconds, async (o, elapsed) => {
     if (elapsed - shown < 5) return
     shown = elapsed
-    console.log(`   ${elapsed.toFixed(0).padStart(4)} s  ${counters(o)}`)
+    const d = await f.devices.stats()
+    console.log(`   ${elapsed.toFixed(0).padStart(4)} s  ${counters(o)}; devices: ${d.connected} connected, ${d.gone} gone, ${d.errors} errors` +
+      `${d.lastError === undefined ? '' : ` (last: ${d.lastError})`}; load ${load()}`)
   })
   const seconds = (performance.now() - t0) / 1000
   return { op, seconds, rssMax: await rss.stop() }
@@ -44,10 +61,12 @@ export async function fullCampaign (f: CampaignFleet, o: FullOptions): Promise<F
   const before = await bytesServed(f.svc.origin)
   const answeredBefore = await f.devices.stats()
   const loadBefore = load()
+  const cpu0 = await cpu(f)
   console.log(`   install of a ${(o.bytes / MIB).toFixed(1)} MiB package on the ${f.connected} devices, no rollout (load ${loadBefore})`)
   t0 = performance.now()
   const install = await watch(f, await postOperation(f.api, 'applications/install', { application: app, systems }), t0, o.maxSeconds)
   const served = await bytesServed(f.svc.origin) - before
+  const cpuUsed = cpuShare(cpu0, await cpu(f), install.seconds)
   const stats = await f.devices.stats()
   const mbps = served / 1e6 / install.seconds
   const ok = install.op.state === 'FINISHED' && count(install.op, 'SUCCESS') === install.op.total
@@ -60,6 +79,7 @@ export async function fullCampaign (f: CampaignFleet, o: FullOptions): Promise<F
     { name: 'install → FINISHED', value: `${install.seconds.toFixed(1)} s (${counters(install.op)})`, target: `< ${o.targetSeconds} s, all SUCCESS`, met: ok && install.seconds < o.targetSeconds },
     { name: 'install ÷ reboot', value: `${(install.seconds / reboot.seconds).toFixed(2)}×` },
     { name: 'download throughput', value: `${mbps.toFixed(1)} MB/s (${(served / MIB).toFixed(0)} MiB served)` },
+    { name: 'CPU during the install', value: cpuUsed },
     { name: 'service RSS at most', value: `${Math.round(Math.max(install.rssMax, reboot.rssMax) / MIB)} MiB (reboot ${Math.round(reboot.rssMax / MIB)}, install ${Math.round(install.rssMax / MIB)})`, target: `< ${Math.round(o.targetRss / MIB)} MiB`, met: Math.max(install.rssMax, reboot.rssMax) < o.targetRss },
     { name: 'load average (1, 5, 15 min)', value: `${loadBefore} before, ${load()} after` }
   ]

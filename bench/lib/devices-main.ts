@@ -102,7 +102,8 @@ function stats (setting?: { key: string, value: unknown }): DevicesStats {
     resets += d.model.numberOfResets
     if (setting !== undefined && d.model.read([setting.key], now)[0]?.value === setting.value) withSetting++
   }
-  return { devices: devices.length, connected, gone, resets, withSetting, ...counts, rss: process.memoryUsage().rss }
+  const cpu = process.cpuUsage()
+  return { devices: devices.length, connected, gone, resets, withSetting, ...counts, rss: process.memoryUsage().rss, cpuS: (cpu.user + cpu.system) / 1e6 }
 }
 
 process.on('message', (m: DevicesRequest) => {

@@ -38,8 +38,9 @@ export interface DevicesStats {
   /** Date.now() of the last task answered. */
   lastAnswerAt: number
   lastError: string | undefined
-  /** The device process's resident memory, bytes. */
+  /** The device process's resident memory, bytes, and the CPU it has used (user + system), seconds. */
   rss: number
+  cpuS: number
 }
 
 export type DevicesMessage =
