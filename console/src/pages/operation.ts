@@ -7,7 +7,8 @@ import { openFormDialog } from '../lib/form-dialog.js'
 import type { Page, PageContext } from '../page.js'
 import { cancellable, progress, stateText, typeText, type Operation, type OperationEvent } from './operations/view.js'
 import { tasksPanel } from './operations/tasks.js'
-import { abortText, pauseButton, rolloutCard } from './operations/rollout.js'
+import { pauseButton, rolloutCard } from './operations/rollout.js'
+import { abortText } from './operations/rollout-text.js'
 import './operations/operations.css'
 
 /** Tasks are read again at most this often while the operation moves. */

@@ -1,8 +1,8 @@
-// console/src/pages/operations/rollout.ts and lib/errors.ts: an operation's rollout in words on its page, the open
+// console/src/pages/operations/rollout-text.ts and lib/errors.ts: an operation's rollout in words on its page, the open
 // wave and how far it reaches, why a rollout stopped, and the tasks an abort cancelled (docs/operations.md#safe-rollouts).
 import { describe, expect, it } from 'vitest'
-import { abortText, waveText } from '../../../console/src/pages/operations/rollout.js'
-import type { Rollout } from '../../../console/src/pages/operations/view.js'
+import { abortText, waveText } from '../../../console/src/pages/operations/rollout-text.js'
+import type { Rollout } from '../../../console/src/pages/operations/types.js'
 import { taskErrorText } from '../../../console/src/lib/errors.js'
 
 const rollout = (r: Partial<Rollout>): Rollout => ({

@@ -5,28 +5,8 @@
 import { h } from '../../lib/dom.js'
 import { formatDate } from '../../lib/format.js'
 import type { PageContext } from '../../page.js'
-import { waveSizes } from '../../../../core/operations/rollout-waves.js'
-import type { AbortedBy, Operation, Rollout } from './view.js'
-
-const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
-
-/** Why the rollout stopped, in words: the threshold it reached, or the wave that could no longer succeed. */
-export function abortText (a: AbortedBy): string {
-  if (a.reason === 'wave.failed') {
-    return `Stopped: wave ${a.wave} could no longer reach ${a.waveSuccessPercent} % of successes (${a.needed} of its ` +
-      `${plural(a.size, 'system')}; ${a.succeeded} succeeded, ${a.failed} failed), so no later wave could start. The remaining tasks were cancelled.`
-  }
-  return `Stopped: ${a.failed} of the ${a.ended} ended tasks failed, reaching the limit of ${a.failurePercent} %. The remaining tasks were cancelled.`
-}
-
-/** "Wave 1 of 3: up to 10 % of the systems (5 of 50)". */
-export function waveText (r: Rollout, total: number): string | null {
-  if (r.waves === null || r.wave === null) return null
-  const share = r.waves[r.wave - 1]
-  const size = waveSizes(total, r.waves)[r.wave - 1]
-  const reach = share === undefined || size === undefined ? '' : `: up to ${share} % of the systems (${size} of ${total})`
-  return `Wave ${r.wave} of ${r.waves.length}${reach}`
-}
+import type { Operation, Rollout } from './types.js'
+import { plural, waveText } from './rollout-text.js'
 
 /** The rules the rollout follows, each in a sentence. */
 function rules (r: Rollout): string[] {
