@@ -70,13 +70,16 @@ const UPDATE_ERRORS: Readonly<Record<number, string>> = {
 }
 
 /**
- * The message of a Response that is not a success: its status, with its meaning when it is one of the agent's update
- * error codes, then the agent's data (`status 553 (MD5 mismatch): bad signature`).
+ * The message of a Response that is not a success: the agent's data, as for every task (docs/protocols/m3da.md), or
+ * its status when it sent none; one of the agent's update error codes is named with its meaning first, since a
+ * SoftwareUpdate's data alone rarely says what failed (`status 553 (MD5 mismatch): bad signature`).
  */
 export function responseMessage (status: number, data: string | null): string {
   const meaning = UPDATE_ERRORS[status]
-  const head = `status ${status}${meaning === undefined ? '' : ` (${meaning})`}`
-  return data === null || data === '' ? head : `${head}: ${data}`
+  const given = data !== null && data !== ''
+  if (meaning === undefined) return given ? data : `status ${status}`
+  const head = `status ${status} (${meaning})`
+  return given ? `${head}: ${data}` : head
 }
 
 /**

@@ -62,6 +62,7 @@ describe('M3DA Response messages', () => {
     expect(responseMessage(552, null)).toBe('status 552 (download retries exhausted)')
     expect(responseMessage(555, '')).toBe('status 555 (no space left)')
     expect(responseMessage(556, 'no Manifest')).toBe('status 556 (invalid update package): no Manifest')
-    expect(responseMessage(-1, 'apn locked')).toBe('status -1: apn locked')
+    expect(responseMessage(-1, 'apn locked')).toBe('apn locked')
+    expect(responseMessage(-1, null)).toBe('status -1')
   })
 })
