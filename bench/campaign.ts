@@ -8,7 +8,8 @@
 // through the API (docs/packages.md); the install selects the systems by label. Scenarios (bench/lib/campaign-scenarios.ts):
 // - full (--devices, 10,000): a reboot of the fleet (the baseline of a plain task), then an install of a 1 MiB
 //   package, no rollout: request → FINISHED (target < 60 s), download MB/s from the bytes the links served
-//   (fleet_package_download_bytes_total), the service's RSS sampled every 250 ms (target < 1 GiB);
+//   (fleet_package_download_bytes_total), the CPU the service, the devices and a local PostgreSQL had meanwhile (on
+//   shared cores, whether the service waited or worked), the service's RSS sampled every 250 ms (target < 1 GiB);
 // - rate (--rate-devices, 1,000): `rollout.maxPerMinute: 600`; the most tasks started in any 60 s, read from the
 //   tasks' start dates (target 600 within 5 %, never over);
 // - abort (--abort-devices, 1,000): 30 % of the devices fail their installs, `waves: [5, 20, 100]`, `abort:
