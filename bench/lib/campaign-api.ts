@@ -92,5 +92,13 @@ export function sampleMax (read: () => Promise<number>, everyMs = 250): { stop: 
       await sleep(everyMs)
     }
   })()
-  return { async stop () { state.running = false; await loop; max = Math.max(max, await read().catch(() => 0)); return max } }
+  return {
+    async stop () {
+      if (!state.running) return max
+      state.running = false
+      await loop
+      max = Math.max(max, await read().catch(() => 0))
+      return max
+    }
+  }
 }

@@ -37,15 +37,20 @@ const counters = (op: Operation): string => op.counters.filter((c) => c.count > 
 async function watch (f: CampaignFleet, uid: string, t0: number, maxSeconds: number): Promise<{ op: Operation, seconds: number, rssMax: number }> {
   const rss = sampleMax(async () => await f.svc.rss())
   let shown = 0
-  const op = await followOperation(f.api, uid, maxSeconds, async (o, elapsed) => {
-    if (elapsed - shown < 5) return
-    shown = elapsed
-    const d = await f.devices.stats()
-    console.log(`   ${elapsed.toFixed(0).padStart(4)} s  ${counters(o)}; devices: ${d.connected} connected, ${d.gone} gone, ${d.errors} errors` +
-      `${d.lastError === undefined ? '' : ` (last: ${d.lastError})`}; load ${load()}`)
-  })
-  const seconds = (performance.now() - t0) / 1000
-  return { op, seconds, rssMax: await rss.stop() }
+  try {
+    const op = await followOperation(f.api, uid, maxSeconds, async (o, elapsed) => {
+      if (elapsed - shown < 5) return
+      shown = elapsed
+      const d = await f.devices.stats()
+      console.log(`   ${elapsed.toFixed(0).padStart(4)} s  ${counters(o)}; devices: ${d.connected} connected, ${d.gone} gone, ${d.errors} errors` +
+        `${d.lastError === undefined ? '' : ` (last: ${d.lastError})`}; load ${load()}`)
+    })
+    const seconds = (performance.now() - t0) / 1000
+    return { op, seconds, rssMax: await rss.stop() }
+  } finally {
+    // A failed poll stops the sampling too: its loop would keep the benchmark's process alive once the run is over.
+    await rss.stop()
+  }
 }
 
 export interface FullOptions { bytes: number, maxSeconds: number, targetSeconds: number, targetRss: number }
