@@ -5,7 +5,7 @@
 import { createWriteStream } from 'node:fs'
 import { mkdir, rm } from 'node:fs/promises'
 import { join } from 'node:path'
-import type { Readable } from 'node:stream'
+import type { Readable, Writable } from 'node:stream'
 import type { ReleaseError } from '../domain/application-package.js'
 import { newUid } from '../security/secrets.js'
 
@@ -30,6 +30,16 @@ function notZip (head: Buffer, ended: boolean): ReleaseError | undefined {
   return undefined
 }
 
+/** Resolves once the file stream drains, rejects on its error; neither listener outlives the wait. */
+async function drained (out: Writable): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const done = (): void => { out.off('error', failed); resolve() }
+    const failed = (err: Error): void => { out.off('drain', done); reject(err) }
+    out.once('drain', done)
+    out.once('error', failed)
+  })
+}
+
 /**
  * Writes `source` to a new file under `dir`, refusing (and no longer reading) past `maxBytes` or at the first bytes
  * that are not a ZIP's. The source is left unread after a refusal: the caller answers and closes the connection.
@@ -49,7 +59,7 @@ export async function receiveZip (source: Readable, dir: string, maxBytes: numbe
       size += chunk.length
       refused = notZip(head, false) ?? (size > maxBytes ? { code: 'application.release.too.large', message: `the package is larger than ${maxBytes} bytes` } : undefined)
       if (refused !== undefined) break
-      if (!out.write(chunk)) await new Promise<void>((resolve, reject) => { out.once('drain', resolve).once('error', reject) })
+      if (!out.write(chunk)) await drained(out)
     }
     refused ??= notZip(head, true)
     await new Promise<void>((resolve, reject) => { out.end((err?: Error | null) => { if (err == null) resolve(); else reject(err) }) })
