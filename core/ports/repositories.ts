@@ -20,6 +20,7 @@ import type { DeviceTasksRepository } from './devices.js'
 import type { UsageRepository } from './usage.js'
 import type { PointPartitionsRepository } from './point-partitions.js'
 import type { PackageDownloadsRepository } from './package-downloads.js'
+import type { CertificatesRepository } from './certificates.js'
 
 export type { Found, Page, Sort } from '../paging.js'
 export type { CompaniesRepository } from './companies.js'
@@ -57,4 +58,5 @@ export interface Repositories {
   pointPartitions: PointPartitionsRepository
   signInUnlocks: SignInUnlocksRepository
   packageDownloads: PackageDownloadsRepository
+  certificates: CertificatesRepository
 }

@@ -19,6 +19,7 @@ import { createUsageRepository } from './usage.repository.js'
 import { createPointPartitionsRepository } from './point-partitions.repository.js'
 import { createSignInUnlocksRepository } from './sign-in-unlocks.repository.js'
 import { createPackageDownloadsRepository } from './package-downloads.repository.js'
+import { createCertificatesRepository } from './certificates.repository.js'
 
 /** Every repository, bound to one Queryable: the pool, or one transaction; `rollups`: see DataQueriesOptions. */
 export function createRepositories (q: Queryable, opts: DataQueriesOptions = {}): Repositories {
@@ -54,6 +55,7 @@ export function createRepositories (q: Queryable, opts: DataQueriesOptions = {})
     usage: createUsageRepository(q),
     pointPartitions: createPointPartitionsRepository(q),
     signInUnlocks: createSignInUnlocksRepository(q),
-    packageDownloads: createPackageDownloadsRepository(q)
+    packageDownloads: createPackageDownloadsRepository(q),
+    certificates: createCertificatesRepository(q)
   }
 }
