@@ -34,6 +34,7 @@ import currentCompaniesRoutes from './routes/current-companies.routes.js'
 import consoleRoutes from './console/console.routes.js'
 import faviconRoute from './favicon.js'
 import packageDownloadRoutes from './routes/package-downloads.routes.js'
+import certificatesRoutes from './routes/certificates.routes.js'
 import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
@@ -132,6 +133,7 @@ async function registerV1 (v1: FastifyInstance, ctx: AppContext, rate: { rateCou
   await v1.register(currentCompaniesRoutes)
   await v1.register(companiesRoutes, { companies: ctx.services.companies, pictures: ctx.services.companyPicture })
   await v1.register(systemsRoutes, { systems: ctx.services.systems })
+  await v1.register(certificatesRoutes, { certificates: ctx.services.certificates })
   await v1.register(dataRoutes, { data: ctx.services.data })
   await v1.register(messagesRoutes, { messages: ctx.services.data.messages })
   await v1.register(usageRoutes, { usage: ctx.services.usage })

@@ -32,6 +32,7 @@ import type { DynsecSync } from '../ingest/broker-sync/dynsec-sync.js'
 import type { EventBus } from '../core/ports/events.js'
 import { createLocalEventBus } from '../storage/events/local-bus.js'
 import { openEventBus } from '../storage/events/open-event-bus.js'
+import type { CertificateEvent } from '../core/ports/certificates.js'
 import type { ArtifactStore } from '../core/ports/artifacts.js'
 import { createArtifactStore } from '../storage/artifacts/open-artifacts.js'
 import { openPackage } from '../protocols/app-package/index.js'
@@ -47,6 +48,8 @@ export interface Infrastructure {
   metrics?: MetricsRegistry
   /** The committed changes the live stream delivers (Redis pub/sub with REDIS_URL); absent: this process's only. */
   events?: EventBus
+  /** Certificate revocations and new CAs (docs/decisions/0030), on a channel of their own; absent: this process's only. */
+  certificateEvents?: EventBus<CertificateEvent>
   /** Absent: the store ARTIFACT_STORE names, on this infrastructure's database. */
   artifacts?: ArtifactStore
 }
@@ -65,6 +68,10 @@ export async function openOperationParts (config: Readonly<Config>, db: Db, log:
 
 export const systemClock: Clock = { now: () => Date.now() }
 
+// Not the live stream's channel (fleet:events): every process listens here for good, and its presence there would
+// make every publisher build stream events for nobody (docs/decisions/0020, 0030).
+const CERTIFICATE_CHANNEL = 'fleet:certificates'
+
 /** Opens the store (and Redis when configured) and applies the migrations. */
 export async function openInfra (config: Readonly<Config>, log: Logger = createLogger({ LOG_LEVEL: 'warn' })): Promise<Infrastructure> {
   const db = await openStore(config)
@@ -73,7 +80,8 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
     const redisUrl = config.REDIS_URL
     const rateCounter = redisUrl === undefined ? createMemoryCounter() : await createRedisCounter(redisUrl).catch((err: unknown) => { throw redisFailure(err, redisUrl) })
     const events = await openEventBus({ redisUrl, onFailure: (err) => { log.warn({ err }, 'live stream event not delivered') } })
-    return { db, rateCounter, clock: systemClock, events, ...await openOperationParts(config, db, log) }
+    const certificateEvents = await openEventBus<CertificateEvent>({ redisUrl, channel: CERTIFICATE_CHANNEL, onFailure: (err) => { log.warn({ err }, 'certificate change not delivered') } })
+    return { db, rateCounter, clock: systemClock, events, certificateEvents, ...await openOperationParts(config, db, log) }
   } catch (err) {
     await db.close()
     throw err
@@ -84,7 +92,7 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
  * `pushers`: the registry the device transports of this process register in once built (bin/serve.ts); the task
  * dispatch (core/services/ingest/task-dispatch.ts) delivers through them. Absent: none, tasks wait for a poll.
  */
-export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { pushers?: TaskPushers, brokerSync?: DynsecSync } = {}): AppContext {
+export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { pushers?: TaskPushers, brokerSync?: DynsecSync, operatorCAs?: () => ReadonlySet<string> } = {}): AppContext {
   const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
   const ownTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx, { rollups: config.DATA_ROLLUPS })))
   // With an external Mosquitto, device logins follow every committed change into its dynamic security.
@@ -104,7 +112,8 @@ export function createContext (config: Readonly<Config>, log: Logger, infra: Inf
   })
   const events = infra.events ?? createLocalEventBus((err) => { log.warn({ err }, 'live stream event not delivered') })
   const artifacts = infra.artifacts ?? createArtifactStore(config, infra.db)
-  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter, dispatch, events, artifacts, openPackage })
+  const certificateEvents = infra.certificateEvents ?? createLocalEventBus<CertificateEvent>((err) => { log.warn({ err }, 'certificate change not delivered') })
+  const services = createServices({ metrics, config, repos, inTransaction, clock: infra.clock, log, queue: infra.queue, callbacks: infra.callbacks, mailer: infra.mailer, rateCounter: infra.rateCounter, dispatch, events, artifacts, openPackage, certificateEvents, operatorCAs: opts.operatorCAs })
   return {
     config,
     log,
@@ -120,6 +129,7 @@ export function createContext (config: Readonly<Config>, log: Logger, infra: Inf
       await infra.rateCounter.close()
       await brokerSync?.close()
       await events.close()
+      await certificateEvents.close()
       await infra.db.close()
     }
   }

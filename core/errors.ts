@@ -82,6 +82,12 @@ const OWN_CODES = {
   // docs/api.md's wake-up row lists no code: these follow the reboot and reset rows(core/operations/kinds/wakeup.ts)
   'wakeup.invalid.action': 400,
   'operation.wakeup.missing.connect.action.in.system': 400,
+  // docs/security.md#device-certificates: a body that is not one X.509 certificate in PEM (or holds a private key, or a
+  // CA that is no CA), a fingerprint registered anywhere already, a certificate past its notAfter, an unknown one
+  'certificate.invalid': 400,
+  'certificate.already.registered': 400,
+  'certificate.expired': 400,
+  'certificate.unknown': 400,
   'ip.forbidden': 403, // company ipFiltering refuses the caller's address
   'origin.forbidden': 403, // a browser page of an origin neither the service's nor in CORS_ORIGINS opens a live stream
   'missing.rights': 403,

@@ -37,16 +37,20 @@ export interface OperationEvent {
 
 export type FleetEvent = MessageEvent | CommStatusEvent | OperationEvent
 
-export type EventListener = (event: FleetEvent) => void
+export type EventListener<E = FleetEvent> = (event: E) => void
 
-export interface EventBus {
+/**
+ * `E`: what travels on the bus. The live stream's bus carries FleetEvent; a bus on a channel of its own may carry
+ * something else (core/ports/certificates.ts CertificateEvent), unseen by the streams.
+ */
+export interface EventBus<E = FleetEvent> {
   /**
    * Hands committed changes to every subscriber of every process; never throws and never waits (a lost Redis
    * connection loses the events, not the commit: the stream is live, the REST API stays the record).
    */
-  publish (events: readonly FleetEvent[]): void
+  publish (events: readonly E[]): void
   /** Adds a listener; resolves once it is sure to hear what is published after, with the function that removes it. */
-  subscribe (listener: EventListener): Promise<() => void>
+  subscribe (listener: EventListener<E>): Promise<() => void>
   /**
    * Whether a publish may reach anyone: false while no stream is open anywhere, so that publishers skip building
    * events nobody reads (the operations' progress costs store reads).

@@ -20,6 +20,8 @@ export interface DeviceLogin {
   communication: System['communication']
   deviceIpFiltering: boolean
   deviceIpFilters: IpFilters
+  /** An application of the system sets MQTT `mqtt-security` to `x509`: no MQTT password logs it in (docs/security.md). */
+  mqttX509?: boolean
 }
 
 export interface SystemsRepository {

@@ -34,6 +34,9 @@ import { createStreamService } from './stream/stream.service.js'
 import { createDownloadLinks } from './packages/download-links.js'
 import type { ArtifactStore } from '../ports/artifacts.js'
 import type { DownloadLinkInput } from '../ports/package-downloads.js'
+import type { CertificateEvent } from '../ports/certificates.js'
+import { createCertificatesService } from './certificates/certificates.service.js'
+import { createCertificateLogin } from './certificates/certificate-login.js'
 
 export interface ServicesDeps {
   config: Readonly<Config>
@@ -56,10 +59,14 @@ export interface ServicesDeps {
   artifacts: ArtifactStore
   /** Reads a released package (protocols/app-package/: core reads no ZIP itself). */
   openPackage: PackageOpener
+  /** Certificate revocations and new CAs, to every process (decision 0030: a channel of their own). */
+  certificateEvents: EventBus<CertificateEvent>
+  /** Fingerprints of the TLS_CLIENT_CA_FILE CAs, trusted for every company (absent: none). */
+  operatorCAs?: () => ReadonlySet<string>
 }
 
 /** Every use case of the service, wired on one set of repositories. */
-export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch, events, artifacts, openPackage }: ServicesDeps) {
+export function createServices ({ config, repos, inTransaction, clock, log, queue, callbacks, mailer, metrics, rateCounter, dispatch, events, artifacts, openPackage, certificateEvents, operatorCAs }: ServicesDeps) {
   const epoch = createAccessEpoch()
   const throttle = createLoginThrottle(rateCounter, clock, {
     accountAddressFailures: config.LOGIN_THROTTLE_FAILURES,
@@ -89,7 +96,14 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     applicationPackages: createApplicationPackagesService({ applications: repos.applications, inTransaction, artifacts, openPackage, operations, dataDir: config.DATA_DIR, maxReleaseBytes: config.APPLICATION_RELEASE_MAX_BYTES }),
     templates: createTemplatesService({ repos }),
     parts: createPartsService({ repos }),
-    devices: createDevicesService({ repos, clock, throttle: deviceLoginThrottle(config, rateCounter, clock, metrics) }),
+    devices: createDevicesService({
+      repos,
+      clock,
+      throttle: deviceLoginThrottle(config, rateCounter, clock, metrics),
+      certificates: createCertificateLogin({ repos, inTransaction, clock, operatorCAs: operatorCAs ?? (() => new Set()), log, metrics })
+    }),
+    /** Device certificates and company CAs (docs/security.md#device-certificates). */
+    certificates: createCertificatesService({ repos, clock, changes: certificateEvents }),
     // Device answers go to the operations engine once committed (core/ports/devices.ts DeviceAnswers).
     // Committed device messages go there too: a retrieve waits for the values it asked for (engine.valuesStored).
     ingest: createIngestService({

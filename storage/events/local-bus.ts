@@ -7,7 +7,7 @@ export type ListenerFailure = (err: unknown) => void
  * Calls every listener with each event, off the publisher's path: the commit that published goes on at once (the
  * ingest acknowledges devices after it) and the streams do their work on a later turn of the loop.
  */
-export function deliverLater (listeners: ReadonlySet<EventListener>, events: readonly FleetEvent[], onFailure: ListenerFailure): void {
+export function deliverLater<E> (listeners: ReadonlySet<EventListener<E>>, events: readonly E[], onFailure: ListenerFailure): void {
   if (listeners.size === 0 || events.length === 0) return
   setImmediate(() => {
     for (const event of events) {
@@ -19,13 +19,13 @@ export function deliverLater (listeners: ReadonlySet<EventListener>, events: rea
 }
 
 /** The events of this process only (the embedded mode, docs/architecture.md: one process by default). */
-export function createLocalEventBus (onFailure: ListenerFailure = () => {}): EventBus {
-  const listeners = new Set<EventListener>()
+export function createLocalEventBus<E = FleetEvent> (onFailure: ListenerFailure = () => {}): EventBus<E> {
+  const listeners = new Set<EventListener<E>>()
   return {
     publish (events) { deliverLater(listeners, events, onFailure) },
     async subscribe (listener) {
       // A listener added twice is still two subscriptions: each remover takes back its own.
-      const own: EventListener = (e) => { listener(e) }
+      const own: EventListener<E> = (e) => { listener(e) }
       listeners.add(own)
       return () => { listeners.delete(own) }
     },

@@ -17,7 +17,7 @@ export interface RedisBusOptions {
  * `<channel>:presence` at once and every `presenceMs`, which is how publishers know (`listening()`) that building
  * events is worth it. A process that just started assumes listeners for three periods, until it has heard.
  */
-export async function createRedisEventBus (url: string, opts: RedisBusOptions = {}): Promise<EventBus> {
+export async function createRedisEventBus<E = FleetEvent> (url: string, opts: RedisBusOptions = {}): Promise<EventBus<E>> {
   const channel = opts.channel ?? 'fleet:events'
   const presenceChannel = `${channel}:presence`
   const presenceMs = opts.presenceMs ?? 5000
@@ -27,7 +27,7 @@ export async function createRedisEventBus (url: string, opts: RedisBusOptions = 
   // Later faults (a restart of Redis) are reconnected by ioredis, which subscribes again by itself.
   pub.on('error', onFailure)
   sub.on('error', onFailure)
-  const listeners = new Set<EventListener>()
+  const listeners = new Set<EventListener<E>>()
   let remoteUntil = Date.now() + 3 * presenceMs
   let announcing: NodeJS.Timeout | undefined
   let subscribed: Promise<unknown> | undefined
@@ -35,8 +35,8 @@ export async function createRedisEventBus (url: string, opts: RedisBusOptions = 
   sub.on('message', (from: string, text: string) => {
     if (from === presenceChannel) { remoteUntil = Date.now() + 3 * presenceMs; return }
     if (from !== channel) return
-    let events: FleetEvent[]
-    try { events = JSON.parse(text) as FleetEvent[] } catch (err) { onFailure(err); return }
+    let events: E[]
+    try { events = JSON.parse(text) as E[] } catch (err) { onFailure(err); return }
     deliverLater(listeners, events, onFailure)
   })
   await sub.subscribe(presenceChannel)
@@ -64,7 +64,7 @@ export async function createRedisEventBus (url: string, opts: RedisBusOptions = 
       pub.publish(channel, JSON.stringify(events)).catch(onFailure)
     },
     async subscribe (listener) {
-      const own: EventListener = (e) => { listener(e) }
+      const own: EventListener<E> = (e) => { listener(e) }
       listeners.add(own)
       try {
         await start()

@@ -145,6 +145,11 @@ const SENTENCES: Record<string, string> = {
   'application.release.too.large': 'The package, or an entry of it, is too large.',
   'application.type.already.used': 'An application with this type and revision already exists.',
   'application.in.use': 'The application is in use (an operation not finished names it, or systems have it): it cannot be deleted.',
+  // device certificates and company CAs (docs/security.md#device-certificates)
+  'certificate.invalid': 'This is not a certificate the service can register: {1}.',
+  'certificate.already.registered': 'This certificate is already registered.',
+  'certificate.expired': 'This certificate has expired.',
+  'certificate.unknown': 'No such certificate is registered here.',
   // The service's own codes
   'request.invalid': 'The request is not valid: {0}.',
   'sort.invalid.field': 'The list cannot be sorted by {0}.',

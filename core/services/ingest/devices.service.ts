@@ -1,6 +1,6 @@
 import { timingSafeEqual } from 'node:crypto'
 import type { Clock } from '../../ports/store.js'
-import type { Repositories } from '../../ports/repositories.js'
+import type { DeviceLogin, Repositories } from '../../ports/repositories.js'
 import { ipAllowed } from '../../domain/ip-filters.js'
 import type { Communication } from '../../domain/system.js'
 import type { DeviceProtocol } from '../../domain/device-message.js'
@@ -8,11 +8,17 @@ import type { DeviceTask } from '../../domain/device-task.js'
 import type { DeviceSession } from './device-session.js'
 import { createLoginLookup } from './device-login-lookup.js'
 import { createLoginGuard, type DeviceLoginGuardThrottle } from './device-login-guard.js'
+import type { PresentedCertificate } from '../../domain/device-certificate.js'
+import type { CertificateLogin, CertificateRefusal } from '../certificates/certificate-login.js'
 export type { DeviceSession } from './device-session.js'
 
 export type DeviceAuthResult =
   | { ok: true, session: DeviceSession }
   | { ok: false, reason: 'device.unknown' | 'device.bad.password' | 'device.ip.forbidden' }
+  /** An MQTT password for a system whose application asks for a certificate (`mqtt-security` x509). */
+  | { ok: false, reason: 'device.x509.required' }
+  /** docs/security.md#device-certificates: a certificate refused (revoked, expired, under no CA of the system's company). */
+  | { ok: false, reason: CertificateRefusal }
   /** Too many wrong passwords for this device or from this address (docs/security.md#device-login-throttling). */
   | { ok: false, reason: 'device.throttled', retryAfterS: number }
 
@@ -33,18 +39,42 @@ function sameSecret (a: string, b: string): boolean {
 const CACHE_MS = 5000
 const CACHE_MAX = 50_000
 
+/** A password login of a known system: the password, the company's device IP filters, and the system's own rules. */
+function passwordVerdict (login: DeviceLogin, at: { username: string, password: string, protocol: DeviceLoginKey, ip: string }, certificates: CertificateLogin | undefined): DeviceAuthResult {
+  // Refused before the password is compared: no password logs such a system in over MQTT, so none is being guessed.
+  if (at.protocol === 'mqtt' && login.mqttX509 === true) {
+    certificates?.passwordRefused()
+    return { ok: false, reason: 'device.x509.required' }
+  }
+  const expected = login.communication[at.protocol]?.password
+  if (expected == null || expected === '' || !sameSecret(at.password, expected)) return { ok: false, reason: 'device.bad.password' }
+  if (login.deviceIpFiltering && !ipAllowed(login.deviceIpFilters, at.ip)) return { ok: false, reason: 'device.ip.forbidden' }
+  return { ok: true, session: { systemUid: login.systemUid, companyUid: login.companyUid, username: at.username } }
+}
+
+/**
+ * A device that presented a client certificate (docs/security.md#device-certificates): the certificate replaces the
+ * username and password, whatever the transport (`protocol`, as for authenticate). Never throws on a certificate.
+ */
+function certificateAuthenticator (certificates: CertificateLogin | undefined) {
+  return async (presented: PresentedCertificate, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> =>
+    certificates === undefined ? { ok: false, reason: 'device.unknown' } : await certificates.authenticate(presented, ip)
+}
+
 export interface DevicesServiceDeps {
   repos: Pick<Repositories, 'systems' | 'deviceTasks'>
   clock: Clock
   /** Wrong device passwords throttled per device and address (absent: none); `throttled` counts the refusals. */
   throttle?: DeviceLoginGuardThrottle
+  /** Certificate logins (core/services/certificates/certificate-login.ts); absent: every certificate is unknown. */
+  certificates?: CertificateLogin
 }
 
 /**
  * Device logins (docs/devices.md): username = gateway serial number or IMEI, password = the system's
  * `communication.<protocol>.password`; the company's deviceIpFiltering applies (docs/api.md#users-and-companies).
  */
-export function createDevicesService ({ repos, clock, throttle }: DevicesServiceDeps) {
+export function createDevicesService ({ repos, clock, throttle, certificates }: DevicesServiceDeps) {
   const cache = new Map<string, { at: number, result: DeviceAuthResult }>()
 
   const logins = createLoginLookup(repos)
@@ -55,10 +85,7 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
     if (username.includes('\u0000')) return { ok: false, reason: 'device.unknown' }
     const login = await logins.find(username)
     if (login === undefined) return { ok: false, reason: 'device.unknown' }
-    const expected = login.communication[protocol]?.password
-    if (expected == null || expected === '' || !sameSecret(password, expected)) return { ok: false, reason: 'device.bad.password' }
-    if (login.deviceIpFiltering && !ipAllowed(login.deviceIpFilters, ip)) return { ok: false, reason: 'device.ip.forbidden' }
-    return { ok: true, session: { systemUid: login.systemUid, companyUid: login.companyUid, username } }
+    return passwordVerdict(login, { username, password, protocol, ip }, certificates)
   }
 
   const guarded = createLoginGuard(throttle)
@@ -67,7 +94,7 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
   async function throttled (username: string, password: string, protocol: DeviceLoginKey, ip: string): Promise<DeviceAuthResult> {
     const r = await guarded(protocol, username, ip, async () => {
       const value = await lookup(username, password, protocol, ip)
-      return { right: value.ok || value.reason === 'device.ip.forbidden', value }
+      return { right: value.ok || value.reason === 'device.ip.forbidden' || value.reason === 'device.x509.required', value }
     })
     return 'value' in r ? r.value : { ok: false, reason: 'device.throttled', retryAfterS: r.retryAfterS }
   }
@@ -119,7 +146,7 @@ export function createDevicesService ({ repos, clock, throttle }: DevicesService
 
   // `guarded`: for a protocol whose devices prove their password otherwise than by a login (M3DA signs its envelopes:
   // ingest/m3da). What a protocol keeps of its own is its module's (ingest/protocol-module.ts), not this service's.
-  return { authenticate, guarded, identify, loginsOf, staleTasks }
+  return { authenticate, authenticateCertificate: certificateAuthenticator(certificates), guarded, identify, loginsOf, staleTasks }
 }
 
 export type DevicesService = ReturnType<typeof createDevicesService>

@@ -5,6 +5,12 @@ import type { SystemsRepository } from '../../../core/ports/systems.js'
 import type { System } from '../../../core/domain/system.js'
 import type { IpFilters } from '../../../core/domain/company.js'
 
+// docs/security.md#device-certificates: an application of system `s` whose MQTT communication sets `mqtt-security` to
+// x509 (any case). Read in the login's own statement, through the system's few applications (their primary key).
+const MQTT_X509 = `EXISTS (SELECT 1 FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid,
+    jsonb_array_elements(CASE WHEN jsonb_typeof(a.communication) = 'array' THEN a.communication ELSE '[]'::jsonb END) e
+  WHERE sa.system_uid = s.uid AND e ->> 'type' = 'MQTT' AND lower(e -> 'parameters' ->> 'mqtt-security') = 'x509')`
+
 export type SystemDeviceLogins = Pick<SystemsRepository, 'setCommIdentifiers' | 'commIdentifierOwner' | 'systemByCommIdentifier' | 'commIdentifiersOf' | 'deviceLogins'>
 
 export function createSystemDeviceLogins (q: Queryable): SystemDeviceLogins {
@@ -42,12 +48,13 @@ export function createSystemDeviceLogins (q: Queryable): SystemDeviceLogins {
     },
     async deviceLogins (identifiers) {
       if (identifiers.length === 0) return []
-      const { rows } = await q.query<{ identifier: string, system_uid: string, company_uid: string, communication: System['communication'], device_ip_filtering: boolean, device_ip_filters: IpFilters }>(
-        `SELECT c.identifier, s.uid AS system_uid, s.company_uid, s.communication, co.device_ip_filtering, co.device_ip_filters
+      const { rows } = await q.query<{ identifier: string, system_uid: string, company_uid: string, communication: System['communication'], device_ip_filtering: boolean, device_ip_filters: IpFilters, mqtt_x509: boolean }>(
+        `SELECT c.identifier, s.uid AS system_uid, s.company_uid, s.communication, co.device_ip_filtering, co.device_ip_filters,
+           ${MQTT_X509} AS mqtt_x509
          FROM comm_identifiers c JOIN systems s ON s.uid = c.system_uid JOIN companies co ON co.uid = s.company_uid
          WHERE c.identifier = ANY($1::text[])`, [[...new Set(identifiers)]])
       return rows.map((r) => ({
-        identifier: r.identifier, systemUid: r.system_uid, companyUid: r.company_uid, communication: r.communication, deviceIpFiltering: r.device_ip_filtering, deviceIpFilters: r.device_ip_filters
+        identifier: r.identifier, systemUid: r.system_uid, companyUid: r.company_uid, communication: r.communication, deviceIpFiltering: r.device_ip_filtering, deviceIpFilters: r.device_ip_filters, mqttX509: r.mqtt_x509
       }))
     }
   }
