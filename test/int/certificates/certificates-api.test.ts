@@ -8,7 +8,7 @@ import { companyUid, createUser, uniq, type TestUser } from '../../helpers/facto
 import { createDevice } from '../../helpers/devices.js'
 import { eventually } from '../../helpers/eventually.js'
 import type { CertificateEvent } from '../../../core/ports/certificates.js'
-import { makeCert, type TestCert } from './local-pki.js'
+import { makeCert } from './local-pki.js'
 
 let stack: Stack
 let other: { uid: string, admin: TestUser }
@@ -68,7 +68,7 @@ describe('a system\'s certificates', () => {
     const revoked = await call('POST', `${certsOf(d.uid)}/${colons}/revoke`)
     expect(revoked.statusCode, revoked.body).toBe(200)
     expect(revoked.json()).toEqual({ ...view, status: 'REVOKED', revocationDate: expect.any(Number) })
-    await eventually(() => heard.some((e) => e.kind === 'certificate.revoked' && e.fingerprint === cert.fingerprint), 'the revocation heard')
+    await eventually(() => heard.some((e) => e.kind === 'certificate.revoked' && e.fingerprint === cert.fingerprint), { what: 'the revocation heard' })
     const again = await call('POST', `${certsOf(d.uid)}/${cert.fingerprint}/revoke`)
     expect(again.json()).toEqual(revoked.json())
     // Registered for good: a revoked certificate cannot come back.
@@ -141,7 +141,8 @@ describe('a company\'s CAs', () => {
   }
 
   it('registers (autoRegister false unless asked), lists, revokes; trustedCAs holds the ACTIVE ones; every process hears', async () => {
-    const [a, b]: TestCert[] = [await makeCert({ ca: true, commonName: 'A CA' }), await makeCert({ ca: true, commonName: 'B CA' })]
+    const a = await makeCert({ ca: true, commonName: 'A CA' })
+    const b = await makeCert({ ca: true, commonName: 'B CA' })
     const first = await registerCa({ certificate: a.pem })
     expect(first).toMatchObject({ fingerprint: a.fingerprint, subject: 'CN=A CA, O=Test', status: 'ACTIVE', autoRegister: false, autoRegisteredSystems: 0, revocationDate: null })
     const second = await registerCa({ certificate: b.pem, autoRegister: true })
@@ -156,7 +157,7 @@ describe('a company\'s CAs', () => {
     const trusted = await stack.ctx.services.certificates.trustedCAs()
     expect(trusted).not.toContain(a.pem.trim())
     expect(trusted).toContain(b.pem.trim())
-    await eventually(() => heard.filter((e) => e.fingerprint === a.fingerprint).length === 2, 'the CA\'s registration and revocation heard')
+    await eventually(() => heard.filter((e) => e.fingerprint === a.fingerprint).length === 2, { what: 'the CA\'s registration and revocation heard' })
     expect(heard.filter((e) => e.fingerprint === a.fingerprint || e.fingerprint === b.fingerprint)).toEqual([
       { kind: 'ca.registered', fingerprint: a.fingerprint, company: stack.companyUid },
       { kind: 'ca.registered', fingerprint: b.fingerprint, company: stack.companyUid },
