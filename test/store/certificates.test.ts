@@ -126,6 +126,19 @@ const contract = defineContract('CertificatesRepository', {
     ]))
     // A CA's fingerprint is never a pinned certificate, and nothing asked finds nothing.
     expect(await repos.certificates.loginFacts(caA.fingerprint, [], [])).toEqual({ pinned: undefined, named: [], cas: [] })
+  },
+  'says in a password login whether an application of the system sets MQTT mqtt-security to x509 (any case)': async ({ repos }) => {
+    const co = await newCompany(repos)
+    const app = (communication: unknown[]) => ({ uid: uniq('app'), companyUid: co, name: uniq('App'), revision: '1', type: uniq('t'), category: 'FIRMWARE' as const, communication: communication as never, data: [] })
+    const x509 = app([{ type: 'REST', commIdType: 'SERIAL' }, { type: 'MQTT', commIdType: 'SERIAL', parameters: { 'mqtt-security': 'X509' } }])
+    const restOnly = app([{ type: 'REST', commIdType: 'SERIAL', parameters: { 'mqtt-security': 'x509' } }])
+    const plain = app([{ type: 'MQTT', commIdType: 'SERIAL', parameters: null }])
+    for (const a of [x509, restOnly, plain]) await repos.applications.insert(a, 1)
+    const [s1, s2] = [await systemWithLogins(repos, co), await systemWithLogins(repos, co)]
+    await repos.systems.setApplications(s1.uid, [plain.uid, x509.uid])
+    await repos.systems.setApplications(s2.uid, [plain.uid, restOnly.uid])
+    const logins = await repos.systems.deviceLogins([s1.serial, s2.imei])
+    expect(logins.map((l) => [l.systemUid, l.mqttX509])).toEqual(expect.arrayContaining([[s1.uid, true], [s2.uid, false]]))
   }
 })
 

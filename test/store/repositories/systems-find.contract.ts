@@ -165,7 +165,8 @@ export const systemsFindContract = defineContract('SystemsRepository reads', {
       companyUid: co,
       communication: {},
       deviceIpFiltering: false,
-      deviceIpFilters: { startIPAddress: null, endIPAddress: null, ipAddresses: [] }
+      deviceIpFilters: { startIPAddress: null, endIPAddress: null, ipAddresses: [] },
+      mqttX509: false
     }])
     expect((await repos.systems.commIdentifiersOf([a])).length).toBe(2)
   }
