@@ -1,9 +1,9 @@
 // `npx fleet <command>`: serve (what `npm start` runs), migrate, seed <file.json>, admin reset-password <email>,
-// admin unlock <email>.
+// admin unlock <email>, broker sync, certs dev.
 // Each command imports what it runs when it runs: `fleet migrate`, a command's --help or a usage error loads no HTTP
 // server, broker or device transport.
 import { readFile } from 'node:fs/promises'
-import { ConfigError, loadConfig, type Config } from '../core/config.js'
+import { ConfigError, loadConfig, tlsEnabled, type Config } from '../core/config.js'
 import { SeedError } from '../core/services/seed/seed-error.js'
 import { StoreLockedError } from '../storage/dir-lock.js'
 import { serveConfig } from './serve-args.js'
@@ -22,15 +22,20 @@ const HELP: Record<string, string> = {
   admin unlock <email>
                      forget that user's failed sign-ins (docs/security.md, "Sign-in throttling")`,
   broker: `  broker sync        put every system's device logins into the MQTT_URL broker (Mosquitto dynamic security)
-                     and remove those of systems no longer there; prints the counts`
+                     and remove those of systems no longer there; prints the counts`,
+  certs: `  certs dev --serial <sn> [--out <dir>]
+                     write a development CA, a server certificate for localhost and a device certificate
+                     with CN <sn> into <dir> (default ./certs), overwriting nothing (docs/cli.md)`
 }
 
 const USAGE = `usage: fleet <command>\n${Object.values(HELP).join('\n')}`
 
 async function serve (config: Readonly<Config>): Promise<void> {
-  // Before loading the service (a second or more) and migrating the store (tens of seconds on a first start).
+  // Before loading the service (a second or more) and migrating the store (tens of seconds on a first start): a bad
+  // TLS file, then a busy port.
+  if (tlsEnabled(config)) await (await import('../ingest/tls/tls-files.js')).readTlsFiles(config)
   await (await import('./port-check.js')).checkPorts(config)
-  const [{ createLogger }, { startService, welcome }] = await Promise.all([import('./logger.js'), import('./serve.js')])
+  const [{ createLogger }, { localOrigin, startService, welcome }] = await Promise.all([import('./logger.js'), import('./serve.js')])
   const log = createLogger(config)
   const running = await startService(config, log)
   let stopping = false
@@ -42,10 +47,13 @@ async function serve (config: Readonly<Config>): Promise<void> {
   }
   process.on('SIGTERM', () => { stop('SIGTERM') })
   process.on('SIGINT', () => { stop('SIGINT') })
+  // The TLS files are read again (docs/security.md#tls): a renewed certificate without a restart.
+  const tls = running.tls
+  if (tls !== undefined) process.on('SIGHUP', () => { tls.reload('SIGHUP').catch((err: unknown) => { log.error({ err }, 'TLS reload failed') }) })
   // Announced once the signals are handled: whoever reads "started" may stop the service at once.
-  const hello = welcome(running.bootstrap, running.httpPort)
+  const hello = welcome(running.bootstrap, localOrigin(running))
   if (hello !== '') process.stdout.write(hello + '\n')
-  log.info({ httpPort: running.httpPort, ports: running.ports, roles: config.FLEET_ROLES, store: config.DATABASE_URL === undefined ? 'pglite' : 'postgres' }, 'fleet service started')
+  log.info({ httpPort: running.httpPort, httpsPort: running.httpsPort, ports: running.ports, roles: config.FLEET_ROLES, store: config.DATABASE_URL === undefined ? 'pglite' : 'postgres' }, 'fleet service started')
 }
 
 async function runMigrate (config: Readonly<Config>): Promise<void> {
@@ -115,6 +123,8 @@ async function main (argv: string[]): Promise<void> {
     return
   }
   if (command === 'serve') return await serve(serveConfig(rest, process.env))
+  // No configuration: the certificates are files for a service still to start.
+  if (command === 'certs') { process.stdout.write(await (await import('./certs.js')).certsCommand(rest) + '\n'); return }
   const config = loadConfig(process.env)
   if (command === 'migrate') return await runMigrate(config)
   if (command === 'seed') return await seed(config, rest[0])

@@ -7,7 +7,7 @@ import { pendingMigrations } from '../storage/migrate.js'
 
 /** The store answers, every migration is applied, every transport's own listener accepts connections. */
 export function readinessChecks (db: Db, transports: readonly DeviceTransport[]): ReadinessCheck[] {
-  const listeners = transports.flatMap((t) => t.port === undefined ? [] : [{ name: t.name, listening: t.port.listening }])
+  const listeners = transports.flatMap((t) => t.listeners ?? [])
   return [
     { name: 'store', check: async () => (await db.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one === 1 },
     { name: 'migrations', check: async () => (await pendingMigrations(db)).length === 0 },

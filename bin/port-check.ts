@@ -2,13 +2,24 @@
 // first start, and a busy port found only after that (Mosquitto on 1883, a second service) kept a user waiting for
 // a one-line answer.
 import { createServer, type Server } from 'node:net'
-import type { Config } from '../core/config.js'
+import { tlsEnabled, type Config, type PortOrOff } from '../core/config.js'
 import { portFailure } from './start-failure.js'
 
-/** The variables of the ports the device transports listen on (each transport's `port.variable`). */
-export const TRANSPORT_PORTS = ['MQTT_PORT', 'M3DA_PORT'] as const satisfies ReadonlyArray<keyof Config>
+type PortConfig = Pick<Config, 'HTTP_HOST' | 'HTTP_PORT' | 'FLEET_ROLES' | 'MQTT_URL' | 'MQTT_PORT' | 'M3DA_PORT'> &
+  Partial<Pick<Config, 'HTTPS_PORT' | 'MQTTS_PORT' | 'TLS_CERT_FILE' | 'TLS_KEY_FILE'>>
 
-type PortConfig = Pick<Config, 'HTTP_HOST' | 'HTTP_PORT' | 'FLEET_ROLES' | 'MQTT_URL' | typeof TRANSPORT_PORTS[number]>
+/** The ports this process will bind, by variable (a port switched off, or of a listener it will not have, is not). */
+function wantedPorts (config: Readonly<PortConfig>): Array<[string, PortOrOff | undefined]> {
+  const tls = tlsEnabled({ TLS_CERT_FILE: config.TLS_CERT_FILE, TLS_KEY_FILE: config.TLS_KEY_FILE })
+  const wanted: Array<[string, PortOrOff | undefined]> = [['HTTP_PORT', config.HTTP_PORT], ['HTTPS_PORT', tls ? config.HTTPS_PORT : undefined]]
+  if (!config.FLEET_ROLES.includes('ingest')) return wanted
+  // With MQTT_URL the devices connect to that broker and the service binds no MQTT port
+  // (docs/cluster.md#external-mqtt-broker-ingest): a busy MQTT_PORT, often that very broker on 1883, is none of its
+  // business.
+  const embedded = config.MQTT_URL === undefined
+  wanted.push(['MQTT_PORT', embedded ? config.MQTT_PORT : undefined], ['MQTTS_PORT', embedded && tls ? config.MQTTS_PORT : undefined], ['M3DA_PORT', config.M3DA_PORT])
+  return wanted
+}
 
 async function hold (port: number, host: string): Promise<Server> {
   const server = createServer()
@@ -25,16 +36,10 @@ async function hold (port: number, host: string): Promise<Server> {
  * Port 0 (any free port) is not tried.
  */
 export async function checkPorts (config: Readonly<PortConfig>): Promise<void> {
-  const wanted: Array<[string, number]> = [['HTTP_PORT', config.HTTP_PORT]]
-  // With MQTT_URL the devices connect to that broker and the service binds no MQTT port
-  // (docs/cluster.md#external-mqtt-broker-ingest): a busy MQTT_PORT, often that very broker on 1883, is none of its
-  // business.
-  const ports = TRANSPORT_PORTS.filter((v) => !(v === 'MQTT_PORT' && config.MQTT_URL !== undefined))
-  if (config.FLEET_ROLES.includes('ingest')) for (const v of ports) wanted.push([v, config[v]])
   const held: Server[] = []
   try {
-    for (const [variable, port] of wanted) {
-      if (port === 0) continue
+    for (const [variable, port] of wantedPorts(config)) {
+      if (port === 0 || port === 'off' || port === undefined) continue
       held.push(await hold(port, config.HTTP_HOST).catch((err: unknown) => { throw portFailure(variable, port, config.HTTP_HOST, err) }))
     }
   } finally {

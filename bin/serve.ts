@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify'
-import type { Config } from '../core/config.js'
+import { tlsEnabled, type Config } from '../core/config.js'
 import type { Logger } from '../core/logger.js'
 import type { AppContext } from '../core/context.js'
 import type { BootstrapResult } from '../core/services/bootstrap.service.js'
@@ -14,9 +14,14 @@ import { transports as defaultTransports } from './transports.js'
 import { brokerResyncJob, openBrokerSync } from './broker.js'
 import { createTaskPushers } from '../core/services/ingest/task-pushers.js'
 import { createRepositories } from '../storage/repositories/index.js'
+import { createTlsListeners, type TlsListeners } from '../ingest/tls/tls-listeners.js'
+import { createHttpsListener, type HttpsListener } from './https-listener.js'
 
-/** The bound ports: HTTP, and each transport that has a listener of its own by its name ("mqtt"...). */
-export interface BoundPorts { httpPort: number, ports: Record<string, number> }
+/**
+ * The bound ports: HTTP (undefined with HTTP_PORT=off), HTTPS (undefined without TLS), and each transport listener on a
+ * port of its own by its name ("mqtt", "mqtts", "m3da"...).
+ */
+export interface BoundPorts { httpPort: number | undefined, httpsPort: number | undefined, ports: Record<string, number> }
 
 export interface Service {
   ctx: AppContext
@@ -24,8 +29,14 @@ export interface Service {
   /** The device transports, in the order of the protocols' list (bin/transports.ts). */
   transports: readonly DeviceTransport[]
   /**
-   * Starts listening: HTTP (API and the transports' routes), then each transport's own port, on the configured
-   * ports (HTTP_PORT and each transport's variable); `anyPort`: every one on an ephemeral port (tests, benchmarks).
+   * The TLS listeners' context (TLS_CERT_FILE and TLS_KEY_FILE set): reload() on SIGHUP, setClientCAs() with the
+   * companies' registered CAs.
+   */
+  tls: TlsListeners | undefined
+  /**
+   * Starts listening: HTTP and HTTPS (API and the transports' routes), then each transport's own ports, on the
+   * configured ports (HTTP_PORT, HTTPS_PORT and each listener's variable); `anyPort`: every one on an ephemeral port
+   * (tests, benchmarks).
    */
   listen (opts?: { host?: string, anyPort?: boolean }): Promise<BoundPorts>
   close (): Promise<void>
@@ -66,8 +77,10 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   // external broker) and run the transports' jobs; only an ingest process accepts device traffic.
   const roles = new Set(config.FLEET_ROLES)
   const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
+  // Read now: a bad TLS file stops the start with its variable (fleet serve has checked them before the store too).
+  const tls = tlsEnabled(config) ? await createTlsListeners(config, log) : undefined
   const protocolDeps: ProtocolDeps = {
-    config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now, accept: roles.has('ingest'), db: infra.db, repos, capabilities: createCapabilities(), artifacts: ctx.artifacts
+    config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now, accept: roles.has('ingest'), db: infra.db, repos, capabilities: createCapabilities(), artifacts: ctx.artifacts, ...(tls === undefined ? {} : { tls })
   }
   const transports: DeviceTransport[] = []
   for (const entry of opts.transports ?? defaultTransports) {
@@ -94,32 +107,32 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
     }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), resync.jobs))
     await engine.recover()
   }
+  const https = tls === undefined ? undefined : createHttpsListener(api, tls)
   let closing: Promise<void> | undefined
   return {
     ctx,
     api,
     transports,
+    tls,
     async listen ({ host = config.HTTP_HOST, anyPort = false } = {}) {
-      const http = anyPort ? 0 : config.HTTP_PORT
-      await api.listen({ port: http, host, backlog: LISTEN_BACKLOG }).catch((err: unknown) => { throw portFailure('HTTP_PORT', http, host, err) })
-      const address = api.server.address()
-      const httpPort = typeof address === 'object' && address !== null ? address.port : http
+      const { httpPort, httpsPort } = await listenHttp(config, api, https, host, anyPort)
       // Download links name the bound port when PUBLIC_URL does not say where devices reach the service.
-      ctx.services.downloads.listening(host, httpPort)
+      if (httpPort !== undefined) ctx.services.downloads.listening(host, httpPort)
+      else if (httpsPort !== undefined) ctx.services.downloads.listening(host, httpsPort, 'https')
       const ports: Record<string, number> = {}
-      for (const t of transports) {
-        if (t.port === undefined || !roles.has('ingest')) continue
-        const { variable } = t.port
-        const wanted = anyPort ? 0 : Number(config[variable])
+      for (const l of roles.has('ingest') ? transports.flatMap((t) => t.listeners ?? []) : []) {
+        const wanted = anyPort ? 0 : Number(config[l.variable])
         // Another broker often holds 1883 already: the failure names the variable that moves the embedded one.
-        ports[t.name] = await t.port.listen(wanted, host).catch((err: unknown) => { throw portFailure(variable, wanted, host, err) })
+        ports[l.name] = await l.listen(wanted, host).catch((err: unknown) => { throw portFailure(l.variable, wanted, host, err) })
       }
-      return { httpPort, ports }
+      return { httpPort, httpsPort, ports }
     },
     async close () {
-      // Stop accepting (HTTP, then every transport), let what was accepted be committed, then close the store.
+      // Stop accepting (HTTP, HTTPS, then every transport), let what was accepted be committed, then close the store.
       closing ??= (async () => {
         await api.close()
+        await https?.close()
+        tls?.close()
         for (const t of transports) await t.close()
         await ingest.drain()
         await ctx.close()
@@ -127,6 +140,23 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
       await closing
     }
   }
+}
+
+/** HTTP_PORT (unless off) and HTTPS_PORT (with TLS): the same instance on both; off, it is made ready and never listens. */
+async function listenHttp (config: Readonly<Config>, api: FastifyInstance, https: HttpsListener | undefined, host: string, anyPort: boolean): Promise<Omit<BoundPorts, 'ports'>> {
+  let httpPort: number | undefined
+  if (config.HTTP_PORT === 'off') {
+    await api.ready()
+  } else {
+    const http = anyPort ? 0 : config.HTTP_PORT
+    await api.listen({ port: http, host, backlog: LISTEN_BACKLOG }).catch((err: unknown) => { throw portFailure('HTTP_PORT', http, host, err) })
+    const address = api.server.address()
+    httpPort = typeof address === 'object' && address !== null ? address.port : http
+  }
+  if (https === undefined) return { httpPort, httpsPort: undefined }
+  const wanted = anyPort ? 0 : config.HTTPS_PORT
+  const httpsPort = await https.listen(wanted, host).catch((err: unknown) => { throw portFailure('HTTPS_PORT', wanted, host, err) })
+  return { httpPort, httpsPort }
 }
 
 export interface Running extends Service, BoundPorts { bootstrap: BootstrapResult }
@@ -153,8 +183,13 @@ export async function startService (config: Readonly<Config>, log: Logger): Prom
   }
 }
 
+/** Where a newcomer on this machine reaches the service: the HTTP port, or the HTTPS one when HTTP is off. */
+export function localOrigin (ports: Omit<BoundPorts, 'ports'>): string {
+  return ports.httpPort !== undefined ? `http://localhost:${ports.httpPort}` : `https://localhost:${ports.httpsPort ?? 0}`
+}
+
 /** What a newcomer needs after the first start: how to get a token, and where the console is. */
-export function welcome (r: BootstrapResult, port: number): string {
+export function welcome (r: BootstrapResult, origin: string): string {
   if (!r.created) return ''
   const lines = [
     `Created company "${r.companyName}", administrator ${r.adminEmail} and API client ${r.clientId}.`
@@ -162,8 +197,8 @@ export function welcome (r: BootstrapResult, port: number): string {
   if (r.generatedPassword !== undefined) lines.push(`  administrator password (shown once): ${r.generatedPassword}`)
   if (r.generatedSecret !== undefined) lines.push(`  client secret (shown once):          ${r.generatedSecret}`)
   lines.push('Get a token:',
-    `  curl -s "http://localhost:${port}/api/oauth/token?grant_type=password&username=${r.adminEmail}&password=<password>&client_id=${r.clientId}&client_secret=<secret>"`,
+    `  curl -s "${origin}/api/oauth/token?grant_type=password&username=${r.adminEmail}&password=<password>&client_id=${r.clientId}&client_secret=<secret>"`,
     `Or open the console and sign in as ${r.adminEmail}:`,
-    `  http://localhost:${port}/console/`)
+    `  ${origin}/console/`)
   return lines.join('\n')
 }

@@ -5,18 +5,27 @@ import { DEFAULT_PASSWORD_HASH_COST } from './security/secrets.js'
 import type { AccessConfig } from './config/access.config.js'
 import { mqttUrl, type DevicesConfig } from './config/devices.config.js'
 import type { OperationsConfig } from './config/operations.config.js'
+import { checkOffSwitches, portOrOff, tlsConfig, type TlsConfig } from './config/tls.config.js'
 import { artifactStore, level, logFormat, nodeId, origins, roles, type ServiceConfig } from './config/service.config.js'
 import { addressList, bool, email, int, optional, str, topicLevel, url, type Env } from './config/values.js'
 
 export { ConfigError } from './config/values.js'
 export { ROLES, type Role } from './config/service.config.js'
+export { tlsEnabled, type PortOrOff } from './config/tls.config.js'
 
-export interface Config extends ServiceConfig, AccessConfig, DevicesConfig, OperationsConfig {}
+export interface Config extends ServiceConfig, AccessConfig, DevicesConfig, OperationsConfig, TlsConfig {}
 
 /** Reads and validates the configuration. @throws ConfigError naming the first bad variable. */
 export function loadConfig (env: Env): Readonly<Config> {
-  return Object.freeze({
-    HTTP_PORT: int(env, 'HTTP_PORT', 8080, 0, 65535),
+  const config = readVariables(env)
+  // Rules between variables, once each is valid on its own.
+  checkOffSwitches(config)
+  return Object.freeze(config)
+}
+
+function readVariables (env: Env): Config {
+  return {
+    HTTP_PORT: portOrOff(env, 'HTTP_PORT', 8080),
     HTTP_HOST: str(env, 'HTTP_HOST', '0.0.0.0'),
     DATA_DIR: str(env, 'DATA_DIR', './data'),
     DATABASE_URL: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
@@ -39,7 +48,7 @@ export function loadConfig (env: Env): Readonly<Config> {
     FLEET_CLIENT_ID: str(env, 'FLEET_CLIENT_ID', 'fleet-cli'),
     FLEET_CLIENT_SECRET: optional(env, 'FLEET_CLIENT_SECRET'),
     PUBLIC_URL: url(env, 'PUBLIC_URL', ['http:', 'https:']),
-    MQTT_PORT: int(env, 'MQTT_PORT', 1883, 0, 65535),
+    MQTT_PORT: portOrOff(env, 'MQTT_PORT', 1883),
     M3DA_PORT: int(env, 'M3DA_PORT', 44900, 0, 65535),
     M3DA_SERVER_ID: str(env, 'M3DA_SERVER_ID', 'AIRVANTAGE'),
     MQTT_CONNECT_TIMEOUT_MS: int(env, 'MQTT_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
@@ -90,6 +99,7 @@ export function loadConfig (env: Env): Readonly<Config> {
     DEVICE_PENDING_MESSAGES: int(env, 'DEVICE_PENDING_MESSAGES', 64, 1, 1_000_000),
     // Below 64 KiB a few ordinary messages would fill it; one message alone is always taken (ingest.service.ts).
     INGEST_BUFFER_BYTES: int(env, 'INGEST_BUFFER_BYTES', 128 * 1024 * 1024, 65_536, 68_719_476_736),
-    DATA_RETENTION_DAYS: int(env, 'DATA_RETENTION_DAYS', 0, 0, 36_500)
-  })
+    DATA_RETENTION_DAYS: int(env, 'DATA_RETENTION_DAYS', 0, 0, 36_500),
+    ...tlsConfig(env)
+  }
 }

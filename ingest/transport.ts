@@ -1,6 +1,7 @@
 // The shape every device transport has (a device protocol is a folder under ingest/ plus one line in the list of
 // bin/transports.ts: protocol-module.ts). A transport serves devices on a port of its own, on the HTTP port, or both; it
 // delivers tasks to the devices it has connected (push transports) or lets them fetch theirs (polling transports).
+import type { Server } from 'node:net'
 import type { FastifyPluginAsync } from 'fastify'
 import type { Logger } from '../core/logger.js'
 import type { Config } from '../core/config.js'
@@ -10,6 +11,7 @@ import type { DevicesService } from '../core/services/ingest/devices.service.js'
 import type { IngestService } from '../core/services/ingest/ingest.service.js'
 import type { MetricsRegistry } from '../core/metrics.js'
 import type { ExtraPeriodicJobs } from '../core/operations/jobs.js'
+import type { TlsListeners } from './tls/tls-listeners.js'
 
 /** What a transport is given when it is built (bin/serve.ts). */
 /**
@@ -19,6 +21,38 @@ import type { ExtraPeriodicJobs } from '../core/operations/jobs.js'
  * connection waited for its TCP retry, 1, 3, then 7 s later (bench reboot). The kernel caps it at net.core.somaxconn.
  */
 export const LISTEN_BACKLOG = 4096
+
+/** Binds a device listener's server (its accept queue LISTEN_BACKLOG) and answers the bound port (port 0: any free). */
+export async function listenOn (server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject)
+    server.listen({ port, host, backlog: LISTEN_BACKLOG }, () => { server.off('error', reject); resolve() })
+  })
+  const address = server.address()
+  return typeof address === 'object' && address !== null ? address.port : port
+}
+
+/**
+ * A listener whose server is built when it binds. `close` stops accepting, lets `drop` end the connections the server
+ * would otherwise wait for, and resolves once the server has closed.
+ */
+export function serverListener<S extends Server> (build: () => S, drop: (server: S) => void): { listen: TransportListener['listen'], listening: () => boolean, close: () => Promise<void> } {
+  let server: S | undefined
+  return {
+    async listen (port, host) {
+      server = build()
+      return await listenOn(server, port, host)
+    },
+    listening: () => server?.listening === true,
+    async close () {
+      const s = server
+      if (s === undefined) return
+      const closed = new Promise<void>((resolve) => { s.close(() => { resolve() }) })
+      drop(s)
+      await closed
+    }
+  }
+}
 
 export interface TransportDeps {
   config: Readonly<Config>
@@ -32,6 +66,19 @@ export interface TransportDeps {
    * still delivers tasks where it can from here (an external broker) and runs its jobs, but reads nothing from devices.
    */
   accept?: boolean
+  /** The TLS context of the TLS listeners (TLS_CERT_FILE and TLS_KEY_FILE); absent: the transports listen in clear only. */
+  tls?: TlsListeners
+}
+
+/** One listener of a transport on a port of its own (a transport may have several: MQTT and MQTT over TLS). */
+export interface TransportListener {
+  /** Its name among the bound ports and in GET /ready (`mqtt`, `mqtts`, `m3da`). */
+  readonly name: string
+  /** The configuration variable of its port, named in a start failure (a busy port). */
+  readonly variable: keyof Config
+  listen (port: number, host: string): Promise<number>
+  /** True while it accepts connections (GET /ready). */
+  listening (): boolean
 }
 
 export interface DeviceTransport {
@@ -41,8 +88,8 @@ export interface DeviceTransport {
   readonly protocols: readonly DeviceProtocol[]
   /** Routes it serves on the service's HTTP port (REST device API, MQTT over WebSocket...). */
   readonly http?: FastifyPluginAsync
-  /** Its own listener: the configuration variable of its port (named in a start failure) and how to bind it. */
-  readonly port?: { variable: keyof Config, listen: (port: number, host: string) => Promise<number>, listening: () => boolean }
+  /** Its listeners on ports of their own, bound by the service in this order (none: HTTP routes only). */
+  readonly listeners?: readonly TransportListener[]
   /** Whether the system has a connection to this process over this transport. */
   connected (systemUid: string): boolean
   /** Sends tasks to a connected device; false when it is not connected here (they wait for its next connection). */

@@ -59,4 +59,4 @@ process.on('message', (m: { type: string, file?: string }) => {
 })
 // The parent gone (killed, crashed): nothing is left listening behind it.
 process.on('disconnect', () => { if (!closing) process.exit(1) })
-send({ type: 'listening', httpPort, mqttPort: ports.mqtt ?? 0, companyUid, seedSeconds })
+send({ type: 'listening', httpPort: httpPort ?? 0, mqttPort: ports.mqtt ?? 0, companyUid, seedSeconds })

@@ -1,10 +1,11 @@
 // The configuration of the device edge: the transports' ports and deadlines, proxies, device logins and limits, the
 // MSCI polls, the Sparkplug host and the external MQTT broker with its authentication endpoints.
 import { ConfigError, optional, type Env } from './values.js'
+import type { PortOrOff } from './tls.config.js'
 
 export interface DevicesConfig {
-  /** Embedded MQTT broker port (docs/devices.md). */
-  MQTT_PORT: number
+  /** Embedded MQTT broker port (docs/devices.md); `off`: MQTT over TLS only (MQTTS_PORT). */
+  MQTT_PORT: PortOrOff
   /** M3DA TCP port (docs/devices.md). */
   M3DA_PORT: number
   /** The server id of M3DA security (docs/protocols/m3da.md: KS = MD5(serverId ‖ K)); the agents' default. */

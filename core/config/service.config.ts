@@ -2,12 +2,14 @@
 // metrics and load shedding, its name and roles in a cluster, and the live stream's bounds.
 import { hostname } from 'node:os'
 import { ConfigError, optional, str, type Env } from './values.js'
+import type { PortOrOff } from './tls.config.js'
 
 export const ROLES = ['api', 'ingest', 'worker'] as const
 export type Role = typeof ROLES[number]
 
 export interface ServiceConfig {
-  HTTP_PORT: number
+  /** The plain HTTP listener; `off`: HTTPS only (docs/security.md#tls). */
+  HTTP_PORT: PortOrOff
   HTTP_HOST: string
   DATA_DIR: string
   DATABASE_URL: string | undefined

@@ -31,7 +31,7 @@ import { createPointPartitionsService } from './data/point-partitions.service.js
 import type { EventBus } from '../ports/events.js'
 import { createOperationProgress } from '../operations/progress.js'
 import { createStreamService } from './stream/stream.service.js'
-import { createDownloadLinks } from './packages/download-links.js'
+import { createDownloadLinks, downloadListener } from './packages/download-links.js'
 import type { ArtifactStore } from '../ports/artifacts.js'
 import type { DownloadLinkInput } from '../ports/package-downloads.js'
 import type { CertificateEvent } from '../ports/certificates.js'
@@ -77,7 +77,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
   // Two batches at once help a PostgreSQL pool; PGlite has one connection (bench/ingest.ts measures both).
   const ingestOptions = { parallel: config.DATABASE_URL === undefined ? 1 : 2, maxPendingBytes: config.INGEST_BUFFER_BYTES }
   const progress = events === undefined ? undefined : createOperationProgress({ operations: repos.operations, events, log })
-  const downloads = createDownloadLinks({ downloads: repos.packageDownloads, publicUrl: config.PUBLIC_URL, httpHost: config.HTTP_HOST, httpPort: config.HTTP_PORT, now: clock.now, log, metrics })
+  const downloads = createDownloadLinks({ downloads: repos.packageDownloads, publicUrl: config.PUBLIC_URL, httpHost: config.HTTP_HOST, ...downloadListener(config), now: clock.now, log, metrics })
   // An install task's links are written in its chunk's transaction: they go if the task is rolled back.
   const handlerDeps = {
     software: { link: async (tx: Repositories, req: DownloadLinkInput) => await downloads.link(req, tx.packageDownloads) },

@@ -28,7 +28,7 @@ export async function m3daTransport (deps: TransportDeps, m3da: M3daDevices): Pr
     name: 'm3da',
     protocols: ['M3DA'],
     http: async (app) => { await app.register(m3daComRoutes, { handler }) },
-    port: { variable: 'M3DA_PORT', listen: tcp.listen, listening: tcp.listening },
+    listeners: [{ name: 'm3da', variable: 'M3DA_PORT', listen: tcp.listen, listening: tcp.listening }],
     connected: (systemUid) => tcp.connected(systemUid),
     push: async (systemUid, tasks) => tcp.push(systemUid, tasks),
     connections: () => [{ kind: 'tcp', count: tcp.connections() }],

@@ -1,4 +1,5 @@
-// The MQTT endpoint of the service: TCP on MQTT_PORT and WebSocket at /mqtt on the HTTP port. Each connection's
+// The MQTT endpoint of the service: TCP on MQTT_PORT, WebSocket at /mqtt on the HTTP and HTTPS ports, and TLS on
+// MQTTS_PORT (mqtts-listener.ts, which hands its connections to `handle`). Each connection's
 // CONNECT is peeked for its protocol level, refused when no version this edge speaks, and handed to one session
 // (ingest/mqtt/session/) that serves MQTT 3.1, 3.1.1 and 5 alike, Wills and the bus of other protocols' namespaces
 // (Sparkplug B) included.
@@ -9,8 +10,9 @@ import { createFrameLimit } from '../../protocols/mqtt/frame-limit.js'
 import { serveMqtt } from './session/serve.js'
 import type { MqttSessionDeps } from './session/deps.js'
 import { createBusSubscribers } from './bus-subscribers.js'
-import { LISTEN_BACKLOG } from '../transport.js'
-import type { LoginGate } from '../login-gate.js'
+import { listenOn } from '../transport.js'
+import type { LoginGate, PendingLogin } from '../login-gate.js'
+import type { PresentedCertificate } from '../../core/domain/device-certificate.js'
 import { acceptProxied, type ProxyProtocolOptions } from '../proxy-protocol.js'
 
 /** What every MQTT version is served with (the registry of connections is shared by them). */
@@ -21,9 +23,17 @@ export type MqttEndpointDeps = Omit<MqttSessionDeps, 'maxPacketBytes' | 'busSubs
   proxyProtocol?: ProxyProtocolOptions
 }
 
+/** What a connection brings beside its stream and address. */
+export interface ConnectionOrigin {
+  /** The client certificate of its TLS handshake (MQTTS, wss). */
+  certificate?: PresentedCertificate
+  /** Its place in the login gate, taken when its TCP connection was accepted (MQTTS: before the handshake). */
+  login?: PendingLogin
+}
+
 export interface MqttEndpoint {
-  /** Serves one connection from any transport (TCP socket, WebSocket stream). */
-  handle (stream: Duplex, remoteAddress: string): void
+  /** Serves one connection from any transport (TCP socket, TLS socket, WebSocket stream). */
+  handle (stream: Duplex, remoteAddress: string, origin?: ConnectionOrigin): void
   listen (port: number, host: string): Promise<number>
   /** True while the TCP listener accepts connections (GET /ready). */
   listening (): boolean
@@ -50,8 +60,8 @@ export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promi
   const open = new Set<Duplex>()
   let server: Server | undefined
 
-  function route (stream: Duplex, remoteAddress: string): void {
-    const login = deps.loginGate.admit(remoteAddress, stream)
+  function route (stream: Duplex, remoteAddress: string, origin: ConnectionOrigin = {}): void {
+    const login = origin.login ?? deps.loginGate.admit(remoteAddress, stream)
     if (login === undefined) { stream.destroy(); return }
     open.add(stream)
     stream.once('close', () => { open.delete(stream) })
@@ -76,7 +86,7 @@ export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promi
       stream.unshift(seen)
       const limit = createFrameLimit({ first: MAX_CONNECT_BYTES, next: MAX_PACKET_BYTES })
       stream.on('data', (chunk: Buffer) => { if (limit.feed(chunk) !== 'ok') stream.destroy() })
-      serveMqtt(stream, remoteAddress, peek.level as 3 | 4 | 5, deps, login.loggedIn)
+      serveMqtt(stream, remoteAddress, peek.level as 3 | 4 | 5, deps, login.loggedIn, origin.certificate)
       stream.resume()
     }
     stream.on('data', onData)
@@ -87,12 +97,7 @@ export async function createMqttEndpoint (endpointDeps: MqttEndpointDeps): Promi
     handle: route,
     async listen (port, host) {
       server = createServer(acceptProxied(deps.proxyProtocol, (socket: Socket, address) => { route(socket, address) }))
-      await new Promise<void>((resolve, reject) => {
-        server?.once('error', reject)
-        server?.listen({ port, host, backlog: LISTEN_BACKLOG }, () => { resolve() })
-      })
-      const address = server.address()
-      return typeof address === 'object' && address !== null ? address.port : port
+      return await listenOn(server, port, host)
     },
     listening: () => server?.listening === true,
     async close () {

@@ -1,9 +1,9 @@
-// MQTT devices (docs/devices.md: MQTT 3.1, 3.1.1 and 5, over TCP on MQTT_PORT and over WebSocket at /mqtt)
-// as one device transport (ingest/transport.ts). It pushes tasks: to a connected device at once, and at each
+// MQTT devices (docs/devices.md: MQTT 3.1, 3.1.1 and 5, over TCP on MQTT_PORT, over TLS on MQTTS_PORT and over
+// WebSocket at /mqtt) as one device transport (ingest/transport.ts). It pushes tasks: to a connected device at once, and at each
 // subscription to the tasks topic, what waits for it.
 import type { DeviceTask } from '../../core/domain/device-task.js'
 import { encodeTasks } from '../../protocols/airvantage/index.js'
-import type { DeviceTransport, TransportDeps } from '../transport.js'
+import type { DeviceTransport, TransportDeps, TransportListener } from '../transport.js'
 import type { MqttBus } from './namespaces.js'
 import { createPipeline } from '../pipeline.js'
 import { createMqttEndpoint } from './endpoint.js'
@@ -15,6 +15,7 @@ import { brokerTransport } from '../mqtt-broker/broker.transport.js'
 import { createLoginGate } from '../login-gate.js'
 import { proxyProtocolOptions } from '../proxy-protocol.js'
 import { createDeviceLimits } from '../device-limits.js'
+import { createMqttsListener } from './mqtts-listener.js'
 
 /** `mqtt`: the embedded broker's topic namespaces, which the MQTT module offers to others (bin/transports.ts). */
 export const mqttTransport = async (deps: TransportDeps & { mqtt: MqttBus }): Promise<DeviceTransport> => {
@@ -37,6 +38,7 @@ export const mqttTransport = async (deps: TransportDeps & { mqtt: MqttBus }): Pr
       .catch((err: unknown) => { deps.log.warn({ err, systemUid: c.session.systemUid }, 'waiting tasks not delivered') })
   }
 
+  const loginGate = createLoginGate({ transport: 'mqtt', perAddress: deps.config.UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS, timeoutMs: deps.config.MQTT_CONNECT_TIMEOUT_MS, metrics: deps.metrics })
   const endpoint = await createMqttEndpoint({
     devices: deps.devices,
     log: deps.log,
@@ -44,17 +46,24 @@ export const mqttTransport = async (deps: TransportDeps & { mqtt: MqttBus }): Pr
     registry,
     onTasksSubscribed: deliverWaiting,
     onTasksReceived: received.add,
-    loginGate: createLoginGate({ transport: 'mqtt', perAddress: deps.config.UNAUTHENTICATED_CONNECTIONS_PER_ADDRESS, timeoutMs: deps.config.MQTT_CONNECT_TIMEOUT_MS, metrics: deps.metrics }),
+    loginGate,
     proxyProtocol: proxyProtocolOptions(deps.config, 'mqtt', deps.metrics, deps.log),
     bus: deps.mqtt,
     limits: createDeviceLimits({ config: deps.config, metrics: deps.metrics, now: deps.now, protocol: 'MQTT' })
   })
 
+  const mqtts = deps.tls === undefined
+    ? undefined
+    : createMqttsListener({ tls: deps.tls, loginGate, connectTimeoutMs: deps.config.MQTT_CONNECT_TIMEOUT_MS, serve: endpoint.handle })
+  const listeners: TransportListener[] = []
+  if (deps.config.MQTT_PORT !== 'off') listeners.push({ name: 'mqtt', variable: 'MQTT_PORT', listen: endpoint.listen, listening: endpoint.listening })
+  if (mqtts !== undefined) listeners.push({ name: 'mqtts', variable: 'MQTTS_PORT', listen: mqtts.listen, listening: mqtts.listening })
+
   return {
     name: 'mqtt',
     protocols: ['MQTT'],
     http: async (app) => { await app.register(mqttWebSocketRoutes, { mqtt: endpoint }) },
-    port: { variable: 'MQTT_PORT', listen: endpoint.listen, listening: endpoint.listening },
+    listeners,
     connected: (systemUid) => registry.connected(systemUid),
     /** QoS 1 on the tasks topic of the latest connection that subscribed to it. */
     async push (systemUid: string, tasks: readonly DeviceTask[]) {
@@ -64,6 +73,9 @@ export const mqttTransport = async (deps: TransportDeps & { mqtt: MqttBus }): Pr
       return true
     },
     connections: () => registry.counts().map((c) => ({ kind: c.version, count: c.count })),
-    close: endpoint.close
+    async close () {
+      await mqtts?.close()
+      await endpoint.close()
+    }
   }
 }

@@ -3,6 +3,7 @@
 // and the connected-devices metric; and by client id within its system, so that a device never pushes another's
 // connection off.
 import type { DeviceSession } from '../../core/services/ingest/devices.service.js'
+import type { PresentedCertificate } from '../../core/domain/device-certificate.js'
 
 export type MqttVersion = '3.1.1' | '5'
 
@@ -12,6 +13,8 @@ export interface MqttConnection {
   readonly version: MqttVersion
   /** '' when the device gave none (MQTT 5.0 §3.1.3.1): such a connection takes no other over. */
   readonly clientId: string
+  /** The client certificate of its TLS handshake (MQTTS, wss), if it presented one: a revoked one's connections are found by it. */
+  readonly certificate?: PresentedCertificate
   /** Whether a granted subscription of the connection delivers its tasks topic. */
   wantsTasks (): boolean
   /** Publishes a task list at QoS 1 on its tasks topic (`taskUids`: the tasks it carries, told on its PUBACK). */

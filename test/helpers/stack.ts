@@ -8,7 +8,7 @@ import type { AppContext } from '../../core/context.js'
 import type { Clock, Db } from '../../core/ports/store.js'
 import type { Logger } from '../../core/logger.js'
 import { openOperationParts, systemClock } from '../../bin/context.js'
-import { assembleService, type Service } from '../../bin/serve.js'
+import { assembleService, type BoundPorts, type Service } from '../../bin/serve.js'
 import type { ProtocolEntry } from '../../ingest/protocol-module.js'
 import { createMemoryCounter } from '../../storage/rate/memory-counter.js'
 import { createRedisCounter } from '../../storage/rate/redis-counter.js'
@@ -36,6 +36,8 @@ export interface Stack {
   service: Service
   /** Set when started with `listen: true`: real ports on 127.0.0.1. */
   httpUrl: string
+  /** `https://127.0.0.1:<port>` when started with `listen: true` and TLS_CERT_FILE / TLS_KEY_FILE in `env`; else ''. */
+  httpsUrl: string
   /** The bound port of each transport that listens on its own, by its name (`ports.mqtt`...). */
   ports: Record<string, number>
   /** `mqtt://127.0.0.1:<ports.mqtt>`, for the many tests with MQTT clients. */
@@ -99,7 +101,7 @@ export async function startStack (opts: StackOptions = {}): Promise<Stack> {
   const service = await assembleService(config, log, { db: serviceDb, rateCounter, clock: opts.clock ?? systemClock, events, ...parts },
     opts.transports === undefined ? {} : { transports: opts.transports })
   const { ctx, api } = service
-  let bound: { httpPort: number, ports: Record<string, number> } = { httpPort: 0, ports: {} }
+  let bound: BoundPorts = { httpPort: 0, httpsPort: undefined, ports: {} }
   if (opts.listen === true) bound = await service.listen({ anyPort: true, host: '127.0.0.1' })
   else await api.ready()
 
@@ -126,7 +128,8 @@ export async function startStack (opts: StackOptions = {}): Promise<Stack> {
     adminToken,
     login,
     service,
-    httpUrl: `http://127.0.0.1:${bound.httpPort}`,
+    httpUrl: `http://127.0.0.1:${bound.httpPort ?? 0}`,
+    httpsUrl: bound.httpsPort === undefined ? '' : `https://127.0.0.1:${bound.httpsPort}`,
     ports: bound.ports,
     mqttUrl: `mqtt://127.0.0.1:${bound.ports.mqtt ?? 0}`,
     async call (token, o) {

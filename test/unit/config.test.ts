@@ -82,6 +82,11 @@ describe('loadConfig', () => {
       DEVICE_LOGIN_THROTTLE_BASE_MS: 1000,
       PASSWORD_HASH_COST: 15,
       DATA_RETENTION_DAYS: 0,
+      TLS_CERT_FILE: undefined,
+      TLS_KEY_FILE: undefined,
+      TLS_CLIENT_CA_FILE: undefined,
+      MQTTS_PORT: 8883,
+      HTTPS_PORT: 8443,
       // The host name, as an MQTT client id part.
       FLEET_NODE_ID: hostname().replace(/[^A-Za-z0-9._-]/g, '-').slice(0, 64) || 'fleet',
       FLEET_ROLES: ['api', 'ingest', 'worker'],

@@ -3,6 +3,7 @@
 // keeps only its SHA-256, so neither a copy of the table nor a log of its rows gives anybody a working link.
 import { createHash, randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
+import type { PortOrOff } from '../../config.js'
 import type { Logger } from '../../logger.js'
 import type { MetricsRegistry } from '../../metrics.js'
 import type { DownloadLinkInput, PackageDownload, PackageDownloadsRepository } from '../../ports/package-downloads.js'
@@ -22,6 +23,8 @@ export interface DownloadLinksDeps {
   /** HTTP_HOST and HTTP_PORT: the listener's address until listening() says which port was bound. */
   httpHost: string
   httpPort: number
+  /** `https` when the links name the HTTPS listener (HTTP_PORT=off: docs/security.md#tls); default `http`. */
+  scheme?: 'http' | 'https'
   now: () => number
   log: Logger
   metrics?: MetricsRegistry
@@ -29,18 +32,24 @@ export interface DownloadLinksDeps {
   flushMs?: number
 }
 
+/** The listener the links name before the service is bound: HTTP_PORT, or HTTPS_PORT when HTTP_PORT is off. */
+export function downloadListener (config: { HTTP_PORT: PortOrOff, HTTPS_PORT: number }): { httpPort: number, scheme: 'http' | 'https' } {
+  return config.HTTP_PORT === 'off' ? { httpPort: config.HTTPS_PORT, scheme: 'https' } : { httpPort: config.HTTP_PORT, scheme: 'http' }
+}
+
 const tokenHash = (token: string): string => createHash('sha256').update(token).digest('hex')
 
 /** `http://<address>:<port>` of a listener: its own address, or the machine's name when it listens on all of them. */
-function listenerBase (host: string, port: number): string {
+function listenerBase (scheme: string, host: string, port: number): string {
   const name = host === '0.0.0.0' || host === '::' || host === '' ? hostname() : host
-  return `http://${name.includes(':') ? `[${name}]` : name}:${port}`
+  return `${scheme}://${name.includes(':') ? `[${name}]` : name}:${port}`
 }
 
 export function createDownloadLinks (deps: DownloadLinksDeps) {
   let host = deps.httpHost
   let port = deps.httpPort
-  const base = (): string => (deps.publicUrl ?? listenerBase(host, port)).replace(/\/+$/, '')
+  let scheme = deps.scheme ?? 'http'
+  const base = (): string => (deps.publicUrl ?? listenerBase(scheme, host, port)).replace(/\/+$/, '')
   const served = createServedBytes({ downloads: deps.downloads, log: deps.log, metrics: deps.metrics, flushMs: deps.flushMs })
   return {
     /**
@@ -66,10 +75,14 @@ export function createDownloadLinks (deps: DownloadLinksDeps) {
     async revoke (taskUids: readonly string[]): Promise<number> { return await deps.downloads.removeForTasks(taskUids) },
     /** Removes the links that expired before `before`. */
     async removeExpired (before: number): Promise<number> { return await deps.downloads.removeExpired(before) },
-    /** The HTTP listener once bound (port 0 in tests): the links' address without PUBLIC_URL. */
-    listening (boundHost: string, boundPort: number): void {
+    /**
+     * The listener once bound (port 0 in tests): the links' address without PUBLIC_URL. The HTTP one when it listens,
+     * else the HTTPS one (agents follow the link as given, and a link to a closed port would fail every install).
+     */
+    listening (boundHost: string, boundPort: number, boundScheme: 'http' | 'https' = 'http'): void {
       host = boundHost
       port = boundPort
+      scheme = boundScheme
     },
     /** Writes what was counted and not written yet. */
     flush: served.flush

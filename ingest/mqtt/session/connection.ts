@@ -24,6 +24,7 @@ export function connectionOf (s: MqttSession, session: DeviceSession, clientId: 
     session,
     version: s.v5 ? '5' : '3.1.1',
     clientId,
+    ...(s.certificate === undefined ? {} : { certificate: s.certificate }),
     wantsTasks: () => wantsTasks(session.username, s.filters.keys()),
     async sendTasks (payload, taskUids) {
       if (s.closed) return

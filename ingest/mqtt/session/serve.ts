@@ -14,6 +14,7 @@ import { onPingreq } from './ping.js'
 import { onDisconnect } from './disconnect.js'
 import { publishWill } from './will.js'
 import { RC5 } from './reason-codes.js'
+import type { PresentedCertificate } from '../../../core/domain/device-certificate.js'
 
 async function onPacket (s: MqttSession, p: Packet): Promise<void> {
   s.touch()
@@ -51,10 +52,11 @@ function ended (s: MqttSession): void {
 
 /**
  * Serves one MQTT connection of protocol `level` (peeked from its CONNECT by the endpoint) until it closes; once
- * logged in it is in the registry. `onLoggedIn`: told when the CONNACK that accepts it is sent.
+ * logged in it is in the registry. `onLoggedIn`: told when the CONNACK that accepts it is sent; `certificate`: what
+ * the client presented in its TLS handshake, kept by the session for its login.
  */
-export function serveMqtt (stream: Duplex, remoteAddress: string, level: ProtocolLevel, deps: MqttSessionDeps, onLoggedIn: () => void = () => {}): void {
-  const s = new MqttSession(stream, remoteAddress, level, deps, onLoggedIn)
+export function serveMqtt (stream: Duplex, remoteAddress: string, level: ProtocolLevel, deps: MqttSessionDeps, onLoggedIn: () => void = () => {}, certificate?: PresentedCertificate): void {
+  const s = new MqttSession(stream, remoteAddress, level, deps, onLoggedIn, certificate)
   const parser = level === 5 ? mqtt.parser({ protocolVersion: 5 }) : mqtt.parser()
   let packets: Promise<void> = Promise.resolve()
   parser.on('packet', (p: Packet) => {

@@ -10,6 +10,7 @@ import type { BusClient } from '../namespaces.js'
 import type { BusSubscriber } from '../bus-subscribers.js'
 import { turnWriter } from '../turn-writer.js'
 import type { MqttSessionDeps } from './deps.js'
+import type { PresentedCertificate } from '../../../core/domain/device-certificate.js'
 import { RC5 } from './reason-codes.js'
 
 export type ProtocolLevel = 3 | 4 | 5
@@ -50,7 +51,9 @@ export class MqttSession {
     readonly level: ProtocolLevel,
     readonly deps: MqttSessionDeps,
     /** Told when the CONNACK that accepts the connection is sent (the endpoint's login deadline ends there). */
-    readonly onLoggedIn: () => void
+    readonly onLoggedIn: () => void,
+    /** The client certificate presented in the TLS handshake (MQTTS, MQTT over wss); absent in clear or without one. */
+    readonly certificate?: PresentedCertificate
   ) {
     this.v5 = level === 5
     this.generateOpts = { protocolVersion: level }

@@ -49,7 +49,8 @@ function tinyTransport (events: string[]): TransportFactory {
       name: 'tiny',
       protocols: ['MSCI'],
       http: async (app) => { app.get('/tiny/ping', { config: { public: true } }, async () => ({ pong: true })) },
-      port: {
+      listeners: [{
+        name: 'tiny',
         variable: 'M3DA_PORT',
         async listen (port, host) {
           const s = createServer(serve)
@@ -60,7 +61,7 @@ function tinyTransport (events: string[]): TransportFactory {
           return typeof address === 'object' && address !== null ? address.port : port
         },
         listening: () => server?.listening === true
-      },
+      }],
       connected: (systemUid) => [...connectedSystems.values()].includes(systemUid),
       connections: () => [{ kind: 'line', count: connectedSystems.size }],
       async close () {
