@@ -2,7 +2,7 @@
 // certificates issued by it, built with @peculiar/x509 on Node's WebCrypto (no ASN.1 written here). `fleet certs dev`
 // writes a set of them; the tests make theirs with the same functions (test/helpers/pki.ts).
 import 'reflect-metadata'
-import { webcrypto } from 'node:crypto'
+import { createPrivateKey, webcrypto } from 'node:crypto'
 import * as x509 from '@peculiar/x509'
 
 // The library's type is the DOM's Crypto, which this project's TypeScript (no DOM library) does not know.
@@ -114,6 +114,16 @@ export async function issue (o: IssueOptions): Promise<Issued> {
     keys,
     algorithm: kind
   }
+}
+
+/** A certificate and its key from PEM texts (a CA on disk that issues more); P-256 or RSA keys. */
+export async function loadIssued (certPem: string, keyPem: string): Promise<Issued> {
+  const algorithm: KeyKind = createPrivateKey(keyPem).asymmetricKeyType === 'rsa' ? 'RSA-2048' : 'P-256'
+  const cert = new x509.X509Certificate(certPem)
+  const der = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' })
+  const privateKey = await webcrypto.subtle.importKey('pkcs8', der, algorithmOf(algorithm), true, ['sign'])
+  const publicKey = await cert.publicKey.export(algorithmOf(algorithm), ['verify'])
+  return { cert: certPem, key: keyPem, fingerprint: Buffer.from(await cert.getThumbprint('SHA-256')).toString('hex'), x509: cert, keys: { privateKey, publicKey }, algorithm }
 }
 
 /** The development set of `fleet certs dev`: a CA (10 years), a server certificate for localhost and a device's. */
