@@ -11,7 +11,7 @@ import { readinessChecks, registerDeviceGauges } from './operability.js'
 import { bootstrapStore, createContext, openInfra, type Infrastructure } from './context.js'
 import { portFailure } from './start-failure.js'
 import { transports as defaultTransports } from './transports.js'
-import { brokerResyncJob, openBrokerSync } from './broker.js'
+import { brokerUpkeep, openBrokerSync } from './broker.js'
 import { createTaskPushers } from '../core/services/ingest/task-pushers.js'
 import { createRepositories } from '../storage/repositories/index.js'
 import { createTlsListeners, type TlsListeners } from '../ingest/tls/tls-listeners.js'
@@ -98,13 +98,13 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   // repeatable jobs of the queue, not timers: in a cluster each runs once per period, in whichever process claims it.
   // A failed sweep goes to the queue's onError (logged); the next period sweeps again.
   const { engine } = ctx.services.operations
-  const resync = brokerResyncJob(config, brokerSync, log)
+  const broker = await brokerUpkeep(config, infra.db, ctx.services.certificates, brokerSync, log, roles.has('worker'))
   if (roles.has('worker')) {
     await engine.work(config.WORKER_CONCURRENCY, {
       'sweep.timeouts': { everyMs: TIMEOUT_SWEEP_MS, run: engine.sweepTimeouts },
       'sweep.comm-status': { everyMs: COMM_SWEEP_MS, run: async () => { await ctx.services.sweepCommStatus() } },
       'points.partitions': { everyMs: PARTITIONS_MS, run: async () => { await ctx.services.pointPartitions.upkeep() } }
-    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), resync.jobs))
+    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), broker.jobs))
     await engine.recover()
   }
   const https = tls === undefined ? undefined : createHttpsListener(api, tls)
@@ -135,6 +135,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
         tls?.close()
         for (const t of transports) await t.close()
         await ingest.drain()
+        await broker.close()
         await ctx.close()
       })()
       await closing

@@ -3,7 +3,7 @@
 // are described by area in core/config/; the order below is the order they are checked in.
 import { DEFAULT_PASSWORD_HASH_COST } from './security/secrets.js'
 import type { AccessConfig } from './config/access.config.js'
-import { mqttUrl, type DevicesConfig } from './config/devices.config.js'
+import { brokerConfig, checkBrokerTrust, mqttUrl, type DevicesConfig } from './config/devices.config.js'
 import type { OperationsConfig } from './config/operations.config.js'
 import { checkOffSwitches, portOrOff, tlsConfig, type TlsConfig } from './config/tls.config.js'
 import { artifactStore, level, logFormat, nodeId, origins, roles, type ServiceConfig } from './config/service.config.js'
@@ -20,6 +20,7 @@ export function loadConfig (env: Env): Readonly<Config> {
   const config = readVariables(env)
   // Rules between variables, once each is valid on its own.
   checkOffSwitches(config)
+  checkBrokerTrust(config)
   return Object.freeze(config)
 }
 
@@ -88,8 +89,7 @@ function readVariables (env: Env): Config {
     MQTT_DYNSEC_RESYNC_S: int(env, 'MQTT_DYNSEC_RESYNC_S', 3600, 0, 604_800),
     FLEET_NODE_ID: nodeId(env),
     FLEET_ROLES: roles(env),
-    BROKER_AUTH_SECRET: optional(env, 'BROKER_AUTH_SECRET'),
-    BROKER_AUTH_ALLOW: addressList(env, 'BROKER_AUTH_ALLOW'),
+    ...brokerConfig(env),
     STREAM_MAX_BUFFER_BYTES: int(env, 'STREAM_MAX_BUFFER_BYTES', 1_048_576, 1024, 1_073_741_824),
     STREAM_RECHECK_MS: int(env, 'STREAM_RECHECK_MS', 10_000, 100, 3_600_000),
     DEVICE_RATE_MESSAGES_PER_S: int(env, 'DEVICE_RATE_MESSAGES_PER_S', 100, 0, 1_000_000),

@@ -1,6 +1,6 @@
 // The configuration of the device edge: the transports' ports and deadlines, proxies, device logins and limits, the
 // MSCI polls, the Sparkplug host and the external MQTT broker with its authentication endpoints.
-import { ConfigError, optional, type Env } from './values.js'
+import { addressList, bool, ConfigError, optional, type Env } from './values.js'
 import type { PortOrOff } from './tls.config.js'
 
 export interface DevicesConfig {
@@ -66,6 +66,14 @@ export interface DevicesConfig {
   /** Addresses (IPs, or CIDR ranges) allowed to call the HTTP authentication endpoints; undefined: any address. */
   BROKER_AUTH_ALLOW: string[] | undefined
   /**
+   * With MQTT_URL: the trust bundle the external broker verifies device certificates against, written by the processes
+   * with the worker role; set, the broker's logins include the systems a certificate logs in
+   * (docs/cluster.md#device-certificates-with-the-external-broker).
+   */
+  BROKER_CA_FILE: string | undefined
+  /** The companies' CAs go in BROKER_CA_FILE too (each then vouches for any login at the broker: off by default). */
+  BROKER_COMPANY_CAS: boolean
+  /**
    * Device limits (docs/security.md#device-limits): messages per second one device may send on one transport; a message
    * over the budget is refused (MQTT 5 PUBACK 0x97, REST 429, M3DA 503) and not stored. 0: no limit.
    */
@@ -95,4 +103,20 @@ export function mqttUrl (env: Env): string | undefined {
     throw new ConfigError('MQTT_URL', 'must be a URL such as mqtt://user:password@host:1883 (mqtt, mqtts, ws or wss)')
   }
   return raw
+}
+
+/** The external broker's authentication endpoints and trust bundle. */
+export function brokerConfig (env: Env): Pick<DevicesConfig, 'BROKER_AUTH_SECRET' | 'BROKER_AUTH_ALLOW' | 'BROKER_CA_FILE' | 'BROKER_COMPANY_CAS'> {
+  return {
+    BROKER_AUTH_SECRET: optional(env, 'BROKER_AUTH_SECRET'),
+    BROKER_AUTH_ALLOW: addressList(env, 'BROKER_AUTH_ALLOW'),
+    BROKER_CA_FILE: optional(env, 'BROKER_CA_FILE'),
+    BROKER_COMPANY_CAS: bool(env, 'BROKER_COMPANY_CAS', false)
+  }
+}
+
+/** The broker's trust bundle is written for an external broker only, and its options need it. */
+export function checkBrokerTrust (config: Pick<DevicesConfig, 'MQTT_URL' | 'BROKER_CA_FILE' | 'BROKER_COMPANY_CAS'>): void {
+  if (config.BROKER_CA_FILE !== undefined && config.MQTT_URL === undefined) throw new ConfigError('BROKER_CA_FILE', 'needs MQTT_URL (the external broker whose TLS listener reads it)')
+  if (config.BROKER_COMPANY_CAS && config.BROKER_CA_FILE === undefined) throw new ConfigError('BROKER_COMPANY_CAS', 'needs BROKER_CA_FILE (the bundle the companies\' CAs would go in)')
 }

@@ -33,7 +33,10 @@ export function tlsConfig (env: Env): TlsConfig {
   // One without the other would start a service that silently has no TLS listener.
   if (cert !== undefined && key === undefined) throw new ConfigError('TLS_KEY_FILE', 'must be set with TLS_CERT_FILE (the private key of its certificate)')
   if (key !== undefined && cert === undefined) throw new ConfigError('TLS_CERT_FILE', 'must be set with TLS_KEY_FILE (the certificate of its private key)')
-  if (ca !== undefined && cert === undefined) throw new ConfigError('TLS_CLIENT_CA_FILE', 'needs TLS_CERT_FILE and TLS_KEY_FILE: only the TLS listeners ask for client certificates')
+  // The external broker's trust bundle (BROKER_CA_FILE) takes the operator's CAs too, with or without listeners here.
+  if (ca !== undefined && cert === undefined && optional(env, 'BROKER_CA_FILE') === undefined) {
+    throw new ConfigError('TLS_CLIENT_CA_FILE', 'needs TLS_CERT_FILE and TLS_KEY_FILE (only the TLS listeners ask for client certificates), or BROKER_CA_FILE (the external broker\'s)')
+  }
   return {
     TLS_CERT_FILE: cert,
     TLS_KEY_FILE: key,

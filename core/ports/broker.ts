@@ -7,13 +7,20 @@ export interface BrokerLogin {
   systemUid: string
   /** The MQTT username: the gateway's serial number or IMEI. */
   identifier: string
-  /** communication.mqtt.password, stored as given (the broker is given the same). */
-  password: string
+  /**
+   * communication.mqtt.password, stored as given (the broker is given the same); null: a login by certificate only
+   * (its application asks for x509, or it has no password and a certificate the broker trusts names it), which the
+   * broker holds without a password so that no password logs it in (docs/cluster.md#device-certificates-with-the-external-broker).
+   */
+  password: string | null
 }
 
 /** The device logins the broker must hold, read from the store. */
 export interface BrokerLoginsRepository {
-  /** The logins of these systems that have an MQTT password (a system without one cannot log in over MQTT). */
+  /**
+   * The logins of these systems that can log in to the broker: by their MQTT password, or by certificate where the
+   * broker trusts certificates (a system with neither cannot log in over MQTT).
+   */
   ofSystems (systemUids: readonly string[]): Promise<BrokerLogin[]>
   /** Every login, a page of systems at a time, by system uid after `after` ('' for the first page). */
   page (after: string, systems: number): Promise<{ logins: BrokerLogin[], last: string | undefined }>

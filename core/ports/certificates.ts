@@ -69,18 +69,25 @@ export interface CertificatesRepository {
   revokeCa (companyUid: string, fingerprint: string, at: number): Promise<{ ca: CompanyCa, changed: boolean } | undefined>
   /** Counts one more system a CA created. */
   countAutoRegistered (fingerprint: string): Promise<void>
-  /** The PEMs of every ACTIVE CA of every company. */
+  /** The PEMs of every ACTIVE CA of every company, oldest first. */
   activeCaPems (): Promise<string[]>
+  /**
+   * Every ACTIVE certificate pinned on a system, oldest first, with that system's logins (its comm identifiers: an
+   * external broker takes a certificate's CN as the login, docs/cluster.md#device-certificates-with-the-external-broker).
+   */
+  activePinned (): Promise<Array<{ pem: string, logins: string[] }>>
   /** What a certificate login needs, in one indexed statement. */
   loginFacts (fingerprint: string, names: readonly string[], issuers: readonly string[]): Promise<CertificateLoginFacts>
 }
 
 /**
  * A change that every process must act on (decision 0030): connections of a revoked certificate, or under a revoked
- * CA, are closed; a CA registered or revoked changes what the TLS listeners trust (CertificatesService.trustedCAs).
+ * CA, are closed; a CA registered or revoked changes what the TLS listeners trust (CertificatesService.trustedCAs);
+ * a certificate pinned or revoked changes what an external broker trusts (docs/cluster.md#device-certificates-with-the-external-broker).
  * Published after the commit on a channel of its own, never on the live stream's.
  */
 export type CertificateEvent =
+  | { kind: 'certificate.registered', fingerprint: string, system: string }
   | { kind: 'certificate.revoked', fingerprint: string, system: string }
   | { kind: 'ca.registered', fingerprint: string, company: string }
   | { kind: 'ca.revoked', fingerprint: string, company: string }

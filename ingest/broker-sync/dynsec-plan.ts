@@ -5,6 +5,9 @@
 // - a client per login (the serial number, the IMEI), named by it, with the MQTT password, in its system's role,
 //   marked by its textname `fleet-system <uid> <fingerprint>`. A client without the mark is someone else's: the
 //   service never changes nor deletes it.
+// - a login by certificate only (BrokerLogin.password null) is a client without a password, marked
+//   `fleet-system <uid> certificate`: no password logs it in, and a certificate whose CN names it gets its role
+//   (docs/cluster.md#device-certificates-with-the-external-broker).
 // Changing a client makes Mosquitto disconnect it, so a client whose password and role are already right is left
 // alone: the broker never answers a password, the fingerprint in the mark tells whether it is the stored one.
 import { createHash } from 'node:crypto'
@@ -36,7 +39,13 @@ export function fingerprint (identifier: string, password: string): string {
   return createHash('sha256').update(`fleet-broker\u0000${identifier}\u0000${password}`).digest('base64url').slice(0, 22)
 }
 
-export const textname = (l: BrokerLogin): string => `${MARK} ${l.systemUid} ${fingerprint(l.identifier, l.password)}`
+// The mark of a client without a password; a fingerprint is 22 characters, so never this word.
+export const CERTIFICATE_ONLY = 'certificate'
+
+/** What the mark says of the login's password: its fingerprint, or that it has none. */
+export const passwordMark = (l: BrokerLogin): string => l.password === null ? CERTIFICATE_ONLY : fingerprint(l.identifier, l.password)
+
+export const textname = (l: BrokerLogin): string => `${MARK} ${l.systemUid} ${passwordMark(l)}`
 
 /** The system a client of the service belongs to; undefined for a client the service does not manage. */
 export function managedBy (c: BrokerClient): { systemUid: string, fingerprint: string } | undefined {
@@ -118,14 +127,20 @@ export function planSync (input: PlanInput): { commands: DynsecCommand[], counts
 
   for (const l of wanted.values()) {
     const c = input.clients.get(l.identifier)
-    const fields = { username: l.identifier, password: l.password, textname: textname(l), roles: [{ rolename: roleName(l.systemUid) }] }
+    // No password field at all for a certificate login: Mosquitto hashes an empty one, which would then log in.
+    const fields = { username: l.identifier, ...(l.password === null ? {} : { password: l.password }), textname: textname(l), roles: [{ rolename: roleName(l.systemUid) }] }
     if (c === undefined) { clientCommands.push({ command: 'createClient', ...fields }); counts.clients.created++; continue }
     const owner = managedBy(c)
     if (owner === undefined) { counts.clients.skipped++; continue }
-    const same = owner.systemUid === l.systemUid && owner.fingerprint === fingerprint(l.identifier, l.password) &&
+    const same = owner.systemUid === l.systemUid && owner.fingerprint === passwordMark(l) &&
       c.roles.length === 1 && c.roles[0] === roleName(l.systemUid)
-    if (same) counts.clients.unchanged++
-    else { clientCommands.push({ command: 'modifyClient', ...fields }); counts.clients.updated++ }
+    if (same) { counts.clients.unchanged++; continue }
+    counts.clients.updated++
+    // modifyClient cannot take a password away: a client that had one is made again without it.
+    if (l.password === null && owner.fingerprint !== CERTIFICATE_ONLY) {
+      deletes.push({ command: 'deleteClient', username: l.identifier })
+      clientCommands.push({ command: 'createClient', ...fields })
+    } else clientCommands.push({ command: 'modifyClient', ...fields })
   }
 
   if (input.strays) {

@@ -93,10 +93,10 @@ export async function readAll (dynsec: DynsecClient): Promise<{ roles: Map<strin
  */
 export async function apply (dynsec: DynsecClient, commands: readonly DynsecCommand[]): Promise<void> {
   const answers = await dynsec.run(commands)
-  // A client or role deleted meanwhile by another process is what was wanted.
+  // A client or role deleted meanwhile by another process is what was wanted (gone, or no connection left to kick).
   const refused = answers.flatMap((a, i) => {
     const cmd = commands[i]?.command ?? ''
-    return a.error === undefined || (cmd.startsWith('delete') && notFound(a)) ? [] : [{ a, cmd }]
+    return a.error === undefined || (/^(delete|disable|enable)/.test(cmd) && notFound(a)) ? [] : [{ a, cmd }]
   })
   const other = refused.find(({ a, cmd }) => !(cmd.startsWith('create') && exists(a)))
   if (other !== undefined) check(other.a, other.cmd)

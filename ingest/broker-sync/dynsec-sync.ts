@@ -4,7 +4,7 @@
 // removes what the service manages and no system wants any more.
 import type { BrokerLogin, BrokerLoginsRepository, DeviceCredentialsSync } from '../../core/ports/broker.js'
 import type { Logger } from '../../core/logger.js'
-import { planSync, roleLogins, roleName, ROLE_PREFIX, type SyncCounts } from './dynsec-plan.js'
+import { managedBy, planSync, roleLogins, roleName, ROLE_PREFIX, type SyncCounts } from './dynsec-plan.js'
 import { apply, DynsecConflictError, readAll, readSome } from './dynsec-state.js'
 import { BrokerUnavailableError, type DynsecClient } from './dynsec-client.js'
 
@@ -29,6 +29,12 @@ export interface DynsecSync extends DeviceCredentialsSync {
   reconcile (systemUids: readonly string[]): Promise<SyncCounts>
   /** Every system in step, and the managed clients and roles of systems no longer there deleted. @throws as reconcile */
   fullSync (): Promise<SyncCounts>
+  /**
+   * Closes the connections of these systems' clients (a certificate of theirs revoked): disabling a client makes
+   * Mosquitto kick its connections, enabling it again lets the device back in with what still logs it in.
+   * @throws as reconcile
+   */
+  disconnect (systemUids: readonly string[]): Promise<void>
 }
 
 /** What one pass of a sync reads and writes. */
@@ -71,6 +77,14 @@ async function fullSyncOnce ({ dynsec, logins, reserved }: SyncSides): Promise<S
   const plan = planSync({ systemUids: [...systemUids], logins: all, clients: state.clients, roles: state.roles, strays: true, reserved })
   await apply(dynsec, plan.commands)
   return plan.counts
+}
+
+async function disconnectOnce ({ dynsec, logins }: SyncSides, systemUids: readonly string[]): Promise<void> {
+  const wanted = await logins.ofSystems([...new Set(systemUids)])
+  const { clients } = await readSome(dynsec, [], wanted.map((l) => l.identifier))
+  // Only the service's own clients of these systems: a client without the mark is someone else's, never touched.
+  const ours = wanted.filter((l) => { const c = clients.get(l.identifier); return c !== undefined && managedBy(c)?.systemUid === l.systemUid })
+  await apply(dynsec, ours.flatMap((l) => [{ command: 'disableClient', username: l.identifier }, { command: 'enableClient', username: l.identifier }]))
 }
 
 export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs = RETRY_FIRST_MS }: DynsecSyncDeps): DynsecSync {
@@ -120,6 +134,7 @@ export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs 
   return {
     reconcile: async (uids) => await serial(async () => await reconcile(uids)),
     fullSync: async () => await serial(fullSync),
+    disconnect: async (uids) => { await serial(async () => { await disconnectOnce(sides, uids) }) },
     async changed (systemUids) {
       if (systemUids.length === 0 || closed) return
       // While the broker is known to be away, a change does not make its request wait: it joins the retries.

@@ -103,6 +103,12 @@ export function createCertificatesRepository (q: Queryable): CertificatesReposit
       const { rows } = await q.query<{ pem: string }>('SELECT pem FROM certificates WHERE kind = \'CA\' AND status = \'ACTIVE\' ORDER BY created_at, fingerprint')
       return rows.map((r) => r.pem)
     },
+    async activePinned () {
+      const { rows } = await q.query<{ pem: string, logins: string[] }>(`SELECT c.pem,
+          array(SELECT ci.identifier FROM comm_identifiers ci WHERE ci.system_uid = c.system_uid ORDER BY ci.identifier) AS logins
+        FROM certificates c WHERE c.kind = 'DEVICE' AND c.status = 'ACTIVE' ORDER BY c.created_at, c.fingerprint`)
+      return rows.map((r) => ({ pem: r.pem, logins: r.logins }))
+    },
     async loginFacts (fingerprint, names, issuers) { return await certificateLoginFacts(q, fingerprint, names, issuers) }
   }
 }

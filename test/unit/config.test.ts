@@ -95,7 +95,9 @@ describe('loadConfig', () => {
       MQTT_DYNSEC: true,
       MQTT_DYNSEC_RESYNC_S: 3600,
       BROKER_AUTH_SECRET: undefined,
-      BROKER_AUTH_ALLOW: undefined
+      BROKER_AUTH_ALLOW: undefined,
+      BROKER_CA_FILE: undefined,
+      BROKER_COMPANY_CAS: false
     })
   })
 

@@ -50,6 +50,7 @@ function systemCertificates ({ repos, clock, changes }: CertificatesServiceDeps)
     await systemOf(access, systemUid)
     const cert = current(parseCertificate(body.certificate), now)
     if (!await repos.certificates.insertDevice(cert, systemUid, now)) throw new FleetError('certificate.already.registered', [cert.fingerprint])
+    changes.publish([{ kind: 'certificate.registered', fingerprint: cert.fingerprint, system: systemUid }])
     return certificateView({ ...cert, systemUid, status: 'ACTIVE', createdAt: now, revokedAt: null })
   }
 

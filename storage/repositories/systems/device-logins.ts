@@ -7,7 +7,7 @@ import type { IpFilters } from '../../../core/domain/company.js'
 
 // docs/security.md#device-certificates: an application of system `s` whose MQTT communication sets `mqtt-security` to
 // x509 (any case). Read in the login's own statement, through the system's few applications (their primary key).
-const MQTT_X509 = `EXISTS (SELECT 1 FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid,
+export const MQTT_X509 = `EXISTS (SELECT 1 FROM system_applications sa JOIN applications a ON a.uid = sa.application_uid,
     jsonb_array_elements(CASE WHEN jsonb_typeof(a.communication) = 'array' THEN a.communication ELSE '[]'::jsonb END) e
   WHERE sa.system_uid = s.uid AND e ->> 'type' = 'MQTT' AND lower(e -> 'parameters' ->> 'mqtt-security') = 'x509')`
 

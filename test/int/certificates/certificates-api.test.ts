@@ -74,7 +74,10 @@ describe('a system\'s certificates', () => {
     // Registered for good: a revoked certificate cannot come back.
     await refused(async () => await call('POST', certsOf(d.uid), { certificate: cert.pem }), 'certificate.already.registered')
     const events = heard.filter((e) => e.fingerprint === cert.fingerprint)
-    expect(events).toEqual([{ kind: 'certificate.revoked', fingerprint: cert.fingerprint, system: d.uid }])
+    expect(events).toEqual([
+      { kind: 'certificate.registered', fingerprint: cert.fingerprint, system: d.uid },
+      { kind: 'certificate.revoked', fingerprint: cert.fingerprint, system: d.uid }
+    ])
   })
 
   it('refuses what is no certificate, a private key (unechoed), an expired one, one registered anywhere, an unknown one', async () => {

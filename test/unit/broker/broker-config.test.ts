@@ -33,4 +33,14 @@ describe('broker configuration', () => {
     expect(refusal({ MQTT_DYNSEC: 'maybe' }).variable).toBe('MQTT_DYNSEC')
     expect(refusal({ MQTT_DYNSEC_RESYNC_S: '604801' }).variable).toBe('MQTT_DYNSEC_RESYNC_S')
   })
+
+  it('BROKER_CA_FILE needs MQTT_URL, BROKER_COMPANY_CAS needs BROKER_CA_FILE, and the operator\'s CAs need no listener of the service then', () => {
+    const url = 'mqtt://fleet:pw@broker:1883'
+    expect(loadConfig({ MQTT_URL: url, BROKER_CA_FILE: '/trust/cas.pem', BROKER_COMPANY_CAS: 'true', TLS_CLIENT_CA_FILE: '/certs/ca.pem' }))
+      .toMatchObject({ BROKER_CA_FILE: '/trust/cas.pem', BROKER_COMPANY_CAS: true, TLS_CLIENT_CA_FILE: '/certs/ca.pem', TLS_CERT_FILE: undefined })
+    expect(refusal({ BROKER_CA_FILE: '/trust/cas.pem' }).variable).toBe('BROKER_CA_FILE')
+    expect(refusal({ MQTT_URL: url, BROKER_COMPANY_CAS: 'true' }).variable).toBe('BROKER_COMPANY_CAS')
+    expect(refusal({ MQTT_URL: url, BROKER_CA_FILE: '/trust/cas.pem', BROKER_COMPANY_CAS: 'yes please' }).variable).toBe('BROKER_COMPANY_CAS')
+    expect(refusal({ MQTT_URL: url, TLS_CLIENT_CA_FILE: '/certs/ca.pem' }).variable).toBe('TLS_CLIENT_CA_FILE')
+  })
 })
