@@ -1,7 +1,9 @@
 // The client certificate a device presents on MQTTS_PORT travels with its connection into the MQTT session (and the
 // registry's view of it), as the TLS handshake found it: verified against TLS_CLIENT_CA_FILE and the CAs given by
 // setClientCAs (the companies' registered CAs), or not, with OpenSSL's reason. The MQTT endpoint and the MQTTS
-// listener are wired here as mqtt.transport.ts wires them, over the devices service of a real store.
+// listener are wired here as mqtt.transport.ts wires them, over the devices service of a real store whose certificate
+// login logs the device in by its password whatever it presented: which certificate logs in which system is the
+// certificates service's business (test/int/certificates), what reaches the session is this file's.
 import type { MqttClient } from 'mqtt'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -32,6 +34,7 @@ let device: Device
 
 beforeAll(async () => {
   stack = await startStack()
+  device = await createDevice(stack)
   dir = pemDir()
   ca = await makeCa('Operator CA')
   companyCa = await makeCa('Company CA', { key: 'RSA-2048' })
@@ -40,8 +43,10 @@ beforeAll(async () => {
   tls = await createTlsListeners(loadConfig(tlsEnv(dir, await makeServerCert(ca), ca)), log)
   registry = createConnectionRegistry()
   const loginGate = createLoginGate({ transport: 'mqtt', perAddress: 10, timeoutMs: 10_000, metrics })
+  const devices = stack.ctx.services.devices
+  const byPassword = async (): ReturnType<typeof devices.authenticate> => await devices.authenticate(device.serial, device.mqttPassword ?? '', 'mqtt', '127.0.0.1')
   endpoint = await createMqttEndpoint({
-    devices: stack.ctx.services.devices,
+    devices: { ...devices, authenticateCertificate: byPassword },
     log,
     publish: mqttPublishHandler(createPipeline({ ingest: stack.ctx.services.ingest, now: Date.now, protocol: 'MQTT' })),
     registry,
@@ -52,7 +57,6 @@ beforeAll(async () => {
   })
   listener = createMqttsListener({ tls, loginGate, connectTimeoutMs: 10_000, serve: endpoint.handle })
   port = await listener.listen(0, '127.0.0.1')
-  device = await createDevice(stack)
 })
 afterAll(async () => {
   await listener.close()
