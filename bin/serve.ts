@@ -11,8 +11,9 @@ import { readinessChecks, registerDeviceGauges } from './operability.js'
 import { bootstrapStore, createContext, openInfra, type Infrastructure } from './context.js'
 import { portFailure } from './start-failure.js'
 import { transports as defaultTransports } from './transports.js'
-import { brokerUpkeep, openBrokerSync } from './broker.js'
+import { brokerResyncJob, openBrokerSync } from './broker.js'
 import { createTaskPushers } from '../core/services/ingest/task-pushers.js'
+import type { TaskPushers } from '../core/ports/devices.js'
 import { createRepositories } from '../storage/repositories/index.js'
 import { createTlsListeners, type TlsListeners } from '../ingest/tls/tls-listeners.js'
 import { createHttpsListener, type HttpsListener } from './https-listener.js'
@@ -82,12 +83,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   const protocolDeps: ProtocolDeps = {
     config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now, accept: roles.has('ingest'), db: infra.db, repos, capabilities: createCapabilities(), artifacts: ctx.artifacts, ...(tls === undefined ? {} : { tls })
   }
-  const transports: DeviceTransport[] = []
-  for (const entry of opts.transports ?? defaultTransports) {
-    const t = await asModule(entry).transport(protocolDeps)
-    transports.push(t)
-    if (t.push !== undefined) pushers.register({ name: t.name, protocols: t.protocols, connected: (uid) => t.connected(uid), push: async (uid, tasks) => await t.push?.(uid, tasks) ?? false })
-  }
+  const transports = await buildTransports(opts.transports ?? defaultTransports, protocolDeps, pushers)
   registerDeviceGauges(ctx.metrics, transports)
   const api = await buildApi(ctx, {
     api: roles.has('api'),
@@ -98,13 +94,13 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   // repeatable jobs of the queue, not timers: in a cluster each runs once per period, in whichever process claims it.
   // A failed sweep goes to the queue's onError (logged); the next period sweeps again.
   const { engine } = ctx.services.operations
-  const broker = await brokerUpkeep(config, infra.db, ctx.services.certificates, brokerSync, log, roles.has('worker'))
+  const resync = brokerResyncJob(config, brokerSync, log)
   if (roles.has('worker')) {
     await engine.work(config.WORKER_CONCURRENCY, {
       'sweep.timeouts': { everyMs: TIMEOUT_SWEEP_MS, run: engine.sweepTimeouts },
       'sweep.comm-status': { everyMs: COMM_SWEEP_MS, run: async () => { await ctx.services.sweepCommStatus() } },
       'points.partitions': { everyMs: PARTITIONS_MS, run: async () => { await ctx.services.pointPartitions.upkeep() } }
-    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), broker.jobs))
+    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), resync.jobs))
     await engine.recover()
   }
   const https = tls === undefined ? undefined : createHttpsListener(api, tls)
@@ -135,12 +131,22 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
         tls?.close()
         for (const t of transports) await t.close()
         await ingest.drain()
-        await broker.close()
         await ctx.close()
       })()
       await closing
     }
   }
+}
+
+/** Each protocol's transport, in the list's order; those that push tasks are registered as pushers. */
+async function buildTransports (entries: readonly ProtocolEntry[], deps: ProtocolDeps, pushers: TaskPushers): Promise<DeviceTransport[]> {
+  const transports: DeviceTransport[] = []
+  for (const entry of entries) {
+    const t = await asModule(entry).transport(deps)
+    transports.push(t)
+    if (t.push !== undefined) pushers.register({ name: t.name, protocols: t.protocols, connected: (uid) => t.connected(uid), push: async (uid, tasks) => await t.push?.(uid, tasks) ?? false })
+  }
+  return transports
 }
 
 /** HTTP_PORT (unless off) and HTTPS_PORT (with TLS): the same instance on both; off, it is made ready and never listens. */

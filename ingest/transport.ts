@@ -97,6 +97,12 @@ export interface DeviceTransport {
   /** Connections by kind for the connected-devices metric (e.g. MQTT version). */
   connections (): Array<{ kind: string, count: number }>
   /**
+   * Closes this process's connections that logged in with this certificate, or with one under this CA (fingerprints,
+   * docs/security.md#device-certificates): a revocation; returns how many. Absent: its devices log in per request
+   * (REST), where the next request is refused anyway.
+   */
+  revoked?: (fingerprint: string) => number
+  /**
    * Periodic work of its own (a poller), by job name: repeatable jobs of the queue (bin/serve.ts), so each runs once
    * per period across every process, never as a timer of one process.
    */

@@ -73,6 +73,11 @@ export const mqttTransport = async (deps: TransportDeps & { mqtt: MqttBus }): Pr
       return true
     },
     connections: () => registry.counts().map((c) => ({ kind: c.version, count: c.count })),
+    revoked (fingerprint) {
+      const gone = registry.all().filter((c) => c.certificate !== undefined && (c.certificate.fingerprint === fingerprint || c.certificate.issuers.includes(fingerprint)))
+      for (const c of gone) c.close()
+      return gone.length
+    },
     async close () {
       await mqtts?.close()
       await endpoint.close()

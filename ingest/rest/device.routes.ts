@@ -9,6 +9,7 @@ import type { AckDecoder, DataDecoder, Pipeline, PipelineOutcome } from '../pipe
 import { ackBody, acksSchema, dataBody, documentBody, messagesSchema, tasksSchema } from './device.schema.js'
 import { FleetError } from '../../core/errors.js'
 import type { DeviceLimits } from '../device-limits.js'
+import { certificateOf } from '../tls/socket-certificate.js'
 
 export interface DeviceRoutesOptions {
   devices: DevicesService
@@ -60,8 +61,12 @@ export default async function deviceRoutes (app: FastifyInstance, opts: DeviceRo
   })
 
   const session = async (req: FastifyRequest, reply: FastifyReply): Promise<DeviceSession | undefined> => {
-    const c = credentials(req)
-    const r = c === undefined ? undefined : await opts.devices.authenticate(c.user, c.password, 'rest', req.ip)
+    // A client certificate of the HTTPS handshake replaces the Basic credentials (docs/security.md#device-certificates).
+    const certificate = certificateOf(req.raw.socket)
+    const c = certificate === undefined ? credentials(req) : undefined
+    const r = certificate !== undefined
+      ? await opts.devices.authenticateCertificate(certificate, 'rest', req.ip)
+      : c === undefined ? undefined : await opts.devices.authenticate(c.user, c.password, 'rest', req.ip)
     if (r?.ok === true) {
       // Over the device's budget (docs/security.md#device-limits): 429 with Retry-After (the API error handler renders
       // it).

@@ -2,7 +2,7 @@
 // rewritten on disk or a SIGHUP (reload), the companies' CAs changed (setClientCAs). A new context is given to each
 // server with setSecureContext: the handshakes after it use it, the connections already open keep theirs, and
 // nothing is closed or bound again (docs/decisions/0029-tls-listeners.md). A bad new file keeps the old context.
-import { X509Certificate } from 'node:crypto'
+import { createHash, X509Certificate } from 'node:crypto'
 import type { Server as TlsServer, TlsOptions } from 'node:tls'
 import type { Logger } from '../../core/logger.js'
 import { ConfigError } from '../../core/config.js'
@@ -24,9 +24,17 @@ export interface TlsListeners {
   reload (reason: 'SIGHUP' | 'file change' | string): Promise<boolean>
   /** SHA-256 of the server certificate in use (lowercase hex). */
   fingerprint (): string
+  /**
+   * Fingerprints (lowercase hex) of TLS_CLIENT_CA_FILE's CAs as last read: the operator's own CAs, which vouch for a
+   * device of any company (docs/security.md#device-certificates).
+   */
+  operatorCAs (): ReadonlySet<string>
   /** Stops watching the files. */
   close (): void
 }
+
+const fingerprintsOf = (pems: readonly string[]): ReadonlySet<string> =>
+  new Set(pems.map((pem) => createHash('sha256').update(new X509Certificate(pem).raw).digest('hex')))
 
 const same = (a: TlsMaterial, b: TlsMaterial): boolean =>
   a.cert === b.cert && a.key === b.key && a.clientCAs.join('\n') === b.clientCAs.join('\n')
@@ -36,6 +44,7 @@ export async function createTlsListeners (files: TlsFiles, log: Logger): Promise
   let material = await readTlsFiles(files)
   let extraCAs: readonly string[] = []
   let options = contextOptions(material, extraCAs)
+  let operator = fingerprintsOf(material.clientCAs)
   checkContext(options)
   const servers = new Set<TlsServer>()
   let reloading: Promise<boolean> = Promise.resolve(true)
@@ -50,6 +59,7 @@ export async function createTlsListeners (files: TlsFiles, log: Logger): Promise
       return false
     }
     options = nextOptions
+    if (next !== material) operator = fingerprintsOf(next.clientCAs)
     material = next
     extraCAs = cas
     for (const s of servers) s.setSecureContext(options)
@@ -95,6 +105,7 @@ export async function createTlsListeners (files: TlsFiles, log: Logger): Promise
     },
     reload,
     fingerprint: () => material.fingerprint,
+    operatorCAs: () => operator,
     close: () => { watch.close() }
   }
 }
