@@ -11,12 +11,13 @@ import { readinessChecks, registerDeviceGauges } from './operability.js'
 import { bootstrapStore, createContext, openInfra, type Infrastructure } from './context.js'
 import { portFailure } from './start-failure.js'
 import { transports as defaultTransports } from './transports.js'
-import { brokerResyncJob, openBrokerSync } from './broker.js'
+import { brokerUpkeep, openBrokerSync } from './broker.js'
 import { createTaskPushers } from '../core/services/ingest/task-pushers.js'
 import type { TaskPushers } from '../core/ports/devices.js'
 import { createRepositories } from '../storage/repositories/index.js'
 import { createTlsListeners, type TlsListeners } from '../ingest/tls/tls-listeners.js'
 import { createHttpsListener, type HttpsListener } from './https-listener.js'
+import { followCertificates } from './certificate-events.js'
 
 /**
  * The bound ports: HTTP (undefined with HTTP_PORT=off), HTTPS (undefined without TLS), and each transport listener on a
@@ -57,6 +58,7 @@ const TIMEOUT_SWEEP_MS = 5_000
 // The points partitions are made two months ahead (core/domain/point-partitions.ts): hourly is ample for that, and
 // takes the points of a device with an odd clock out of the default partition within the hour.
 const PARTITIONS_MS = 3_600_000
+const NO_CAS: ReadonlySet<string> = new Set()
 
 /**
  * Builds every part of the service on the given infrastructure, nothing listening yet (tests use it on port 0).
@@ -68,7 +70,10 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   // after the services, register in it as pushers.
   const pushers = createTaskPushers()
   const brokerSync = openBrokerSync(config, infra.db, log)
-  const ctx = createContext(config, log, infra, { pushers, ...(brokerSync === undefined ? {} : { brokerSync }) })
+  // Read now: a bad TLS file stops the start with its variable (fleet serve has checked them before the store too).
+  // Its client CAs are the operator's, trusted by certificate logins for every company (docs/security.md).
+  const tls = tlsEnabled(config) ? await createTlsListeners(config, log) : undefined
+  const ctx = createContext(config, log, infra, { pushers, ...(brokerSync === undefined ? {} : { brokerSync }), operatorCAs: () => tls?.operatorCAs() ?? NO_CAS })
   if (opts.bootstrap !== false) await bootstrapStore(ctx, infra.db)
   // Before any device traffic: the points partitions of the months around now (the points.partitions job below
   // keeps them ahead afterwards).
@@ -78,8 +83,6 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
   // external broker) and run the transports' jobs; only an ingest process accepts device traffic.
   const roles = new Set(config.FLEET_ROLES)
   const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
-  // Read now: a bad TLS file stops the start with its variable (fleet serve has checked them before the store too).
-  const tls = tlsEnabled(config) ? await createTlsListeners(config, log) : undefined
   const protocolDeps: ProtocolDeps = {
     config, devices, ingest, log, metrics: ctx.metrics, now: infra.clock.now, accept: roles.has('ingest'), db: infra.db, repos, capabilities: createCapabilities(), artifacts: ctx.artifacts, ...(tls === undefined ? {} : { tls })
   }
@@ -90,17 +93,19 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
     readiness: readinessChecks(infra.db, roles.has('ingest') ? transports : []),
     plugins: (roles.has('ingest') ? transports : []).flatMap((t) => t.http === undefined ? [] : [t.http]).map((http) => async (app: FastifyInstance) => { await app.register(http) })
   })
+  // Revocations close this process's device connections; the companies' CAs go to the TLS listeners.
+  const stopCertificates = await followCertificates(ctx, tls, transports, log)
   // Operation workers run in every process with the worker role (one process by default: docs/cluster.md). The sweepers are
   // repeatable jobs of the queue, not timers: in a cluster each runs once per period, in whichever process claims it.
   // A failed sweep goes to the queue's onError (logged); the next period sweeps again.
   const { engine } = ctx.services.operations
-  const resync = brokerResyncJob(config, brokerSync, log)
+  const broker = await brokerUpkeep(config, infra.db, ctx.services.certificates, brokerSync, log, roles.has('worker'))
   if (roles.has('worker')) {
     await engine.work(config.WORKER_CONCURRENCY, {
       'sweep.timeouts': { everyMs: TIMEOUT_SWEEP_MS, run: engine.sweepTimeouts },
       'sweep.comm-status': { everyMs: COMM_SWEEP_MS, run: async () => { await ctx.services.sweepCommStatus() } },
       'points.partitions': { everyMs: PARTITIONS_MS, run: async () => { await ctx.services.pointPartitions.upkeep() } }
-    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), resync.jobs))
+    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), broker.jobs))
     await engine.recover()
   }
   const https = tls === undefined ? undefined : createHttpsListener(api, tls)
@@ -126,11 +131,13 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
     async close () {
       // Stop accepting (HTTP, HTTPS, then every transport), let what was accepted be committed, then close the store.
       closing ??= (async () => {
+        stopCertificates()
         await api.close()
         await https?.close()
         tls?.close()
         for (const t of transports) await t.close()
         await ingest.drain()
+        await broker.close()
         await ctx.close()
       })()
       await closing
