@@ -15,6 +15,8 @@ import type { DynsecSync } from './dynsec-sync.js'
 
 const RETRY_FIRST_MS = 1000
 const RETRY_MAX_MS = 60_000
+// Tries of a revoked certificate's disconnection: the broker may be restarting for the previous bundle (a second or so).
+const KICK_ATTEMPTS = 3
 
 export interface BrokerTrustDeps {
   /** BROKER_CA_FILE. */
@@ -60,18 +62,30 @@ export async function replaceFile (file: string, text: string): Promise<boolean>
   return true
 }
 
-export function createBrokerTrust (deps: BrokerTrustDeps): BrokerTrust {
-  const { file, certificates, sync, log } = deps
-  const retryFirstMs = deps.retryFirstMs ?? RETRY_FIRST_MS
+/** Closes the system's connections at the broker, trying again while it is away; a failure is logged, not thrown. */
+async function kick (sync: DynsecSync, system: string, log: Logger, waitMs: number, stopped: () => boolean): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await sync.disconnect([system])
+      return
+    } catch (err) {
+      if (attempt >= KICK_ATTEMPTS || stopped()) {
+        log.warn({ err: { message: (err as Error).message }, system }, 'revoked certificate: the MQTT broker did not disconnect the system\'s devices')
+        return
+      }
+      await new Promise((resolve) => setTimeout(resolve, waitMs * attempt).unref())
+    }
+  }
+}
+
+/** The file's side: one write at a time (two racing could leave the older text last), failures tried again. */
+function bundleWriter (deps: BrokerTrustDeps, retryFirstMs: number): Pick<BrokerTrust, 'write' | 'close'> & { rewrite: () => Promise<void> } {
+  const { file, certificates, log } = deps
   let chain: Promise<unknown> = Promise.resolve()
   let retryMs = retryFirstMs
   let timer: NodeJS.Timeout | undefined
-  let stop: (() => void) | undefined
   let closed = false
-  // The changes being brought to the broker, awaited by close() before the sync they use is closed.
-  const pending = new Set<Promise<void>>()
 
-  // One write at a time: two writes racing could leave the older text last.
   async function write (): Promise<boolean> {
     const run = chain.then(async () => {
       const bundle = buildBundle({
@@ -102,18 +116,42 @@ export function createBrokerTrust (deps: BrokerTrustDeps): BrokerTrust {
     }
   }
 
+  return {
+    write,
+    rewrite,
+    async close () {
+      closed = true
+      clearTimeout(timer)
+      await chain
+    }
+  }
+}
+
+export function createBrokerTrust (deps: BrokerTrustDeps): BrokerTrust {
+  const { sync, log } = deps
+  const retryFirstMs = deps.retryFirstMs ?? RETRY_FIRST_MS
+  const bundle = bundleWriter(deps, retryFirstMs)
+  let stop: (() => void) | undefined
+  let closed = false
+  // The changes being brought to the broker, awaited by close() before the sync they use is closed.
+  const pending = new Set<Promise<void>>()
+
   async function heard (e: CertificateEvent): Promise<void> {
-    // The bundle first: a revoked certificate is out of it before its connections are closed.
-    await rewrite()
+    if (sync !== undefined && e.kind === 'certificate.revoked') {
+      await sync.changed([e.system])
+      // Before the bundle changes: the broker restarts for a new bundle (start.sh), and cannot be told meanwhile. The
+      // device may come back until then; the restart closes its connection again, and the new bundle refuses it.
+      await kick(sync, e.system, log, retryFirstMs, () => closed)
+    }
+    await bundle.rewrite()
     if (sync === undefined) return
-    if (e.kind === 'certificate.registered' || e.kind === 'certificate.revoked') await sync.changed([e.system])
-    if (e.kind === 'certificate.revoked') await sync.disconnect([e.system])
+    if (e.kind === 'certificate.registered') await sync.changed([e.system])
     // A company's CA decides which of its systems log in by certificate; rare enough for a full sync.
     if ((e.kind === 'ca.registered' || e.kind === 'ca.revoked') && deps.companyCas) await sync.fullSync()
   }
 
   return {
-    write,
+    write: bundle.write,
     async start () {
       stop = await deps.onChange((e) => {
         const p = heard(e).catch((err: unknown) => {
@@ -121,14 +159,13 @@ export function createBrokerTrust (deps: BrokerTrustDeps): BrokerTrust {
         }).finally(() => { pending.delete(p) })
         pending.add(p)
       })
-      await rewrite()
+      await bundle.rewrite()
     },
     async close () {
       closed = true
       stop?.()
-      clearTimeout(timer)
       await Promise.all(pending)
-      await chain
+      await bundle.close()
     }
   }
 }

@@ -1,6 +1,8 @@
 // A Mosquitto of a test's own (tests start their own broker): the binary of the machine with the dynamic
 // security plugin, on a free port, its configuration and dynamic security file in a temporary directory, an admin
-// account made by `mosquitto_ctrl dynsec init`. Stopped by its pid.
+// account made by `mosquitto_ctrl dynsec init`. Stopped by its pid. With `tls`, a device TLS listener as
+// deploy/mosquitto/mosquitto.conf has it, run under deploy/mosquitto/start.sh, which copies the bundle the service
+// writes (BROKER_CA_FILE) to its cafile and restarts the broker when it changes, as in the cluster.
 //
 // Test files run in parallel and a free port is free only until someone binds it: the port found may be taken by
 // another test's broker before this one binds it. Each broker has an admin password of its own, so that the other
@@ -12,6 +14,7 @@ import { once } from 'node:events'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir, userInfo } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
 import { freePort } from './child.js'
@@ -19,6 +22,20 @@ import { eventually } from './eventually.js'
 
 const PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so'
 export const DYNSEC_ADMIN = 'fleet-admin'
+const START_SH = fileURLToPath(new URL('../../deploy/mosquitto/start.sh', import.meta.url))
+// How often start.sh looks at the bundle here (5 s in the cluster).
+const RELOAD_POLL_S = '0.1'
+
+/** The device TLS listener of deploy/mosquitto/mosquitto.conf, on a port of its own. */
+export interface MosquittoTls {
+  /** PEM files of the broker's server certificate (for 127.0.0.1) and its key. */
+  certFile: string
+  keyFile: string
+  /** The trust bundle the service writes (BROKER_CA_FILE). */
+  bundleFile: string
+  /** The operator's CRL, if any. */
+  crlFile?: string
+}
 
 /** An admin password for a broker: one per broker (see the top of this file). */
 export function adminPassword (): string {
@@ -27,6 +44,10 @@ export function adminPassword (): string {
 
 export interface Mosquitto {
   port: number
+  /** The device TLS listener's port (with `tls`). */
+  tlsPort: number | undefined
+  /** How many times start.sh restarted the broker for a changed bundle (with `tls`). */
+  restarts (): number
   /** mqtt://127.0.0.1:<port> */
   url: string
   /** The admin account in the URL: what the service's MQTT_URL is. */
@@ -51,8 +72,23 @@ async function waitListening (port: number, password: string, child: ChildProces
   if (outcome === 'exited') throw new PortTaken(`mosquitto exited with ${child.exitCode}`)
 }
 
+function tlsListener (dir: string, port: number, tls: MosquittoTls): string[] {
+  return [
+    `listener ${port} 127.0.0.1`,
+    `certfile ${tls.certFile}`,
+    `keyfile ${tls.keyFile}`,
+    `cafile ${join(dir, 'device-cas.pem')}`,
+    'require_certificate true',
+    'use_identity_as_username true',
+    'tls_version tlsv1.2',
+    ...tls.crlFile === undefined ? [] : [`crlfile ${tls.crlFile}`]
+  ]
+}
+
+interface Spawned { kill: () => Promise<void>, restarts: () => number }
+
 /** Mosquitto started and answering on `port` (answers how to stop it), or PortTaken. */
-async function spawnBroker (dir: string, port: number, password: string): Promise<() => Promise<void>> {
+async function spawnBroker (dir: string, port: number, password: string, tls?: { port: number } & MosquittoTls): Promise<Spawned> {
   const dynsecFile = join(dir, 'dynamic-security.json')
   await rm(dynsecFile, { force: true })
   await promisify(execFile)('mosquitto_ctrl', ['dynsec', 'init', dynsecFile, DYNSEC_ADMIN, password])
@@ -66,9 +102,13 @@ async function spawnBroker (dir: string, port: number, password: string): Promis
     // Started as root, Mosquitto becomes the user `mosquitto`, who cannot read the temporary directory: it stays who
     // started it (ignored when not root).
     `user ${userInfo().username}`,
+    ...tls === undefined ? [] : tlsListener(dir, tls.port, tls),
     ''
   ].join('\n'))
-  const child = spawn('mosquitto', ['-c', conf], { stdio: 'ignore' })
+  const env = { ...process.env, MOSQUITTO_CONF: conf, BROKER_CA_FILE: tls?.bundleFile ?? '', BROKER_RELOAD_POLL_S: RELOAD_POLL_S }
+  const child = tls === undefined ? spawn('mosquitto', ['-c', conf], { stdio: 'ignore' }) : spawn('sh', [START_SH], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  let restarts = 0
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { restarts += chunk.split('Mosquitto restarted').length - 1 })
   const kill = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
       const exited = once(child, 'exit')
@@ -77,21 +117,22 @@ async function spawnBroker (dir: string, port: number, password: string): Promis
     }
   }
   try { await waitListening(port, password, child) } catch (err) { await kill(); throw err }
-  return kill
+  return { kill, restarts: () => restarts }
 }
 
 /**
  * `port`: a port chosen beforehand (a service told of a broker that is not there yet); default: a free one.
  * `password`: the admin password, for a service configured before the broker starts; default: a new one.
  */
-export async function startMosquitto (opts: { port?: number, password?: string } = {}): Promise<Mosquitto> {
+export async function startMosquitto (opts: { port?: number, password?: string, tls?: MosquittoTls } = {}): Promise<Mosquitto> {
   const dir = await mkdtemp(join(tmpdir(), 'fleet-mosquitto-'))
   const password = opts.password ?? adminPassword()
   let port = opts.port ?? await freePort()
-  let kill: () => Promise<void>
+  let tlsPort = opts.tls === undefined ? undefined : await freePort()
+  let spawned: Spawned
   for (let attempt = 1; ; attempt++) {
     try {
-      kill = await spawnBroker(dir, port, password)
+      spawned = await spawnBroker(dir, port, password, opts.tls === undefined || tlsPort === undefined ? undefined : { ...opts.tls, port: tlsPort })
       break
     } catch (err) {
       if (!(err instanceof PortTaken) || opts.port !== undefined || attempt === 5) {
@@ -99,12 +140,13 @@ export async function startMosquitto (opts: { port?: number, password?: string }
         throw err
       }
       port = await freePort()
+      if (tlsPort !== undefined) tlsPort = await freePort()
     }
   }
   const clients: MqttClient[] = []
   const stop = async (): Promise<void> => {
     for (const c of clients.splice(0)) await c.endAsync(true)
-    await kill()
+    await spawned.kill()
     await rm(dir, { recursive: true, force: true })
   }
 
@@ -120,6 +162,8 @@ export async function startMosquitto (opts: { port?: number, password?: string }
   const controlClient = async (): Promise<MqttClient> => {
     control ??= (async () => {
       const c = await admin()
+      // A broker restarted (start.sh, for a new bundle) closed it: the next command connects again.
+      c.once('close', () => { control = undefined })
       c.on('message', (_t, p) => {
         for (const r of JSON.parse(p.toString()).responses ?? []) { const w = waiting.get(r.correlationData); if (w !== undefined) { waiting.delete(r.correlationData); w(r) } }
       })
@@ -130,6 +174,8 @@ export async function startMosquitto (opts: { port?: number, password?: string }
   }
   return {
     port,
+    tlsPort,
+    restarts: spawned.restarts,
     url,
     adminUrl: `mqtt://${DYNSEC_ADMIN}:${password}@127.0.0.1:${port}`,
     admin,
@@ -138,7 +184,10 @@ export async function startMosquitto (opts: { port?: number, password?: string }
       const ids = commands.map(() => `test-${++seq}`)
       const answers = ids.map((id) => new Promise<any>((resolve) => { waiting.set(id, resolve) }))
       c.publish('$CONTROL/dynamic-security/v1', JSON.stringify({ commands: commands.map((x, i) => ({ ...x, correlationData: ids[i] })) }))
-      return await Promise.all(answers)
+      // An answer lost with a connection fails the call instead of waiting for good.
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { reject(new Error('no answer of dynamic security')) }, 5000) })
+      try { return await Promise.race([Promise.all(answers), late]) } finally { clearTimeout(timer); for (const id of ids) waiting.delete(id) }
     },
     stop
   }

@@ -65,6 +65,21 @@ describe('docker-compose.yml', () => {
     expect((await compose()).services.mosquitto?.ports).toContain('${MQTT_HOST_PORT:-1883}:1883')
   })
 
+  it('gives the broker a device TLS listener trusting the bundle the workers write on a volume they share', async () => {
+    const { services, volumes } = await compose()
+    const worker = services.worker
+    const bundle = worker?.environment?.BROKER_CA_FILE ?? ''
+    const [volume = '', inWorker = ''] = worker?.volumes?.find((v) => bundle.startsWith(v.split(':')[1] ?? '-'))?.split(':') ?? []
+    expect(volumes).toHaveProperty(volume)
+    const inBroker = services.mosquitto?.volumes?.find((v) => v.startsWith(`${volume}:`))?.split(':')[1] ?? '-'
+    expect(services.mosquitto?.environment?.BROKER_CA_FILE).toBe(bundle.replace(inWorker, inBroker))
+    // eslint-disable-next-line no-template-curly-in-string -- compose's own ${VAR:-default} substitution, not a JS template
+    expect(services.mosquitto?.ports).toContain('${MQTTS_HOST_PORT:-8883}:8883')
+    const conf = await readFile(join(ROOT, 'deploy/mosquitto/mosquitto.conf'), 'utf8')
+    const listener = conf.slice(conf.indexOf('listener 8883'))
+    for (const line of ['require_certificate true', 'use_identity_as_username true', 'tls_version tlsv1.2', 'cafile /mosquitto/data/device-cas.pem']) expect(listener).toContain(`\n${line}\n`)
+  })
+
   it('runs Redis with persistence and noeviction, on a volume, as BullMQ needs', async () => {
     const { services, volumes } = await compose()
     const command = services.redis?.command?.join(' ') ?? ''
