@@ -37,7 +37,27 @@ export function brokerAccount (url: string): { url: string, username: string | u
   return { url: u.toString(), username, password }
 }
 
-interface Waiting { resolve: (r: DynsecResponse) => void }
+interface Waiting { resolve: (r: DynsecResponse) => void, reject: (err: Error) => void }
+
+/** Hands each response of a control message to the command of this client waiting for it. */
+function answered (waiting: Map<string, Waiting>, payload: Buffer): void {
+  let doc: unknown
+  try { doc = JSON.parse(payload.toString('utf8')) } catch { return }
+  const responses = (doc as { responses?: unknown }).responses
+  if (!Array.isArray(responses)) return
+  for (const r of responses as Array<DynsecResponse & { correlationData?: unknown }>) {
+    const w = typeof r.correlationData === 'string' ? waiting.get(r.correlationData) : undefined
+    if (w !== undefined) { waiting.delete(r.correlationData as string); w.resolve(r) }
+  }
+}
+
+/**
+ * Fails the commands waiting on a connection that closed: their answers may never come (a broker restarted, as
+ * deploy/mosquitto/start.sh does for a new trust bundle), so the caller tries again now rather than at the timeout.
+ */
+function failAll (waiting: Map<string, Waiting>): void {
+  for (const [id, w] of waiting) { waiting.delete(id); w.reject(new BrokerUnavailableError('connection closed before dynamic security answered')) }
+}
 
 /** A client of the dynamic security plugin at MQTT_URL, connected at first use. */
 export function createDynsecClient (mqttUrl: string, opts: { timeoutMs?: number } = {}): DynsecClient {
@@ -57,7 +77,7 @@ export function createDynsecClient (mqttUrl: string, opts: { timeoutMs?: number 
     const { url, username, password } = brokerAccount(mqttUrl)
     const c = mqtt.connect(url, { username, password, clientId: `fleet-dynsec-${prefix}`, clean: true, reconnectPeriod: 1000, connectTimeout: timeoutMs })
     client = c
-    c.on('message', (topic, payload) => { if (topic === RESPONSE) answered(payload) })
+    c.on('message', (topic, payload) => { if (topic === RESPONSE) answered(waiting, payload) })
     // Subscribed again at every (re)connection: the session is clean.
     c.on('connect', () => { subscribed = c.subscribeAsync(RESPONSE, { qos: 1 }).then(() => {}, () => {}) })
     // Commands sent while the first connection is on its way wait for it; once it failed, they fail at once.
@@ -72,25 +92,15 @@ export function createDynsecClient (mqttUrl: string, opts: { timeoutMs?: number 
       })
     })
     c.on('error', () => {}) // a lost connection shows as commands failing; mqtt.js reconnects
+    c.on('close', () => { failAll(waiting) })
     firstAttempt = attempt
     attempt.then(() => { firstAttempt = undefined }, () => { firstAttempt = undefined })
     return attempt
   }
 
-  function answered (payload: Buffer): void {
-    let doc: unknown
-    try { doc = JSON.parse(payload.toString('utf8')) } catch { return }
-    const responses = (doc as { responses?: unknown }).responses
-    if (!Array.isArray(responses)) return
-    for (const r of responses as Array<DynsecResponse & { correlationData?: unknown }>) {
-      const w = typeof r.correlationData === 'string' ? waiting.get(r.correlationData) : undefined
-      if (w !== undefined) { waiting.delete(r.correlationData as string); w.resolve(r) }
-    }
-  }
-
   async function runChunk (commands: readonly DynsecCommand[]): Promise<DynsecResponse[]> {
     const ids = commands.map(() => `${prefix}:${++seq}`)
-    const answers = ids.map((id) => new Promise<DynsecResponse>((resolve) => { waiting.set(id, { resolve }) }))
+    const answers = ids.map((id) => new Promise<DynsecResponse>((resolve, reject) => { waiting.set(id, { resolve, reject }) }))
     const payload = JSON.stringify({ commands: commands.map((c, i) => ({ ...c, correlationData: ids[i] })) })
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_resolve, reject) => {

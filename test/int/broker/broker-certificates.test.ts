@@ -5,7 +5,7 @@
 // broker; an x509-only system's password is refused by the broker; a revoked pinned certificate is kicked, then
 // refused once the broker has the new bundle.
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import { promisify } from 'node:util'
 import mqtt, { type MqttClient } from 'mqtt'
 import { pino } from 'pino'
@@ -20,6 +20,7 @@ import { makeCa, makeDeviceCert, makeServerCert, pemDir, type Issued } from '../
 import { createDynsecClient } from '../../../ingest/broker-sync/dynsec-client.js'
 import { createDynsecSync } from '../../../ingest/broker-sync/dynsec-sync.js'
 import { createBrokerLoginsRepository } from '../../../storage/repositories/broker-logins.repository.js'
+import { brokerCommand } from '../../../bin/broker.js'
 
 const dir = pemDir()
 const bundleFile = dir.path('device-cas.pem')
@@ -160,5 +161,27 @@ describe('device certificates with the external broker', () => {
     const again = await tryConnect(broker.url, d.serial, d.mqttPassword ?? '')
     expect(typeof again).not.toBe('string')
     if (typeof again !== 'string') await again.endAsync(true)
+  })
+
+  it('fleet broker sync writes the bundle too, and says whether it changed', async () => {
+    const log = pino({ level: 'silent' })
+    expect(await brokerCommand(stack.config, stack.db, log, ['sync'])).toMatch(new RegExp(`; trust bundle ${bundleFile} unchanged$`))
+    const text = readFileSync(bundleFile, 'utf8')
+    rmSync(bundleFile)
+    expect(await brokerCommand(stack.config, stack.db, log, ['sync'])).toMatch(/^broker sync: clients .*; trust bundle .* written$/)
+    expect(readFileSync(bundleFile, 'utf8')).toBe(text)
+  })
+})
+
+describe('the dynamic security client when the broker closes its connection (a restart for a new bundle)', () => {
+  it('fails the command waiting for its answer at once, not at its timeout', async () => {
+    // An account that disables itself: Mosquitto kicks it before the answer is sent, as a restart would.
+    const password = uniq('pw')
+    await broker.dynsec([{ command: 'createClient', username: 'self-kicker', password, roles: [{ rolename: 'admin' }] }])
+    const client = createDynsecClient(`mqtt://self-kicker:${password}@127.0.0.1:${broker.port}`, { timeoutMs: 60_000 })
+    onTestFinished(async () => { await client.close() })
+    const started = Date.now()
+    await expect(client.run([{ command: 'disableClient', username: 'self-kicker' }])).rejects.toThrow(/closed before dynamic security answered/)
+    expect(Date.now() - started).toBeLessThan(10_000)
   })
 })
