@@ -14,6 +14,8 @@ export interface Listener {
   /** The local side of the connection: the address and port the service was reached at. */
   localAddress: string | undefined
   localPort: number | undefined
+  /** The connection is TLS (HTTPS_PORT): the console's address is then https, its default port 443. */
+  secure?: boolean
   /** HTTP_HOST: the address or name the service listens on (0.0.0.0 or :: for all). */
   httpHost: string
 }
@@ -34,17 +36,20 @@ function ownNames (l: Listener): Set<string> {
 
 /**
  * The console's origin: PUBLIC_URL (the address users reach the service at, e.g. behind a TLS proxy); without it,
- * `http://<Host>` only when the Host header names this very listener (its address or port as connected to, or one of
- * the machine's names). Never the Host header alone: a browser sent to the service with `Host: evil.test` would
- * otherwise have its code sent to evil.test. Undefined: the console cannot sign in through this request.
+ * `http://<Host>` (`https://` on the HTTPS port) only when the Host header names this very listener (its address or
+ * port as connected to, or one of the machine's names). Never the Host header alone: a browser sent to the service
+ * with `Host: evil.test` would otherwise have its code sent to evil.test. The scheme is the connection's, never a
+ * header's: the console opened over HTTPS sends an https redirect URI, and one over HTTP an http one. Undefined: the
+ * console cannot sign in through this request.
  */
 export function consoleBase (publicUrl: string | undefined, l: Listener): string | undefined {
   if (publicUrl !== undefined) return publicUrl
   const m = HOST.exec(l.host ?? '')
   if (m === null || l.localPort === undefined) return undefined
-  const [, name = '', port = '80'] = m
+  const secure = l.secure === true
+  const [, name = '', port = secure ? '443' : '80'] = m
   if (Number(port) !== l.localPort || !ownNames(l).has(name.replace(/^\[|\]$/g, '').toLowerCase())) return undefined
-  return `http://${l.host ?? ''}`
+  return `${secure ? 'https' : 'http'}://${l.host ?? ''}`
 }
 
 /**

@@ -30,6 +30,16 @@ describe('consoleBase', () => {
     expect(consoleBase(undefined, { host: '127.0.0.1:8080', localAddress: undefined, localPort: undefined, httpHost: '0.0.0.0' })).toBeUndefined()
   })
 
+  it('answers https on a TLS connection (the HTTPS port), its default port 443; http on a plain one', () => {
+    const tls = { ...loopback, localPort: 8443, secure: true }
+    expect(at('127.0.0.1:8443', tls)).toBe('https://127.0.0.1:8443')
+    expect(at('localhost:8443', tls)).toBe('https://localhost:8443')
+    expect(at('192.0.2.10', { ...tls, localAddress: '192.0.2.10', localPort: 443 })).toBe('https://192.0.2.10')
+    expect(at('192.0.2.10', { ...tls, localAddress: '192.0.2.10', localPort: 80 })).toBeUndefined()
+    expect(at('127.0.0.1:8443', { ...tls, secure: false })).toBe('http://127.0.0.1:8443')
+    expect(consoleRedirectUri(at('127.0.0.1:8443', tls) ?? '')).toBe('https://127.0.0.1:8443/console/')
+  })
+
   it('takes PUBLIC_URL whatever the Host, keeping its path', () => {
     expect(consoleBase('https://fleet.example.com/ops', { ...loopback, host: 'evil.test' })).toBe('https://fleet.example.com/ops')
     expect(consoleRedirectUri('https://fleet.example.com/ops')).toBe('https://fleet.example.com/ops/console/')
