@@ -1,14 +1,16 @@
 // Mutual TLS end to end (docs/security.md#device-certificates): a device logs in with its certificate instead of a
-// password over MQTTS (mosquitto_pub, mqtt.js) and HTTPS (curl --cert); a certificate of another CA, another company's,
+// password over MQTTS (mosquitto_pub, mosquitto_sub, mqtt.js) and HTTPS (curl --cert); an x509-only application's
+// systems cannot use their MQTT password; a certificate of another CA, another company's,
 // expired or revoked is refused (MQTT 5 / 0x87, HTTP 401); a revocation closes the open connections; a CA registered
 // through the API is asked for by the listeners; an autoRegister CA registers an unknown device in INVENTORY.
 import type { MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
-import { createDevice, endAll, eventually, messagesOf, publish, tryConnect, type Device } from '../../helpers/devices.js'
+import { createDevice, endAll, eventually, insertTask, messagesOf, publish, tryConnect, type Device } from '../../helpers/devices.js'
 import { companyUid, createUser, uniq } from '../../helpers/factories.js'
 import { expiredDates, makeCa, makeDeviceCert, makeServerCert, pemDir, tlsEnv, type Issued, type PemDir } from '../../helpers/pki.js'
 import { run } from '../../helpers/tls-clients.js'
+import { createSystem } from '../../helpers/systems.js'
 import { connect as mqttConnect } from 'mqtt'
 
 let dir: PemDir
@@ -162,5 +164,31 @@ describe('company CAs and revocation', () => {
     await eventually(async () => (await mosquittoPub(cert, `${serial}/messages/json`, '{"mtls.new": 1}')).code === 0, 5000, 'the new device logged in')
     const found = await stack.call(stack.adminToken, { method: 'GET', url: `/api/v1/systems?gateway=serialNumber:${serial}&fields=uid,lifeCycleState` })
     expect(found.json()).toMatchObject({ items: [{ lifeCycleState: 'INVENTORY' }] })
+  })
+})
+
+describe('with mosquitto_sub and x509-only applications', () => {
+  it('a device subscribed with mosquitto_sub --cert receives its waiting task', async () => {
+    const d = await createDevice(stack)
+    const task = await insertTask(stack, d.uid, { command: { id: 'reboot' } }, { protocol: 'MQTT' })
+    const f = files(uniq('sub'), await makeDeviceCert(operatorCa, d.serial))
+    const sub = await run('mosquitto_sub', ['-h', 'localhost', '-p', String(mqttsPort()), '--cafile', dir.path('server-ca.pem'), '--cert', f.cert, '--key', f.key,
+      '-q', '1', '-t', `${d.serial}/tasks/json`, '-C', '1', '-W', '15'])
+    expect(sub).toMatchObject({ code: 0, stderr: '' })
+    expect(JSON.parse(sub.stdout)).toEqual([expect.objectContaining({ uid: task })])
+  })
+
+  it("an application with mqtt-security x509 refuses its systems' MQTT passwords (5), and takes their certificates", async () => {
+    const app = await post('/api/v1/applications', {
+      name: 'x509 firmware', revision: '1', type: uniq('x509.fw'), category: 'FIRMWARE',
+      communication: [{ type: 'MQTT', commIdType: 'SERIAL', parameters: { 'mqtt-security': 'x509' } }]
+    })
+    const serial = uniq('X509').toUpperCase()
+    await createSystem(stack, { gateway: { serialNumber: serial }, applications: [{ uid: app.uid }], communication: { mqtt: { password: 'mqtt-secret-1' } } })
+    const r = await run('mosquitto_pub', ['-h', 'localhost', '-p', String(mqttsPort()), '--cafile', dir.path('server-ca.pem'), '-u', serial, '-P', 'mqtt-secret-1',
+      '-q', '1', '-t', `${serial}/messages/json`, '-m', '{"x509.password": 1}'])
+    expect(r.code).not.toBe(0)
+    expect(r.stderr).toMatch(/not authori[sz]ed/i)
+    expect(await mosquittoPub(await makeDeviceCert(operatorCa, serial), `${serial}/messages/json`, '{"x509.certificate": 1}')).toMatchObject({ code: 0 })
   })
 })
