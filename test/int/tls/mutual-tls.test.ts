@@ -180,7 +180,10 @@ describe('with mosquitto_sub and x509-only applications', () => {
 
   it("an application with mqtt-security x509 refuses its systems' MQTT passwords (5), and takes their certificates", async () => {
     const app = await post('/api/v1/applications', {
-      name: 'x509 firmware', revision: '1', type: uniq('x509.fw'), category: 'FIRMWARE',
+      name: 'x509 firmware',
+      revision: '1',
+      type: uniq('x509.fw'),
+      category: 'FIRMWARE',
       communication: [{ type: 'MQTT', commIdType: 'SERIAL', parameters: { 'mqtt-security': 'x509' } }]
     })
     const serial = uniq('X509').toUpperCase()
