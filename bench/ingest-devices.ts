@@ -1,12 +1,16 @@
 // The device side of `npm run bench -- ingest` (run by bench/ingest.ts, not on its own): many MQTT 3.1.1
 // connections publishing QoS 1 messages of 3 data points as fast as the PUBACKs allow, a bounded number in flight
-// per connection. Lean clients (net + mqtt-packet) so that the broker, not the client, is what is measured.
+// per connection, over TCP or TLS (bench tls). Lean clients (net or tls + mqtt-packet) so that the broker, not the
+// client, is what is measured.
 //
-// Input: one JSON argument {targets: [{name, url}], usernames: string[], password, seconds, warmupSeconds, inflight}.
+// Input: one JSON argument {targets: [{name, url}], usernames: string[], password, seconds, warmupSeconds, inflight,
+// tls} (tls: the CA of the service's certificate, for mqtts:// targets).
 // Output: one JSON line per target on stdout: {name, connected, acked, seconds, latencies: {p50, p99, max}}.
-import { connect, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import mqtt, { type Packet } from 'mqtt-packet'
 import { encodeData } from '../protocols/airvantage/index.js'
+import { answerTargets } from './lib/json-lines-child.js'
+import { type BenchTls, mqttLogin } from './lib/mqtt-connect.js'
 import { percentile } from './lib/stats.js'
 
 export interface DevicesInput {
@@ -16,6 +20,8 @@ export interface DevicesInput {
   seconds: number
   warmupSeconds: number
   inflight: number
+  /** mqtts:// targets: the CA of the service's certificate (one-way TLS, the password still logs in). */
+  tls?: BenchTls
 }
 
 export interface TargetResult {
@@ -43,31 +49,16 @@ interface Connection {
   seq: number
 }
 
-function open (url: URL, username: string, password: string): Promise<Connection> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname)
-    socket.setNoDelay(true)
-    const parser = mqtt.parser(OPTS)
-    const c: Connection = { socket, parser, username, next: 1, sentAt: new Map(), seq: 0 }
-    const fail = (err: Error): void => { socket.destroy(); reject(err) }
-    parser.once('packet', (p: Packet) => {
-      if (p.cmd === 'connack' && p.returnCode === 0) resolve(c)
-      else fail(new Error(`${username}: CONNACK ${p.cmd === 'connack' ? String(p.returnCode) : p.cmd}`))
-    })
-    parser.on('error', fail)
-    socket.on('data', (b: Buffer) => { parser.parse(b) })
-    socket.once('error', fail)
-    socket.once('connect', () => {
-      socket.write(mqtt.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clientId: username, clean: true, keepalive: 300, username, password: Buffer.from(password) }, OPTS))
-    })
-  })
+async function open (url: URL, username: string, input: DevicesInput): Promise<Connection> {
+  const { socket, parser } = await mqttLogin(url, { clientId: username, username, password: input.password }, input.tls)
+  return { socket, parser, username, next: 1, sentAt: new Map(), seq: 0 }
 }
 
 async function connectAll (url: URL, input: DevicesInput): Promise<Connection[]> {
   const out: Connection[] = []
   const batch = 100
   for (let i = 0; i < input.usernames.length; i += batch) {
-    out.push(...await Promise.all(input.usernames.slice(i, i + batch).map(async (u) => await open(url, u, input.password))))
+    out.push(...await Promise.all(input.usernames.slice(i, i + batch).map(async (u) => await open(url, u, input))))
   }
   return out
 }
@@ -153,13 +144,4 @@ async function runTarget (target: { name: string, url: string }, input: DevicesI
   }
 }
 
-const arg = process.argv[2]
-if (arg === undefined) {
-  console.error('bench/ingest-devices.ts is the device process of `npm run bench -- ingest`; run that instead.')
-  process.exit(2)
-}
-const input = JSON.parse(arg) as DevicesInput
-for (const target of input.targets) {
-  const result = await runTarget(target, input)
-  process.stdout.write(JSON.stringify(result) + '\n')
-}
+await answerTargets<DevicesInput, unknown>('bench/ingest-devices.ts is the device process of `npm run bench -- ingest`; run that instead.', runTarget)

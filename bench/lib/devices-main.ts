@@ -37,10 +37,15 @@ function identity (i: number, password: string): DeviceIdentity {
   return { serialNumber: row.serialNumber(i), imei: '', iccid: row.iccid(i), mobileNumber: '', mqttPassword: password, restPassword: '', m3daPassword: '' }
 }
 
-/** The simulator's own MQTT link (mqtt.js), or the lean one of the same behaviour (the default: thousands fit). */
-async function link (id: DeviceIdentity, req: Extract<DevicesRequest, { type: 'start' }>): Promise<DeviceTransport> {
+/**
+ * The simulator's own MQTT link (mqtt.js), or the lean one of the same behaviour (the default: thousands fit), over
+ * TLS with the request's `tls` (device i with its own certificate when there are some).
+ */
+async function link (i: number, id: DeviceIdentity, req: Extract<DevicesRequest, { type: 'start' }>): Promise<DeviceTransport> {
   if (req.client === 'mqtt.js') return await openTransport(id, { protocol: 'mqtt', mqttUrl: req.mqttUrl, mqttVersion: 4, reconnectPeriod: 0 }, '')
-  return await connectLeanMqttDevice({ url: req.mqttUrl, username: id.serialNumber, password: id.mqttPassword })
+  const own = req.tls?.certs?.[i - 1]
+  const tls = req.tls === undefined ? undefined : { ca: req.tls.ca, ...own }
+  return await connectLeanMqttDevice({ url: req.mqttUrl, username: id.serialNumber, password: id.mqttPassword, ...(tls === undefined ? {} : { tls }) })
 }
 
 /** The downloads of every device of the process share one limiter, as the simulator's fleet does. */
@@ -54,7 +59,7 @@ async function connectOne (i: number, req: Extract<DevicesRequest, { type: 'star
   const id = identity(i, req.password)
   for (let attempt = 1; ; attempt++) {
     try {
-      const transport = await link(id, req)
+      const transport = await link(i, id, req)
       const software = softwareOf(i, { updateFailureRate: req.software?.updateFailureRate ?? 0 }, limiter)
       devices.push(createSimulatedDevice({ identity: id, systemUid: '', transport, model: createDeviceModel(), events, rebootMs: req.rebootMs, software }))
       return
@@ -108,6 +113,7 @@ function stats (setting?: { key: string, value: unknown }): DevicesStats {
 
 process.on('message', (m: DevicesRequest) => {
   if (m.type === 'start') {
+    if (m.tls !== undefined && m.client !== 'lean') { console.error('devices: TLS needs the lean link'); process.exit(2) }
     if (m.software !== undefined) limiter = createLimiter(m.software.downloadConcurrency)
     connectAll(m).catch((err: unknown) => { console.error('devices:', err); process.exit(1) })
   } else if (m.type === 'stats') {

@@ -14,8 +14,14 @@ export interface DevicesSoftware {
   downloadConcurrency: number
 }
 
+/**
+ * MQTT over TLS (an mqtts:// url, the lean link only): the CA of the service's certificate, and with `certs` a
+ * client certificate per device (device i presents certs[i - 1]: mutual TLS, the certificate logs it in).
+ */
+export interface DevicesTls { ca: string, certs?: Array<{ cert: string, key: string }> }
+
 export type DevicesRequest =
-  | { type: 'start', mqttUrl: string, devices: number, password: string, perSecond: number, rebootMs: number, client: DevicesClient, software?: DevicesSoftware }
+  | { type: 'start', mqttUrl: string, devices: number, password: string, perSecond: number, rebootMs: number, client: DevicesClient, software?: DevicesSoftware, tls?: DevicesTls }
   | { type: 'stats', setting?: { key: string, value: unknown } }
   | { type: 'close' }
 

@@ -1,16 +1,18 @@
 // A lean MQTT 3.1.1 link for the simulator's devices (the DeviceTransport of simulator/transports/transport.ts),
-// for benchmarks that run thousands of them in one process: a bare socket and mqtt-packet's parser, about a tenth
-// of an mqtt.js client's memory. Same topics and behaviour as simulator/transports/mqtt.ts (docs/protocols/mqtt.md):
+// for benchmarks that run thousands of them in one process: a bare socket (TCP or TLS) and mqtt-packet's parser,
+// about a tenth of an mqtt.js client's memory. Same topics and behaviour as simulator/transports/mqtt.ts (docs/protocols/mqtt.md):
 // username = serial number, a clean session, tasks on `<id>/tasks/json` (QoS 1, subscribed again after each
 // reconnection), data and acks on `<id>/messages/json` and `<id>/acks/json` at QoS 1, each resolved on its PUBACK.
-import { connect, type Socket } from 'node:net'
+import type { Socket } from 'node:net'
 import mqtt, { type Packet } from 'mqtt-packet'
 import { decodeTasks, encodeAcks, encodeData } from '../../protocols/airvantage/index.js'
 import { TransportError, type DeviceTransport, type TasksHandler } from '../../simulator/transports/transport.js'
+import { connectPacket, openSocket, type BenchTls } from './mqtt-connect.js'
 
 export interface LeanMqttOptions {
-  /** mqtt://host:port */
+  /** mqtt://host:port, or mqtts://host:port with `tls` */
   url: string
+  tls?: BenchTls
   username: string
   password: string
   /** Seconds between PINGREQs (the CONNECT's keep alive). */
@@ -93,8 +95,9 @@ function onLinkPacket (ctx: LinkContext, o: Opening, p: Packet): void {
 async function openLink (ctx: LinkContext): Promise<Link> {
   const { opts, url, keepaliveS, timeoutMs } = ctx
   return await new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname)
-    socket.setNoDelay(true)
+    const socket = openSocket(url, opts.tls, () => {
+      socket.write(connectPacket({ clientId: opts.username, username: opts.username, password: opts.password, keepalive: keepaliveS }))
+    })
     const parser = mqtt.parser(OPTS)
     const link: Link = { socket, up: false, waiting: new Map(), ping: undefined }
     let settled = false
@@ -123,9 +126,6 @@ async function openLink (ctx: LinkContext): Promise<Link> {
       const lost = new TransportError(`mqtt ${opts.username}: connection lost`)
       for (const w of link.waiting.values()) w.reject(lost)
       link.waiting.clear()
-    })
-    socket.once('connect', () => {
-      socket.write(mqtt.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clientId: opts.username, clean: true, keepalive: keepaliveS, username: opts.username, password: Buffer.from(opts.password) }, OPTS))
     })
   })
 }

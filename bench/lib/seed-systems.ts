@@ -1,6 +1,7 @@
 // Seeds many systems of one company straight through the Db port: one INSERT ... SELECT generate_series per table
 // and chunk, so that 100,000 systems with their gateways, subscriptions and applications take seconds.
 // The values follow formulas of the row number i (1..n), so a benchmark can aim queries at known rows.
+import { createHash } from 'node:crypto'
 import type { Db, Queryable } from '../../core/ports/store.js'
 import { initialSystemData } from '../../core/domain/system-data.js'
 
@@ -11,7 +12,9 @@ export const KINDS = ['Pump', 'Valve', 'Meter', 'Tracker', 'Sensor', 'Router', '
 export const row = {
   name: (i: number): string => `${KINDS[i % KINDS.length] ?? ''} ${AREAS[Math.floor(i / KINDS.length) % AREAS.length] ?? ''} ${i}`,
   serialNumber: (i: number): string => `SN${String(i).padStart(8, '0')}`,
-  iccid: (i: number): string => `8933${String(i).padStart(15, '0')}`
+  iccid: (i: number): string => `8933${String(i).padStart(15, '0')}`,
+  /** The system's uid, md5('s' || i) below. */
+  uid: (i: number): string => createHash('md5').update(`s${i}`).digest('hex')
 }
 
 export interface SeedTimes { rowsSeconds: number, indexesSeconds: number }

@@ -1,6 +1,7 @@
 // Entry of the service process of bench/lib/service-process.ts (not run on its own): the service as bin/serve.ts
 // assembles it (engine workers, MQTT, API), on ephemeral ports of loopback, with devices seeded before it listens.
-// Talks to its parent over the IPC channel: sends `listening` once ready, closes the service on `close`.
+// Talks to its parent over the IPC channel: sends `listening` once ready, closes the service on `close`, answers
+// `gc` with `collected` and its heap once it has collected its garbage (when started with --expose-gc).
 import { mkdir, writeFile } from 'node:fs/promises'
 import { Session } from 'node:inspector'
 import { dirname } from 'node:path'
@@ -46,6 +47,13 @@ async function profile (m: { type: string, file?: string }): Promise<void> {
 
 let closing = false
 process.on('message', (m: { type: string, file?: string }) => {
+  if (m.type === 'gc') {
+    // Twice: the first collection's finalizers free more. Started without --expose-gc, there is nothing to call.
+    globalThis.gc?.(); globalThis.gc?.()
+    const { heapUsed, external } = process.memoryUsage()
+    send({ type: 'collected', heapUsed, external })
+    return
+  }
   if (m.type === 'profile-start' || m.type === 'profile-stop') {
     profile(m).catch((err: unknown) => { console.error('profile:', err); process.send?.({ type: 'profiled', file: null }) })
     return
@@ -59,4 +67,4 @@ process.on('message', (m: { type: string, file?: string }) => {
 })
 // The parent gone (killed, crashed): nothing is left listening behind it.
 process.on('disconnect', () => { if (!closing) process.exit(1) })
-send({ type: 'listening', httpPort: httpPort ?? 0, mqttPort: ports.mqtt ?? 0, companyUid, seedSeconds })
+send({ type: 'listening', httpPort: httpPort ?? 0, mqttPort: ports.mqtt ?? 0, mqttsPort: ports.mqtts, companyUid, seedSeconds })

@@ -16,21 +16,31 @@ export interface ServiceProcessInput {
   env: Record<string, string>
   devices: number
   seed: DeviceSeed
+  /** Start the service with --expose-gc, so that settledRss() collects its garbage first. */
+  gc?: boolean
 }
 
 export type ServiceProcessMessage =
-  | { type: 'listening', httpPort: number, mqttPort: number, companyUid: string, seedSeconds: number }
+  | { type: 'listening', httpPort: number, mqttPort: number, mqttsPort: number | undefined, companyUid: string, seedSeconds: number }
   | { type: 'profiled', file: string | null }
+  | { type: 'collected', heapUsed: number, external: number }
 
 export interface ServiceProcess {
   pid: number
   origin: string
   mqttUrl: string
+  /** MQTT over TLS, when the service was given TLS_CERT_FILE and TLS_KEY_FILE. */
+  mqttsUrl: string | undefined
   companyUid: string
   /** Seconds the devices took to seed. */
   seedSeconds: number
   /** The service's resident memory now, bytes. */
   rss (): Promise<number>
+  /**
+   * After a full garbage collection of the service (with `gc`; without it, none): its RSS, and the V8 heap in use and
+   * the memory outside it that JavaScript objects hold (buffers, the store's WebAssembly memory), bytes.
+   */
+  settledMemory (): Promise<SettledMemory>
   /**
    * With BENCH_CPU_PROF=<dir>: starts a V8 CPU profile of the service (a no-op without it), written by
    * profileStop() to <dir>/<name>.cpuprofile, so that a profile holds the part of a run that is measured.
@@ -40,6 +50,8 @@ export interface ServiceProcess {
   profileStop (name: string): Promise<string | null>
   close (): Promise<void>
 }
+
+export interface SettledMemory { rss: number, heapUsed: number, external: number }
 
 const MAIN = fileURLToPath(new URL('./service-main.ts', import.meta.url))
 
@@ -64,7 +76,7 @@ export async function startServiceProcess (opts: Omit<ServiceProcessInput, 'data
   const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-svc-'))
   const input: ServiceProcessInput = { ...opts, dataDir }
   const prof = process.env.BENCH_CPU_PROF === '' ? undefined : process.env.BENCH_CPU_PROF
-  const execArgv = ['--max-semi-space-size=64', '--import', 'tsx']
+  const execArgv = ['--max-semi-space-size=64', ...(opts.gc === true ? ['--expose-gc'] : []), '--import', 'tsx']
   const child: ChildProcess = fork(MAIN, [JSON.stringify(input)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const exited = new Promise<number | null>((resolve) => { child.once('exit', (code) => { resolve(code) }) })
   try {
@@ -74,13 +86,23 @@ export async function startServiceProcess (opts: Omit<ServiceProcessInput, 'data
     })
     const origin = `http://127.0.0.1:${ready.httpPort}`
     const pid = child.pid ?? 0
+    const rss = async (): Promise<number> => await procRss(pid) ?? await metricsRss(origin)
     return {
       pid,
       origin,
       mqttUrl: `mqtt://127.0.0.1:${ready.mqttPort}`,
+      mqttsUrl: ready.mqttsPort === undefined ? undefined : `mqtts://127.0.0.1:${ready.mqttsPort}`,
       companyUid: ready.companyUid,
       seedSeconds: ready.seedSeconds,
-      async rss () { return await procRss(pid) ?? await metricsRss(origin) },
+      rss,
+      async settledMemory () {
+        const heap = await new Promise<{ heapUsed: number, external: number }>((resolve) => {
+          const on = (m: ServiceProcessMessage): void => { if (m.type === 'collected') { child.off('message', on); resolve(m) } }
+          child.on('message', on)
+          child.send({ type: 'gc' })
+        })
+        return { rss: await rss(), heapUsed: heap.heapUsed, external: heap.external }
+      },
       async profileStart () {
         if (prof !== undefined) child.send({ type: 'profile-start' })
       },
