@@ -21,6 +21,7 @@ import type { UsageRepository } from './usage.js'
 import type { PointPartitionsRepository } from './point-partitions.js'
 import type { PackageDownloadsRepository } from './package-downloads.js'
 import type { CertificatesRepository } from './certificates.js'
+import type { AlertRulesRepository } from './alert-rules.js'
 
 export type { Found, Page, Sort } from '../paging.js'
 export type { CompaniesRepository } from './companies.js'
@@ -59,4 +60,5 @@ export interface Repositories {
   signInUnlocks: SignInUnlocksRepository
   packageDownloads: PackageDownloadsRepository
   certificates: CertificatesRepository
+  alertRules: AlertRulesRepository
 }

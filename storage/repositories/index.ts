@@ -20,6 +20,7 @@ import { createPointPartitionsRepository } from './point-partitions.repository.j
 import { createSignInUnlocksRepository } from './sign-in-unlocks.repository.js'
 import { createPackageDownloadsRepository } from './package-downloads.repository.js'
 import { createCertificatesRepository } from './certificates.repository.js'
+import { createAlertRulesRepository } from './alert-rules.repository.js'
 
 /** Every repository, bound to one Queryable: the pool, or one transaction; `rollups`: see DataQueriesOptions. */
 export function createRepositories (q: Queryable, opts: DataQueriesOptions = {}): Repositories {
@@ -56,6 +57,7 @@ export function createRepositories (q: Queryable, opts: DataQueriesOptions = {})
     pointPartitions: createPointPartitionsRepository(q),
     signInUnlocks: createSignInUnlocksRepository(q),
     packageDownloads: createPackageDownloadsRepository(q),
-    certificates: createCertificatesRepository(q)
+    certificates: createCertificatesRepository(q),
+    alertRules: createAlertRulesRepository(q)
   }
 }
