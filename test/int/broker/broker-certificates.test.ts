@@ -7,40 +7,32 @@
 import { execFile } from 'node:child_process'
 import { readFileSync, rmSync } from 'node:fs'
 import { promisify } from 'node:util'
-import mqtt, { type MqttClient } from 'mqtt'
+import type { MqttClient } from 'mqtt'
 import { pino } from 'pino'
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest'
-import { startStack, type Stack } from '../../helpers/stack.js'
+import type { Stack } from '../../helpers/stack.js'
 import { createUser, uniq } from '../../helpers/factories.js'
 import { createDevice, messagesOf } from '../../helpers/devices.js'
 import { createSystem } from '../../helpers/systems.js'
 import { eventually } from '../../helpers/eventually.js'
-import { DYNSEC_ADMIN, startMosquitto, tryConnect, type Mosquitto } from '../../helpers/mosquitto.js'
-import { makeCa, makeDeviceCert, makeServerCert, pemDir, type Issued } from '../../helpers/pki.js'
+import { DYNSEC_ADMIN, tryConnect, type Mosquitto } from '../../helpers/mosquitto.js'
+import { makeCa, makeDeviceCert, type Issued } from '../../helpers/pki.js'
+import { brokerTrusts as trusted, certConnect as connectByCertificate, startTlsBroker, type TlsBroker } from './tls-broker.js'
 import { createDynsecClient } from '../../../ingest/broker-sync/dynsec-client.js'
 import { createDynsecSync } from '../../../ingest/broker-sync/dynsec-sync.js'
 import { createBrokerLoginsRepository } from '../../../storage/repositories/broker-logins.repository.js'
 import { brokerCommand } from '../../../bin/broker.js'
 
-const dir = pemDir()
-const bundleFile = dir.path('device-cas.pem')
-let brokerCa: Issued
+let t: TlsBroker
 let broker: Mosquitto
 let stack: Stack
 
 beforeAll(async () => {
-  brokerCa = await makeCa('Broker CA')
-  const server = await makeServerCert(brokerCa)
-  broker = await startMosquitto({ tls: { certFile: dir.write('server.pem', server.cert), keyFile: dir.write('server-key.pem', server.key), bundleFile } })
-  stack = await startStack({
-    env: { MQTT_URL: broker.adminUrl, BROKER_CA_FILE: bundleFile, BROKER_COMPANY_CAS: 'true', FLEET_NODE_ID: 'broker-certificates', WORKER_CONCURRENCY: '2' }
-  })
+  t = await startTlsBroker({ env: { BROKER_COMPANY_CAS: 'true', FLEET_NODE_ID: 'broker-certificates' } })
+  broker = t.broker
+  stack = t.stack
 }, 120_000)
-afterAll(async () => {
-  await stack?.close()
-  await broker?.stop()
-  dir.remove()
-})
+afterAll(async () => { await t?.close() })
 
 const post = async (url: string, payload: Record<string, unknown>, token = stack.adminToken): Promise<any> => {
   const res = await stack.call(token, { method: 'POST', url, payload })
@@ -48,27 +40,14 @@ const post = async (url: string, payload: Record<string, unknown>, token = stack
   return res.json()
 }
 
-/** The bundle holds this certificate and the broker was restarted for it. */
-async function brokerTrusts (pem: string, restartsBefore: number): Promise<void> {
-  await eventually(() => readFileSync(bundleFile, 'utf8').includes(pem.trim()) && broker.restarts() > restartsBefore, { timeoutMs: 15_000, retryErrors: true, what: 'the bundle written and the broker restarted' })
-}
-
-/** A device's connection to the TLS listener with its certificate and no username: the client, or why it failed. */
-async function certConnect (device: Issued): Promise<MqttClient | string> {
-  try {
-    const c = await mqtt.connectAsync(`mqtts://127.0.0.1:${broker.tlsPort ?? 0}`, { ca: brokerCa.cert, cert: device.cert, key: device.key, reconnectPeriod: 0, connectTimeout: 5000, protocolVersion: 4 })
-    onTestFinished(async () => { await c.endAsync(true) })
-    return c
-  } catch (err) {
-    return (err as Error).message
-  }
-}
+const brokerTrusts = async (pem: string, before: number): Promise<void> => { await trusted(t, pem, before) }
+const certConnect = async (device: Issued): Promise<MqttClient | string> => await connectByCertificate(t, device)
 
 /** Publishes once with mosquitto_pub, by certificate only. */
 async function mosquittoPub (device: Issued, topic: string, message: string): Promise<void> {
   const name = uniq('dev')
-  await promisify(execFile)('mosquitto_pub', ['-h', '127.0.0.1', '-p', String(broker.tlsPort), '--cafile', dir.write(`${name}-ca.pem`, brokerCa.cert),
-    '--cert', dir.write(`${name}.pem`, device.cert), '--key', dir.write(`${name}-key.pem`, device.key), '-q', '1', '-t', topic, '-m', message], { timeout: 10_000 })
+  await promisify(execFile)('mosquitto_pub', ['-h', '127.0.0.1', '-p', String(broker.tlsPort), '--cafile', t.dir.write(`${name}-ca.pem`, t.brokerCa.cert),
+    '--cert', t.dir.write(`${name}.pem`, device.cert), '--key', t.dir.write(`${name}-key.pem`, device.key), '-q', '1', '-t', topic, '-m', message], { timeout: 10_000 })
 }
 
 let registered: Promise<Issued> | undefined
@@ -136,7 +115,7 @@ describe('device certificates with the external broker', () => {
     const restarts = broker.restarts()
     await post(`/api/v1/systems/${d.uid}/certificates/${revoked.fingerprint}/revoke`, {}, owner.token)
     await eventually(() => closed, { timeoutMs: 15_000, what: 'the revoked certificate\'s connection closed' })
-    await eventually(() => !readFileSync(bundleFile, 'utf8').includes(revoked.cert.trim()) && broker.restarts() > restarts, { timeoutMs: 15_000, retryErrors: true, what: 'the bundle without it, the broker restarted' })
+    await eventually(() => !readFileSync(t.bundleFile, 'utf8').includes(revoked.cert.trim()) && broker.restarts() > restarts, { timeoutMs: 15_000, retryErrors: true, what: 'the bundle without it, the broker restarted' })
     await eventually(async () => {
       const refused = await certConnect(revoked)
       const other = await certConnect(kept)
@@ -165,11 +144,11 @@ describe('device certificates with the external broker', () => {
 
   it('fleet broker sync writes the bundle too, and says whether it changed', async () => {
     const log = pino({ level: 'silent' })
-    expect(await brokerCommand(stack.config, stack.db, log, ['sync'])).toMatch(new RegExp(`; trust bundle ${bundleFile} unchanged$`))
-    const text = readFileSync(bundleFile, 'utf8')
-    rmSync(bundleFile)
+    expect(await brokerCommand(stack.config, stack.db, log, ['sync'])).toMatch(new RegExp(`; trust bundle ${t.bundleFile} unchanged$`))
+    const text = readFileSync(t.bundleFile, 'utf8')
+    rmSync(t.bundleFile)
     expect(await brokerCommand(stack.config, stack.db, log, ['sync'])).toMatch(/^broker sync: clients .*; trust bundle .* written$/)
-    expect(readFileSync(bundleFile, 'utf8')).toBe(text)
+    expect(readFileSync(t.bundleFile, 'utf8')).toBe(text)
   })
 })
 
@@ -177,7 +156,9 @@ describe('the dynamic security client when the broker closes its connection (a r
   it('fails the command waiting for its answer at once, not at its timeout', async () => {
     // An account that disables itself: Mosquitto kicks it before the answer is sent, as a restart would.
     const password = uniq('pw')
-    await broker.dynsec([{ command: 'createClient', username: 'self-kicker', password, roles: [{ rolename: 'admin' }] }])
+    // The broker may be restarting for the bundle of a test above.
+    await eventually(async () => await broker.dynsec([{ command: 'createClient', username: 'self-kicker', password, roles: [{ rolename: 'admin' }] }]),
+      { timeoutMs: 15_000, retryErrors: true, what: 'the account made' })
     const client = createDynsecClient(`mqtt://self-kicker:${password}@127.0.0.1:${broker.port}`, { timeoutMs: 60_000 })
     onTestFinished(async () => { await client.close() })
     const started = Date.now()
