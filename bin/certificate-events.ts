@@ -22,7 +22,7 @@ export async function followCertificates (ctx: AppContext, tls: TlsListeners | u
       const closed = transports.reduce((n, t) => n + (t.revoked?.(e.fingerprint) ?? 0), 0)
       if (closed > 0) log.info({ fingerprint: e.fingerprint, closed }, `${e.kind === 'ca.revoked' ? 'CA' : 'certificate'} revoked: its device connections closed`)
     }
-    if (e.kind !== 'certificate.revoked') refresh()
+    if (e.kind.startsWith('ca.')) refresh()
   })
   refresh()
   await refreshing
