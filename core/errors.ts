@@ -88,6 +88,12 @@ const OWN_CODES = {
   'certificate.already.registered': 400,
   'certificate.expired': 400,
   'certificate.unknown': 400,
+  // docs/alerts.md: a rule that breaks a rule of its shape (the field named first, then why), a company's limit of
+  // rules (ALERT_RULES_PER_COMPANY), an unknown rule or hook (another company's answers the same)
+  'alert.rule.invalid': 400,
+  'alert.rule.too.many': 400,
+  'alert.rule.unknown': 400,
+  'alert.hook.unknown': 400,
   'ip.forbidden': 403, // company ipFiltering refuses the caller's address
   'origin.forbidden': 403, // a browser page of an origin neither the service's nor in CORS_ORIGINS opens a live stream
   'missing.rights': 403,

@@ -32,4 +32,6 @@ export interface OperationsConfig {
    * DATA_DIR while it arrives; past this its release fails with application.release.too.large.
    */
   APPLICATION_RELEASE_MAX_BYTES: number
+  /** Alert rules a company may have (docs/alerts.md#rules): one more answers alert.rule.too.many. */
+  ALERT_RULES_PER_COMPANY: number
 }

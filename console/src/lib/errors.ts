@@ -150,6 +150,11 @@ const SENTENCES: Record<string, string> = {
   'certificate.already.registered': 'This certificate is already registered.',
   'certificate.expired': 'This certificate has expired.',
   'certificate.unknown': 'No such certificate is registered here.',
+  // alert rules (docs/alerts.md)
+  'alert.rule.invalid': 'The alert rule is not valid: {0} ({1}).',
+  'alert.rule.too.many': 'The company has as many alert rules as it may have ({1}): delete one first.',
+  'alert.rule.unknown': 'No such alert rule.',
+  'alert.hook.unknown': 'No such hook on this alert rule.',
   // The service's own codes
   'request.invalid': 'The request is not valid: {0}.',
   'sort.invalid.field': 'The list cannot be sorted by {0}.',
