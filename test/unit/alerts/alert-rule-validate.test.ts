@@ -54,8 +54,20 @@ describe('validAlertRule', () => {
 
   it('gives the defaults and ignores a body\'s id', () => {
     expect(validAlertRule(body({ id: 'theirs', uid: 'theirs' }), 'r1')).toEqual({
-      id: 'r1', uid: 'r1', targetType: 'SYSTEM', name: 'Hot', message: null, stateful: true, active: true, emails: [], notifMode: null,
-      conditions: [gt], metadata: null, readOnly: false, actions: [], maxOperationsPerHour: 60
+      id: 'r1',
+      uid: 'r1',
+      targetType: 'SYSTEM',
+      name: 'Hot',
+      message: null,
+      stateful: true,
+      active: true,
+      emails: [],
+      notifMode: null,
+      conditions: [gt],
+      metadata: null,
+      readOnly: false,
+      actions: [],
+      maxOperationsPerHour: 60
     })
   })
 
