@@ -8,9 +8,10 @@
 //   included: "temperature NOT_EQUALS 20" says nothing of a system that never sent a temperature, as AirVantage users
 //   expect an alert only on a value that was reported. A list is never missing: an empty list is a value.
 // - Two values are equal when both are numeric and equal as numbers (a number, or a string that is a decimal
-//   literal: valueStr "12" equals 12.0, "1e3" equals 1000); else, when one is a boolean, when the other is that
-//   boolean or the string "true"/"false" in any case; else when their strings are exactly the same (case and spaces
-//   count; a boolean never equals a number).
+//   literal, spaces around it allowed: valueStr "12" equals 12.0, "1e3" equals 1000, and so "2.10" equals "2.1",
+//   as GTE and LTE would also say; "0x10", "Infinity" and "1.2.3" are not numeric); else, when one is a boolean,
+//   when the other is that boolean or the string "true"/"false" in any case; else when their strings are exactly
+//   the same (case and spaces count; a boolean never equals a number).
 // - EQUALS, NOT_EQUALS: of two values, as above. With a list on one side, EQUALS holds when the value is an element
 //   of the list and NOT_EQUALS when it is not (a system without labels is NOT_EQUALS any label). Two lists: false.
 // - GT, GTE, LT, LTE: only when both values are numeric, as JavaScript compares numbers; false for any other value

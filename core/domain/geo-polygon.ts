@@ -5,8 +5,9 @@
 // Semantics, as the docs may quote them:
 // - A polygon is WKT `POLYGON((lon lat, lon lat, ...), (hole), ...)`: the keyword in any case, one outer ring then
 //   any number of holes, each ring at least 4 points and closed (its last point equal to its first), each point
-//   exactly two finite decimal numbers, longitude first. Anything else (EMPTY, MULTIPOLYGON, a third coordinate, an
-//   open ring) is not a polygon.
+//   exactly two decimal numbers, longitude first, within -180..180 and latitude -90..90. Anything else (EMPTY,
+//   MULTIPOLYGON, a third coordinate, an open ring, a latitude of 95) is not a polygon. Reading is linear in the
+//   text's length whatever it holds (no backtracking pattern), as rules come from API clients.
 // - Coordinates are plain x/y on the longitude/latitude plane: edges are straight lines in degrees, not great
 //   circles, and a polygon crossing the antimeridian (±180°) is not supported (write it as two rules).
 // - A point on the boundary (within 1e-9 degree, about 0.1 mm, of an edge of the outer ring or of a hole) is inside.
@@ -36,8 +37,12 @@ function pairOf (parts: readonly string[]): GeoPoint | undefined {
   return lon === undefined || lat === undefined ? undefined : { lon, lat }
 }
 
-// A WKT point: two numbers apart by spaces.
-const pointOf = (text: string): GeoPoint | undefined => pairOf(text.trim().split(/\s+/))
+// A polygon's point: two numbers apart by spaces, a longitude and a latitude that can be (so that a polygon written
+// lat-first, or past the antimeridian, is refused when the rule is saved rather than never holding).
+function pointOf (text: string): GeoPoint | undefined {
+  const point = pairOf(text.trim().split(/\s+/))
+  return point !== undefined && Math.abs(point.lon) <= 180 && Math.abs(point.lat) <= 90 ? point : undefined
+}
 
 function ringOf (text: string): GeoPoint[] | undefined {
   const points: GeoPoint[] = []

@@ -78,7 +78,9 @@ describe('GEO_CONTAINS', () => {
     ['a word for a number', 'POLYGON((0 0, ten 0, 10 10, 0 10, 0 0))'],
     ['a trailing comma', 'POLYGON((0 0, 10 0, 10 10, 0 10, 0 0),)'],
     ['text after it', 'POLYGON((0 0, 10 0, 10 10, 0 10, 0 0)) x'],
-    ['nothing', '']
+    ['nothing', ''],
+    ['a latitude beyond 90', 'POLYGON((0 0, 10 0, 10 95, 0 10, 0 0))'],
+    ['a longitude beyond 180', 'POLYGON((170 0, 190 0, 190 10, 170 10, 170 0))']
   ])('a WKT with %s is not a polygon and holds nothing', (_name, wkt) => {
     expect(parseWktPolygon(wkt)).toBeUndefined()
     expect(geo(wkt, at('5,5'))).toBe(false)
@@ -97,6 +99,7 @@ describe('GEO_CONTAINS', () => {
 
   it('reads the keyword in any case, with any spaces', () => {
     expect(parseWktPolygon(' polygon ( ( 0 0 ,10 0,10 10,0 10,0 0 ) ) ')?.rings[0]).toHaveLength(5)
+    expect(parseWktPolygon('POLYGON((-180 -90, 180 -90, 180 90, -180 90, -180 -90))')).toBeDefined()
     expect(geo('Polygon((0 0,10 0,10 10,0 10,0 0))', at('5,5'))).toBe(true)
   })
 })
