@@ -3,7 +3,7 @@
 // per connection, over TCP or TLS (bench tls). Lean clients (net or tls + mqtt-packet) so that the broker, not the
 // client, is what is measured.
 //
-// Input: one JSON argument {targets: [{name, url}], usernames: string[], password, seconds, warmupSeconds, inflight,
+// Input: one JSON document on stdin {targets: [{name, url}], usernames: string[], password, seconds, warmupSeconds, inflight,
 // tls} (tls: the CA of the service's certificate, for mqtts:// targets).
 // Output: one JSON line per target on stdout: {name, connected, acked, seconds, latencies: {p50, p99, max}}.
 import type { Socket } from 'node:net'

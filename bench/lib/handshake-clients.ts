@@ -1,9 +1,11 @@
-// The client process of `npm run bench -- tls` (run by bench/tls.ts, not on its own): N clients, each logging in
-// as its own device again and again (connect, TLS handshake on mqtts://, CONNECT, CONNACK, DISCONNECT, the service
-// closes), so that a target's rate is full logins per second, each a new TCP connection and, over TLS, a full
-// handshake (no session is resumed: Node's client resumes only a session it is handed).
+// The client process of `npm run bench -- tls` (run by bench/tls.ts, not on its own): N clients at once, each
+// logging in again and again (connect, TLS handshake on mqtts://, CONNECT, CONNACK, DISCONNECT, the service closes),
+// so that a target's rate is full logins per second, each a new TCP connection and, over TLS, a full handshake (no
+// session is resumed: Node's client resumes only a session it is handed). Client k logs in as logins k, k + N,
+// k + 2N... in turn: given many more logins than clients, the same device comes back seldom, as in a fleet
+// reconnecting, rather than one device logging in many times a second.
 //
-// Input: one JSON argument, HandshakeInput. Output: one JSON line per target on stdout, HandshakeResult.
+// Input: one JSON document on stdin, HandshakeInput. Output: one JSON line per target on stdout, HandshakeResult.
 import type { TLSSocket } from 'node:tls'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { mqttDisconnect, mqttLogin, type MqttLogin } from './mqtt-connect.js'
@@ -18,7 +20,9 @@ export interface HandshakeTarget {
   url: string
   /** PEM of the CA of the service's certificate (mqtts://). */
   ca?: string
-  /** One client per login, all at once. */
+  /** Clients at once (at most one per login). */
+  clients: number
+  /** The devices the clients log in as, in turn. */
   logins: HandshakeLogin[]
 }
 
@@ -77,12 +81,17 @@ async function runTarget (target: HandshakeTarget, input: HandshakeInput): Promi
   const windowStart = start + input.warmupSeconds * 1000
   const end = windowStart + input.seconds * 1000
   const latencies: number[] = []
+  const clients = Math.min(target.clients, target.logins.length)
+  // A whole number of rounds, so that two clients never log in as one device at once.
+  const span = clients * Math.floor(target.logins.length / clients)
   let errors = 0
   let total = 0
   let lastError: string | undefined
-  const client = async (login: HandshakeLogin): Promise<void> => {
-    const tls = tlsOf(target, login)
-    while (performance.now() < end) {
+  const client = async (k: number): Promise<void> => {
+    for (let j = k; performance.now() < end; j = (j + clients) % span) {
+      const login = target.logins[j]
+      if (login === undefined) return
+      const tls = tlsOf(target, login)
       const t0 = performance.now()
       try {
         const c = await mqttLogin(url, mqttLoginOf(login), tls, 10_000)
@@ -97,12 +106,12 @@ async function runTarget (target: HandshakeTarget, input: HandshakeInput): Promi
       }
     }
   }
-  await Promise.all(target.logins.map(client))
+  await Promise.all(Array.from({ length: clients }, async (_, k) => { await client(k) }))
   const cpu = process.cpuUsage(cpu0)
   latencies.sort((a, b) => a - b)
   return {
     name: target.name,
-    clients: target.logins.length,
+    clients,
     completed: latencies.length,
     seconds: input.seconds,
     completedTotal: total,

@@ -21,8 +21,14 @@ export interface HandshakeSetup {
   reload: () => Promise<boolean>
   fingerprint: () => string
   files: ServerFiles
-  /** Clients at once: systems 1..clients of bench/lib/seed-systems.ts, their MQTT password `password`. */
+  /** Clients at once. */
   clients: number
+  /**
+   * Systems 1..pool of bench/lib/seed-systems.ts log in with their MQTT password `password`, each seldom enough that
+   * the devices service's short memory of good logins rarely answers; certificates log in systems 1..clients (a
+   * certificate login reads the store every time).
+   */
+  pool: number
   password: string
   seconds: number
   warmupSeconds: number
@@ -47,16 +53,16 @@ async function useServerKey (s: HandshakeSetup, pki: ServerPki): Promise<void> {
 async function targetsOf (s: HandshakeSetup, pki: ServerPki): Promise<Array<{ mode: string, target: HandshakeTarget }>> {
   const ids = Array.from({ length: s.clients }, (_, i) => i + 1)
   const serials = ids.map(row.serialNumber)
+  const withPassword: HandshakeLogin[] = Array.from({ length: s.pool }, (_, i) => ({ username: row.serialNumber(i + 1), password: s.password }))
   const underCa = await deviceCerts(pki.ca, serials, pki.kind)
   const pinned = await deviceCerts(undefined, serials, pki.kind)
   await registerCa(s.origin, s.token, s.companyUid, pki.ca)
   await pinCertificates(s.origin, s.token, ids.map(row.uid), pinned)
-  const withPassword: HandshakeLogin[] = serials.map((username) => ({ username, password: s.password }))
   const withCert = (certs: typeof pinned): HandshakeLogin[] => certs.map((c, i) => ({ username: serials[i] ?? '', cert: c.cert, key: c.key }))
   const tls = (mode: string, logins: HandshakeLogin[]): { mode: string, target: HandshakeTarget } =>
-    ({ mode, target: { name: `${pki.kind} ${mode}`, url: s.mqttsUrl, ca: pki.ca.cert, logins } })
+    ({ mode, target: { name: `${pki.kind} ${mode}`, url: s.mqttsUrl, ca: pki.ca.cert, clients: s.clients, logins } })
   return [
-    { mode: 'plain MQTT', target: { name: `plain MQTT (${pki.kind} run)`, url: s.mqttUrl, logins: withPassword } },
+    { mode: 'plain MQTT', target: { name: `plain MQTT (${pki.kind} run)`, url: s.mqttUrl, clients: s.clients, logins: withPassword } },
     tls('one-way, password', withPassword),
     tls('mutual, CA-named', withCert(underCa)),
     tls('mutual, pinned', withCert(pinned))
