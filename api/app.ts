@@ -35,6 +35,7 @@ import consoleRoutes from './console/console.routes.js'
 import faviconRoute from './favicon.js'
 import packageDownloadRoutes from './routes/package-downloads.routes.js'
 import certificatesRoutes from './routes/certificates.routes.js'
+import { alertRulesV1Routes, alertRulesV2Routes } from './routes/alert-rules.routes.js'
 import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
@@ -141,6 +142,7 @@ async function registerV1 (v1: FastifyInstance, ctx: AppContext, rate: { rateCou
   await v1.register(templatesRoutes, { templates: ctx.services.templates })
   await v1.register(operationsRoutes, { operations: ctx.services.operations })
   await v1.register(partsRoutes, { parts: ctx.services.parts })
+  await v1.register(alertRulesV1Routes, { alerts: ctx.services.alerts })
   await v1.register(streamRoutes, {
     stream: ctx.services.stream,
     auth: ctx.services.auth,
@@ -166,6 +168,11 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   await app.register(oauthRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate })
   await app.register(authorizeRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate, publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
   await app.register(async (v1) => { await registerV1(v1, ctx, rate) }, { prefix: '/api/v1' })
+  // AirVantage's v2 resources (the alert rules), behind the same bearer token as /api/v1.
+  await app.register(async (v2) => {
+    await v2.register(auth, { auth: ctx.services.auth, companies: ctx.services.companiesRepo, ...rate })
+    await v2.register(alertRulesV2Routes, { alerts: ctx.services.alerts })
+  }, { prefix: '/api/v2' })
   // The web console: served where the API is, bundled on first use.
   await app.register(consoleRoutes, { publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
   await app.register(faviconRoute)

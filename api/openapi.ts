@@ -40,6 +40,7 @@ const tags = [
   { name: 'applications', description: 'The application catalogue: public applications and the company\'s own, their communication and data' },
   { name: 'templates', description: 'Setting templates: named settings a company applies to its systems' },
   { name: 'operations', description: 'Asynchronous bulk operations on systems, their tasks and files' },
+  { name: 'alerts', description: 'Alert rules (AirVantage v2) and their hooks' },
   { name: 'devices', description: 'The REST device API (HTTP Basic): send data, read tasks, acknowledge them' }
 ]
 

@@ -143,7 +143,7 @@ export function taskView (t: Task): Record<string, unknown> {
 }
 
 /** The password of a callback URL is never shown back. */
-function redactUrl (url: string): string {
+export function redactUrl (url: string): string {
   try {
     const u = new URL(url)
     if (u.password !== '') u.password = '***'

@@ -12,7 +12,7 @@ export interface StoredAlertRule {
   updatedAt: number
 }
 
-/** What a write stores: the rule, and what the evaluation finds it by (core/domain/alert-rule-index.ts). */
+/** What a write stores: the rule, and what the evaluation finds it by (core/domain/alert-conditions.ts). */
 export interface AlertRuleWrite {
   rule: AlertRule
   companyUid: string

@@ -37,6 +37,7 @@ import type { DownloadLinkInput } from '../ports/package-downloads.js'
 import type { CertificateEvent } from '../ports/certificates.js'
 import { createCertificatesService } from './certificates/certificates.service.js'
 import { createCertificateLogin } from './certificates/certificate-login.js'
+import { createAlertServices } from './alerts/index.js'
 
 export interface ServicesDeps {
   config: Readonly<Config>
@@ -104,6 +105,8 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     }),
     /** Device certificates and company CAs (docs/security.md#device-certificates). */
     certificates: createCertificatesService({ repos, clock, changes: certificateEvents }),
+    /** Alert rules and their hooks (docs/alerts.md). */
+    alerts: createAlertServices({ rules: repos.alertRules, clock, guard: callbacks, perCompany: config.ALERT_RULES_PER_COMPANY }),
     // Device answers go to the operations engine once committed (core/ports/devices.ts DeviceAnswers).
     // Committed device messages go there too: a retrieve waits for the values it asked for (engine.valuesStored).
     ingest: createIngestService({

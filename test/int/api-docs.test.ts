@@ -36,7 +36,7 @@ function operations (): Array<[string, Json]> {
 // redirect (RFC 6749 §4.1.2), never 200.
 const EMPTY_200 = ['DELETE /api/v1/systems/{uid}', 'DELETE /api/v1/users/{uid}', 'POST /api/v1/company/{uid}/picture',
   'POST /device/messages', 'POST /device/acks', 'PUT /api/v1/applications/{uid}/data', 'PUT /api/v1/applications/{uid}/communication',
-  'DELETE /api/v1/applications/{uid}']
+  'DELETE /api/v1/applications/{uid}', 'DELETE /api/v2/alertrules/{id}', 'DELETE /api/v1/alerts/rules/{id}/hooks/{uid}']
 const REDIRECTS = ['POST /api/oauth/authorize']
 
 /** The 200 body schema of an operation, for a media type. */

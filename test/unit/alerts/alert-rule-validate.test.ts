@@ -2,6 +2,7 @@
 // alert.rule.invalid naming the field; the defaults; the nulls and extra fields real AirVantage clients send.
 import { describe, expect, it } from 'vitest'
 import { validAlertRule } from '../../../core/domain/alert-rule-validate.js'
+import { defaultRule } from '../../helpers/alert-rules.js'
 
 const attr = (name: string) => ({ attributeId: { name } })
 const gt = { operator: 'GT', operands: [attr('DATA.temp'), { valueNum: 40 }] }
@@ -53,22 +54,7 @@ describe('validAlertRule', () => {
   })
 
   it('gives the defaults and ignores a body\'s id', () => {
-    expect(validAlertRule(body({ id: 'theirs', uid: 'theirs' }), 'r1')).toEqual({
-      id: 'r1',
-      uid: 'r1',
-      targetType: 'SYSTEM',
-      name: 'Hot',
-      message: null,
-      stateful: true,
-      active: true,
-      emails: [],
-      notifMode: null,
-      conditions: [gt],
-      metadata: null,
-      readOnly: false,
-      actions: [],
-      maxOperationsPerHour: 60
-    })
+    expect(validAlertRule(body({ id: 'theirs', uid: 'theirs' }), 'r1')).toEqual(defaultRule('r1', [gt]))
   })
 
   it('takes the nulls and the unused operand kinds AirVantage clients send', () => {

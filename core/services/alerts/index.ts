@@ -1,0 +1,13 @@
+// The alert rules' services (docs/alerts.md): the rules and their hooks, on one repository.
+import type { AlertRulesRepository } from '../../ports/alert-rules.js'
+import type { CallbackGuard } from '../../operations/callback-guard.js'
+import type { Clock } from '../../ports/store.js'
+import { createAlertRulesService } from './alert-rules.service.js'
+import { createAlertHooksService } from './alert-hooks.service.js'
+
+export function createAlertServices (deps: { rules: AlertRulesRepository, clock: Clock, guard: CallbackGuard, perCompany: number }) {
+  const rules = createAlertRulesService(deps)
+  return { rules, hooks: createAlertHooksService({ ...deps, owned: rules.owned }) }
+}
+
+export type AlertServices = ReturnType<typeof createAlertServices>
