@@ -6,11 +6,11 @@
 //    localhost, bench/lib/tls-pki.ts), BENCH_CLIENTS clients of another process logging in again and again (connect,
 //    handshake, CONNECT, CONNACK, DISCONNECT; bench/lib/tls-handshakes.ts): plain MQTT, then MQTTS one-way (the
 //    password), mutual with a certificate named by its CN under a CA the company registered, mutual with a
-//    self-signed certificate pinned on its system; for an ECDSA P-256 server key, then RSA-2048 (the certificate
-//    rewritten and reloaded; the devices' certificates of the same kind). Password logins take turns over
-//    BENCH_LOGIN_POOL devices, so that one comes back seldom and the service's few seconds' memory of good logins
-//    rarely answers (a fleet reconnecting); certificate logins read the store each time. Logins/s, connect-to-CONNACK
-//    p50/p99, the service's CPU per login.
+//    self-signed certificate pinned on its system, beside a bare node:tls server's one-way logins (what Node and
+//    OpenSSL alone spend); for an ECDSA P-256 server key, then RSA-2048 (the certificate rewritten and reloaded; the
+//    devices' certificates of the same kind). Password logins take turns over BENCH_LOGIN_POOL devices, so that one
+//    comes back seldom and the service's few seconds' memory of good logins rarely answers (a fleet reconnecting);
+//    certificate logins read the store each time. Logins/s, connect-to-CONNACK p50/p99, the server's CPU per login.
 // 2. Ingest: bench ingest's devices (bench/ingest-devices.ts), BENCH_DEVICES connections publishing QoS 1 messages of
 //    3 points, BENCH_INFLIGHT in flight each, over plain MQTT and then over MQTTS one-way (P-256) on the same service:
 //    committed messages/s of each, MQTTS ÷ MQTT (target 0.8), CPU per message of the service and the devices.
@@ -179,8 +179,8 @@ function print (f: StoreFigures): void {
       return r === undefined ? Number.NaN : r.result.completed / r.result.seconds
     }
     console.log(`\nlogins/s, ${CLIENTS} clients at once, each a new connection (TLS: a full handshake)\n`)
-    // A core's worth of the service's CPU per login: what one core of its own would serve, whatever else ran here.
-    console.log(table(['server key', 'login', 'logins/s', '÷ plain', 'p50 ms', 'p99 ms', 'service µs CPU', 'per service core/s', 'client µs CPU', 'errors', 'TLS'],
+    // A core's worth of the server's CPU per login: what one core of its own would serve, whatever else ran here.
+    console.log(table(['server key', 'login', 'logins/s', '÷ plain', 'p50 ms', 'p99 ms', 'server µs CPU', 'per server core/s', 'client µs CPU', 'errors', 'TLS'],
       f.handshakes.map((r, i) => {
         const rate = r.result.completed / r.result.seconds
         const base = r.key === '-' ? rate : plain(r.key) // the plain run just before this key's rows
@@ -201,8 +201,9 @@ function print (f: StoreFigures): void {
   if (f.idle.length > 0) {
     console.log('\nidle connections, service RSS after a full garbage collection\n')
     const mib = (b: number): number => b / 2 ** 20
-    console.log(table(['connections', 'devices', 'connected', 'connect s', 'RSS before MiB', 'RSS with them MiB', 'KiB a connection', 'V8 heap KiB a conn.', 'devices RSS MiB'],
-      f.idle.map((r) => [r.kind, r.devices, r.connected, r.connectSeconds, mib(r.before.rss), mib(r.after.rss), r.kibPerConnection, r.heapKibPerConnection, mib(r.devicesRss)])))
+    console.log(table(['connections', 'devices', 'connected', 'connect s', 'RSS before MiB', 'RSS with them MiB', 'KiB a connection', 'of it V8 heap', 'external', 'devices RSS MiB'],
+      f.idle.map((r) => [r.kind, r.devices, r.connected, r.connectSeconds, mib(r.before.rss), mib(r.after.rss), r.kibPerConnection, r.heapKibPerConnection,
+        r.externalKibPerConnection, mib(r.devicesRss)])))
   }
   console.log('\nload average (1, 5, 15 min):')
   for (const [when, l] of Object.entries(f.load)) console.log(`   ${when}: ${l}`)

@@ -4,6 +4,7 @@
 // the same run. The clients run in a process of their own (bench/lib/handshake-clients.ts); the service is the
 // caller's, in this process, so that process.cpuUsage() is the service's CPU per login.
 import { fileURLToPath } from 'node:url'
+import { startBareTls } from './bare-tls.js'
 import type { HandshakeInput, HandshakeLogin, HandshakeResult, HandshakeTarget } from './handshake-clients.js'
 import { runJsonLinesChild } from './json-lines-child.js'
 import { row } from './seed-systems.js'
@@ -39,7 +40,7 @@ export interface HandshakeRow {
   key: string
   mode: string
   result: HandshakeResult
-  /** Logins in the whole run (warm-up included), and the service's CPU over it per login (µs). */
+  /** The server's CPU per login in the whole run, warm-up included (µs): the service's, or the bare server's. */
   serviceUsPerLogin: number
 }
 
@@ -49,8 +50,11 @@ async function useServerKey (s: HandshakeSetup, pki: ServerPki): Promise<void> {
   if (!await s.reload() || s.fingerprint() !== pki.server.fingerprint) throw new Error(`the service did not take the ${pki.kind} certificate`)
 }
 
-/** The four targets of one server key: plain MQTT first (the baseline), then one-way, mutual under a CA, pinned. */
-async function targetsOf (s: HandshakeSetup, pki: ServerPki): Promise<Array<{ mode: string, target: HandshakeTarget }>> {
+/**
+ * The targets of one server key: plain MQTT first (the baseline), a bare node:tls server's one-way logins (what Node
+ * and OpenSSL alone spend), then the service's one-way, mutual under a CA, and pinned.
+ */
+async function targetsOf (s: HandshakeSetup, pki: ServerPki, bareUrl: string): Promise<Array<{ mode: string, target: HandshakeTarget }>> {
   const ids = Array.from({ length: s.clients }, (_, i) => i + 1)
   const serials = ids.map(row.serialNumber)
   const withPassword: HandshakeLogin[] = Array.from({ length: s.pool }, (_, i) => ({ username: row.serialNumber(i + 1), password: s.password }))
@@ -63,6 +67,7 @@ async function targetsOf (s: HandshakeSetup, pki: ServerPki): Promise<Array<{ mo
     ({ mode, target: { name: `${pki.kind} ${mode}`, url: s.mqttsUrl, ca: pki.ca.cert, clients: s.clients, logins } })
   return [
     { mode: 'plain MQTT', target: { name: `plain MQTT (${pki.kind} run)`, url: s.mqttUrl, clients: s.clients, logins: withPassword } },
+    { mode: 'bare node:tls, one-way', target: { name: `${pki.kind} bare node:tls server, one-way`, url: bareUrl, ca: pki.ca.cert, clients: s.clients, logins: withPassword } },
     tls('one-way, password', withPassword),
     tls('mutual, CA-named', withCert(underCa)),
     tls('mutual, pinned', withCert(pinned))
@@ -90,8 +95,13 @@ export async function measureHandshakes (s: HandshakeSetup, pkis: readonly Serve
   for (const pki of pkis) {
     await useServerKey(s, pki)
     console.log(`   server key ${pki.kind}: ${s.clients} clients at once, ${s.warmupSeconds} s warm-up + ${s.seconds} s per target`)
-    for (const { mode, target } of await targetsOf(s, pki)) {
-      rows.push(await runTarget(s, target.ca === undefined ? '-' : pki.kind, mode, target))
+    const bare = await startBareTls(pki)
+    try {
+      for (const { mode, target } of await targetsOf(s, pki, bare.url)) {
+        rows.push(await runTarget(s, target.ca === undefined ? '-' : pki.kind, mode, target))
+      }
+    } finally {
+      await bare.close()
     }
   }
   return rows

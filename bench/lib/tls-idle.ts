@@ -21,9 +21,14 @@ export interface IdleRow {
   connectSeconds: number
   before: SettledMemory
   after: SettledMemory
-  /** (after − before) ÷ connected, KiB: of the RSS, and of the V8 heap in use. */
+  /**
+   * (after − before) ÷ connected, KiB: of the RSS, of the main thread's V8 heap in use, and of the memory its
+   * JavaScript objects hold outside it (buffers). PGlite's WebAssembly memory, in a worker thread of the process
+   * (docs/decisions/0011-pglite-in-a-worker-thread.md), is in the RSS only.
+   */
   kibPerConnection: number
   heapKibPerConnection: number
+  externalKibPerConnection: number
   /** The device process's RSS with its connections. */
   devicesRss: number
 }
@@ -134,9 +139,10 @@ export async function measureIdle (s: IdleSetup, kind: IdleKind): Promise<IdleRo
       after,
       kibPerConnection: (after.rss - before.rss) / 1024 / Math.max(1, stats.connected),
       heapKibPerConnection: (after.heapUsed - before.heapUsed) / 1024 / Math.max(1, stats.connected),
+      externalKibPerConnection: (after.external - before.external) / 1024 / Math.max(1, stats.connected),
       devicesRss: stats.rss
     }
-    console.log(`   ${kind}: ${stats.connected} connected in ${ready.seconds.toFixed(1)} s; service RSS ${(after.rss / 2 ** 20).toFixed(0)} MiB, ${row.kibPerConnection.toFixed(1)} KiB a connection (V8 heap ${row.heapKibPerConnection.toFixed(1)})`)
+    console.log(`   ${kind}: ${stats.connected} connected in ${ready.seconds.toFixed(1)} s; service RSS ${(after.rss / 2 ** 20).toFixed(0)} MiB, ${row.kibPerConnection.toFixed(1)} KiB a connection (V8 heap ${row.heapKibPerConnection.toFixed(1)}, external ${row.externalKibPerConnection.toFixed(1)})`)
     return row
   } finally {
     await devices?.close()
