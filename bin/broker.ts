@@ -6,7 +6,8 @@ import type { Db } from '../core/ports/store.js'
 import type { Logger } from '../core/logger.js'
 import type { ExtraPeriodicJobs } from '../core/operations/jobs.js'
 import type { CertificatesService } from '../core/services/certificates/certificates.service.js'
-import { brokerAccount, createDynsecClient } from '../ingest/broker-sync/dynsec-client.js'
+import { setTimeout as delay } from 'node:timers/promises'
+import { brokerAccount, BrokerUnavailableError, createDynsecClient } from '../ingest/broker-sync/dynsec-client.js'
 import { createDynsecSync, type DynsecSync } from '../ingest/broker-sync/dynsec-sync.js'
 import type { SyncCounts } from '../ingest/broker-sync/dynsec-plan.js'
 import { createBrokerTrust, type BrokerTrust } from '../ingest/broker-sync/broker-trust.js'
@@ -66,6 +67,31 @@ export function countsLine (c: SyncCounts): string {
   return `broker sync: clients ${part(c.clients)}; roles ${part(c.roles)}`
 }
 
+// How long `fleet broker sync` waits for a broker that closed its connection mid-sync to be back (a restart for a new
+// trust bundle takes a second or two), and how often it looks.
+const RESTART_WAIT_MS = 30_000
+const RESTART_POLL_MS = 500
+
+/**
+ * The full sync, again while the broker is restarting: it closed the connection during the sync (deploy/mosquitto/
+ * start.sh restarts it for every new bundle, and the bundle may change under the command). A broker never reached
+ * fails at once: that is a wrong MQTT_URL or a broker down, not a restart. A full sync is safe to run again.
+ */
+export async function fullSyncThroughRestarts (sync: Pick<DynsecSync, 'fullSync'>, waitMs = RESTART_WAIT_MS, pollMs = RESTART_POLL_MS): Promise<SyncCounts> {
+  const until = Date.now() + waitMs
+  let reached = false
+  for (;;) {
+    try {
+      return await sync.fullSync()
+    } catch (err) {
+      if (!(err instanceof BrokerUnavailableError)) throw err
+      reached ||= err.lost
+      if (!reached || Date.now() >= until) throw err
+      await delay(pollMs)
+    }
+  }
+}
+
 /** `fleet broker sync`: every system's logins into the broker, what no system wants removed; prints the counts. */
 export async function brokerCommand (config: Readonly<Config>, db: Db, log: Logger, args: readonly string[]): Promise<string> {
   if (args[0] !== 'sync' || args.length > 1) throw new StartFailure('usage: fleet broker sync')
@@ -76,7 +102,7 @@ export async function brokerCommand (config: Readonly<Config>, db: Db, log: Logg
   // No certificate change is listened for here: the bundle is written once, beside the full sync.
   const trust = openBrokerTrust(config, db, { onChange: async () => () => {} }, undefined, log)
   try {
-    const line = countsLine(await sync.fullSync())
+    const line = countsLine(await fullSyncThroughRestarts(sync))
     if (trust === undefined) return line
     return `${line}; trust bundle ${config.BROKER_CA_FILE ?? ''} ${await trust.write() ? 'written' : 'unchanged'}`
   } catch (err) {

@@ -17,11 +17,17 @@ export interface DynsecResponse { command: string, error?: string, data?: Record
 export interface DynsecClient {
   /** Runs the commands in order; answers one response per command. @throws when the broker does not answer in time */
   run (commands: readonly DynsecCommand[]): Promise<DynsecResponse[]>
+  /** Calls `listener` each time the client is connected and ready for commands again (after the broker was away). */
+  onReady?: (listener: () => void) => void
   close (): Promise<void>
 }
 
 export class BrokerUnavailableError extends Error {
-  constructor (reason: string) {
+  /**
+   * `lost`: the broker was reached and has closed the connection since (a restart, most often), so it is likely back
+   * soon; otherwise it was never reached.
+   */
+  constructor (reason: string, readonly lost = false) {
     super(`MQTT broker: ${reason}`)
     this.name = 'BrokerUnavailableError'
   }
@@ -56,7 +62,7 @@ function answered (waiting: Map<string, Waiting>, payload: Buffer): void {
  * deploy/mosquitto/start.sh does for a new trust bundle), so the caller tries again now rather than at the timeout.
  */
 function failAll (waiting: Map<string, Waiting>): void {
-  for (const [id, w] of waiting) { waiting.delete(id); w.reject(new BrokerUnavailableError('connection closed before dynamic security answered')) }
+  for (const [id, w] of waiting) { waiting.delete(id); w.reject(new BrokerUnavailableError('connection closed before dynamic security answered', true)) }
 }
 
 /** A client of the dynamic security plugin at MQTT_URL, connected at first use. */
@@ -68,18 +74,23 @@ export function createDynsecClient (mqttUrl: string, opts: { timeoutMs?: number 
   let client: MqttClient | undefined
   let subscribed: Promise<void> | undefined
   let firstAttempt: Promise<void> | undefined
+  let connectedOnce = false
+  const ready: Array<() => void> = []
 
   // Connected and subscribed to the answers. While the broker is away a command fails at once (mqtt.js goes on
   // reconnecting): a change of a system then does not keep its API request waiting (dynsec-sync.ts retries it).
   function connect (): Promise<void> {
     if (client?.connected === true && subscribed !== undefined) return subscribed
-    if (client !== undefined) return firstAttempt ?? Promise.reject(new BrokerUnavailableError('not connected'))
+    if (client !== undefined) return firstAttempt ?? Promise.reject(new BrokerUnavailableError('not connected', connectedOnce))
     const { url, username, password } = brokerAccount(mqttUrl)
     const c = mqtt.connect(url, { username, password, clientId: `fleet-dynsec-${prefix}`, clean: true, reconnectPeriod: 1000, connectTimeout: timeoutMs })
     client = c
     c.on('message', (topic, payload) => { if (topic === RESPONSE) answered(waiting, payload) })
     // Subscribed again at every (re)connection: the session is clean.
-    c.on('connect', () => { subscribed = c.subscribeAsync(RESPONSE, { qos: 1 }).then(() => {}, () => {}) })
+    c.on('connect', () => {
+      connectedOnce = true
+      subscribed = c.subscribeAsync(RESPONSE, { qos: 1 }).then(() => { for (const l of ready) l() }, () => {})
+    })
     // Commands sent while the first connection is on its way wait for it; once it failed, they fail at once.
     const attempt = new Promise<void>((resolve, reject) => {
       const fail = (err?: Error): void => { reject(new BrokerUnavailableError(err?.message ?? 'connection closed')) }
@@ -122,7 +133,9 @@ export function createDynsecClient (mqttUrl: string, opts: { timeoutMs?: number 
       for (let i = 0; i < commands.length; i += PER_MESSAGE) out.push(...await runChunk(commands.slice(i, i + PER_MESSAGE)))
       return out
     },
+    onReady (listener) { ready.push(listener) },
     async close () {
+      ready.length = 0
       const c = client
       client = undefined
       subscribed = undefined

@@ -105,14 +105,16 @@ export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs 
   const reconcile = async (systemUids: readonly string[]): Promise<SyncCounts> => await again(async () => await reconcileOnce(sides, systemUids))
   const fullSync = async (): Promise<SyncCounts> => await again(async () => await fullSyncOnce(sides))
 
+  function retryNow (): void {
+    timer = undefined
+    const uids = [...retry]
+    retry.clear()
+    attempt(uids).catch(() => {}) // attempt never throws; the catch is for the linter's floating promise
+  }
+
   function scheduleRetry (): void {
     if (timer !== undefined || closed) return
-    timer = setTimeout(() => {
-      timer = undefined
-      const uids = [...retry]
-      retry.clear()
-      attempt(uids).catch(() => {}) // attempt never throws; the catch is for the linter's floating promise
-    }, retryMs)
+    timer = setTimeout(retryNow, retryMs)
     timer.unref()
     retryMs = Math.min(retryMs * 2, RETRY_MAX_MS)
   }
@@ -130,6 +132,15 @@ export function createDynsecSync ({ dynsec, logins, reserved, log, retryFirstMs 
       scheduleRetry()
     }
   }
+
+  // The broker back (a restart for a new trust bundle takes a second or two): the waiting changes go now, not at the
+  // end of a backoff that grew while it was away.
+  dynsec.onReady?.(() => {
+    if (timer === undefined || closed) return
+    clearTimeout(timer)
+    retryMs = retryFirstMs
+    retryNow()
+  })
 
   return {
     reconcile: async (uids) => await serial(async () => await reconcile(uids)),

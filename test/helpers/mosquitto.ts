@@ -17,7 +17,7 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import mqtt, { type IClientOptions, type MqttClient } from 'mqtt'
-import { freePort } from './child.js'
+import { freePort, restartablePort } from './child.js'
 import { eventually } from './eventually.js'
 
 const PLUGIN = '/usr/lib/x86_64-linux-gnu/mosquitto_dynamic_security.so'
@@ -108,8 +108,16 @@ async function spawnBroker (dir: string, port: number, password: string, tls?: {
   const env = { ...process.env, MOSQUITTO_CONF: conf, BROKER_CA_FILE: tls?.bundleFile ?? '', BROKER_RELOAD_POLL_S: RELOAD_POLL_S }
   const child = tls === undefined ? spawn('mosquitto', ['-c', conf], { stdio: 'ignore' }) : spawn('sh', [START_SH], { env, stdio: ['ignore', 'ignore', 'pipe'] })
   let restarts = 0
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => { restarts += chunk.split('Mosquitto restarted').length - 1 })
+  let tail = ''
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    restarts += chunk.split('Mosquitto restarted').length - 1
+    tail = (tail + chunk).slice(-2000)
+  })
+  let stopping = false
+  // start.sh ending on its own leaves the test without a broker: say why in the test's output.
+  child.once('exit', (code) => { if (!stopping && tls !== undefined) process.stderr.write(`test broker's start.sh exited (${String(code)}) after ${restarts} restarts:\n${tail}\n`) })
   const kill = async (): Promise<void> => {
+    stopping = true
     if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
       const exited = once(child, 'exit')
       process.kill(child.pid, 'SIGTERM')
@@ -127,8 +135,11 @@ async function spawnBroker (dir: string, port: number, password: string, tls?: {
 export async function startMosquitto (opts: { port?: number, password?: string, tls?: MosquittoTls } = {}): Promise<Mosquitto> {
   const dir = await mkdtemp(join(tmpdir(), 'fleet-mosquitto-'))
   const password = opts.password ?? adminPassword()
-  let port = opts.port ?? await freePort()
-  let tlsPort = opts.tls === undefined ? undefined : await freePort()
+  // A broker under start.sh is restarted on its ports for every new bundle: ports no outgoing connection can be handed
+  // meanwhile (a restart that finds its port in use ends start.sh, and the broker with it).
+  const pick = opts.tls === undefined ? freePort : restartablePort
+  let port = opts.port ?? await pick()
+  let tlsPort = opts.tls === undefined ? undefined : await pick()
   let spawned: Spawned
   for (let attempt = 1; ; attempt++) {
     try {
@@ -139,8 +150,8 @@ export async function startMosquitto (opts: { port?: number, password?: string, 
         await rm(dir, { recursive: true, force: true })
         throw err
       }
-      port = await freePort()
-      if (tlsPort !== undefined) tlsPort = await freePort()
+      port = await pick()
+      if (tlsPort !== undefined) tlsPort = await pick()
     }
   }
   const clients: MqttClient[] = []
@@ -170,6 +181,8 @@ export async function startMosquitto (opts: { port?: number, password?: string, 
       await c.subscribeAsync('$CONTROL/dynamic-security/v1/response')
       return c
     })()
+    // A connection that failed (the broker restarting) is not kept: the next command tries again.
+    control.catch(() => { control = undefined })
     return await control
   }
   return {
@@ -184,10 +197,20 @@ export async function startMosquitto (opts: { port?: number, password?: string, 
       const ids = commands.map(() => `test-${++seq}`)
       const answers = ids.map((id) => new Promise<any>((resolve) => { waiting.set(id, resolve) }))
       c.publish('$CONTROL/dynamic-security/v1', JSON.stringify({ commands: commands.map((x, i) => ({ ...x, correlationData: ids[i] })) }))
-      // An answer lost with a connection fails the call instead of waiting for good.
+      // An answer lost with a connection (a restart for a new bundle) fails the call at once, so that the caller tries
+      // again; an answer that never comes fails it after a while.
       let timer: NodeJS.Timeout | undefined
-      const late = new Promise<never>((_resolve, reject) => { timer = setTimeout(() => { reject(new Error('no answer of dynamic security')) }, 5000) })
-      try { return await Promise.race([Promise.all(answers), late]) } finally { clearTimeout(timer); for (const id of ids) waiting.delete(id) }
+      let closed: (() => void) | undefined
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => { reject(new Error('no answer of dynamic security')) }, 5000)
+        closed = () => { reject(new Error('connection closed before dynamic security answered')) }
+        c.once('close', closed)
+      })
+      try { return await Promise.race([Promise.all(answers), late]) } finally {
+        clearTimeout(timer)
+        if (closed !== undefined) c.off('close', closed)
+        for (const id of ids) waiting.delete(id)
+      }
     },
     stop
   }

@@ -5,6 +5,7 @@ import { pino } from 'pino'
 import { describe, expect, it } from 'vitest'
 import { BrokerUnavailableError, type DynsecClient, type DynsecCommand, type DynsecResponse } from '../../../ingest/broker-sync/dynsec-client.js'
 import { createDynsecSync } from '../../../ingest/broker-sync/dynsec-sync.js'
+import { eventually } from '../../helpers/eventually.js'
 import type { BrokerLoginsRepository } from '../../../core/ports/broker.js'
 
 const logins: BrokerLoginsRepository = {
@@ -53,6 +54,20 @@ describe('a change the broker did not take', () => {
     away = false
     await s.changed(['b'])
     expect(creates(b.sent, 'b')).toBe(0)
+    await s.close()
+  })
+
+  it('broker back: the changes waiting for it go at once, not at the end of the backoff', async () => {
+    let away = true
+    const ready: Array<() => void> = []
+    const b = { ...broker((c) => away ? 'away' : { command: c.command }), onReady: (l: () => void) => { ready.push(l) } }
+    const s = sync(b)
+    await s.changed(['a'])
+    await s.changed(['b'])
+    expect(creates(b.sent, 'b')).toBe(0)
+    away = false
+    for (const l of ready) l()
+    await eventually(() => creates(b.sent, 'a') === 2 && creates(b.sent, 'b') === 1, { timeoutMs: 5000, what: 'both sent again' })
     await s.close()
   })
 
