@@ -94,6 +94,7 @@ const OWN_CODES = {
   'alert.rule.too.many': 400,
   'alert.rule.unknown': 400,
   'alert.hook.unknown': 400,
+  'alert.unknown': 400, // docs/alerts.md#alerts: no such alert in the context company (another company's answers the same)
   'ip.forbidden': 403, // company ipFiltering refuses the caller's address
   'origin.forbidden': 403, // a browser page of an origin neither the service's nor in CORS_ORIGINS opens a live stream
   'missing.rights': 403,
