@@ -22,6 +22,7 @@ import type { PointPartitionsRepository } from './point-partitions.js'
 import type { PackageDownloadsRepository } from './package-downloads.js'
 import type { CertificatesRepository } from './certificates.js'
 import type { AlertRulesRepository } from './alert-rules.js'
+import type { AlertsRepository } from './alerts.js'
 
 export type { Found, Page, Sort } from '../paging.js'
 export type { CompaniesRepository } from './companies.js'
@@ -61,4 +62,5 @@ export interface Repositories {
   packageDownloads: PackageDownloadsRepository
   certificates: CertificatesRepository
   alertRules: AlertRulesRepository
+  alerts: AlertsRepository
 }

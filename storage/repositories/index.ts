@@ -21,6 +21,7 @@ import { createSignInUnlocksRepository } from './sign-in-unlocks.repository.js'
 import { createPackageDownloadsRepository } from './package-downloads.repository.js'
 import { createCertificatesRepository } from './certificates.repository.js'
 import { createAlertRulesRepository } from './alert-rules.repository.js'
+import { createAlertsRepository } from './alerts.repository.js'
 
 /** Every repository, bound to one Queryable: the pool, or one transaction; `rollups`: see DataQueriesOptions. */
 export function createRepositories (q: Queryable, opts: DataQueriesOptions = {}): Repositories {
@@ -58,6 +59,7 @@ export function createRepositories (q: Queryable, opts: DataQueriesOptions = {})
     signInUnlocks: createSignInUnlocksRepository(q),
     packageDownloads: createPackageDownloadsRepository(q),
     certificates: createCertificatesRepository(q),
-    alertRules: createAlertRulesRepository(q)
+    alertRules: createAlertRulesRepository(q),
+    alerts: createAlertsRepository(q)
   }
 }
