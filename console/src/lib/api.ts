@@ -22,7 +22,7 @@ export interface ApiClientOptions {
   token: () => Promise<string | undefined>
   /** A new access token after a 401; throws when the session cannot go on. */
   refresh: () => Promise<string>
-  /** The context company (docs/console.md) added as `company` to /api/v1 calls; undefined: the user's own. */
+  /** The context company (docs/console.md) added as `company` to /api/v1 and /api/v2 calls; undefined: the user's own. */
   company: () => string | undefined
   /** Called when the session has ended (refresh refused): the shell signs in again. */
   onSignedOut: () => void
@@ -61,7 +61,9 @@ export class ApiClient {
   /** The URL of a call with the company added, for what is not fetched by this client (links, the stream). */
   url (path: string, query: Query = {}): string {
     const company = this.opts.company()
-    const withCompany = path.startsWith('/api/v1/') && company !== undefined && query.company === undefined ? { ...query, company } : query
+    // The v2 alert rules and alerts take the context company as /api/v1 does (docs/alerts.md#rules).
+    const scoped = path.startsWith('/api/v1/') || path.startsWith('/api/v2/')
+    const withCompany = scoped && company !== undefined && query.company === undefined ? { ...query, company } : query
     return `${path}${queryString(withCompany)}`
   }
 

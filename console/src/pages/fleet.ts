@@ -9,6 +9,7 @@ import { columnMenu } from './fleet/column-menu.js'
 import { fieldsFor, loadColumns, saveColumns, type Column, type SystemRow } from './fleet/columns.js'
 import { filterForm } from './fleet/filters.js'
 import { mapPanel } from './fleet/map-panel.js'
+import { fleetAlertBadge } from './alerts/badge.js'
 import { fleetApiQuery, fleetCriteria, fleetPath, hasFilters, nextSort, PAGE_SIZES, parseFleetQuery, type FleetQuery } from './fleet/query.js'
 import { statusSummary } from './fleet/status-summary.js'
 import { fleetTable, type FleetTable } from './fleet/table.js'
@@ -126,7 +127,7 @@ export const fleetPage: PageFactory = (ctx: PageContext): Page => {
   })
 
   replace(ctx.root, h('div', { class: 'fleet-page' },
-    h('header', { class: 'page-header' }, h('h1', {}, 'Fleet'), summary),
+    h('header', { class: 'page-header' }, h('h1', {}, 'Fleet'), fleetAlertBadge(ctx, alive), summary),
     statusSummary(ctx, q, alive),
     filterForm(q, go),
     h('div', { class: 'fleet-layout' },

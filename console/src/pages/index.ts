@@ -8,6 +8,7 @@ import { companyPage } from './company.js'
 import { usersPage } from './users.js'
 import { applicationsPage } from './applications.js'
 import { applicationPage } from './application.js'
+import { alertsPage } from './alerts.js'
 
 export interface Route { pattern: string, page: PageFactory, label: string | null, adminOnly?: boolean }
 
@@ -18,6 +19,7 @@ export const routes: Route[] = [
   { pattern: '/operations/:uid', page: operationPage, label: null },
   { pattern: '/applications', page: applicationsPage, label: 'Applications' },
   { pattern: '/applications/:uid', page: applicationPage, label: null },
+  { pattern: '/alerts', page: alertsPage, label: 'Alerts' },
   { pattern: '/company', page: companyPage, label: 'Company', adminOnly: true },
   { pattern: '/users', page: usersPage, label: 'Users', adminOnly: true }
 ]

@@ -6,6 +6,7 @@ import { h, replace } from '../lib/dom.js'
 import { formatAgo, formatDate } from '../lib/format.js'
 import type { Page, PageContext, PageFactory } from '../page.js'
 import { systemActions } from './fleet/actions.js'
+import { systemAlerts } from './system/alerts-card.js'
 import { chartPanel } from './system/chart-panel.js'
 import { applicationsCard, detailsCard, gatewayCard, subscriptionCard, type SystemView } from './system/details.js'
 import { lastDataCard, type LastData } from './system/last-data.js'
@@ -85,17 +86,17 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
   const fail = (err: unknown): void => { if (!disposed) ctx.notify(err instanceof Error ? err : String(err), 'error') }
 
   const head = pageHead()
-  const info = h('div', { class: 'system-info' })
+  const info = h('div', { class: 'system-info' }, h('p', { class: 'table-state', 'aria-busy': 'true' }, 'Loading the system…'))
   const chart = chartPanel(ctx, uid, alive)
   const last = lastDataCard((id) => { chart.show(id) })
   const messages = messagesCard(ctx, uid, alive)
+  const alerts = systemAlerts(ctx, uid, alive)
   replace(ctx.root, h('div', { class: 'system-page' },
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/fleet' }, '← Fleet')),
-    h('header', { class: 'page-header' }, head.title, head.badge, head.lastComm),
-    uid === '' ? null : systemActions(ctx, uid),
+    h('header', { class: 'page-header' }, head.title, head.badge, head.lastComm, alerts.badge),
+    uid === '' ? null : [systemActions(ctx, uid), alerts.card],
     info,
     h('div', { class: 'system-grid' }, chart.el, last.el, messages.el, usageCard(ctx, uid, (id) => { chart.show(id) }, alive))))
-  replace(info, h('p', { class: 'table-state', 'aria-busy': 'true' }, 'Loading the system…'))
 
   function render (s: SystemView): void {
     head.setName(s.name ?? s.uid)
@@ -133,7 +134,7 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
 
   function onEvent (e: StreamEvent): void {
     if (disposed || e.system !== uid) return
-    if (showEvent(e, { head, last, chart, messages })) refresh ??= setTimeout(() => { refresh = null; loadSystem().catch(fail) }, REFRESH_MS)
+    if (showEvent(e, { head, last, chart, messages })) refresh ??= setTimeout(() => { refresh = null; loadSystem().catch(fail); alerts.load() }, REFRESH_MS)
   }
 
   if (uid === '') replace(info, h('p', { class: 'table-state' }, 'No system named in the address.'))
