@@ -21,6 +21,8 @@ export interface AlertRuleWrite {
   dataIds: readonly string[]
   /** Whether the periodic job checks it (it names no data id, or has NO_COMMUNICATION_FOR). */
   periodic: boolean
+  /** The only systems it can hold for (a `system.id` EQUALS or IN condition: decision 0032); null: any of the company's. */
+  systemUids: readonly string[] | null
   at: number
 }
 

@@ -57,6 +57,8 @@ function ruleParams (w: AlertRuleWrite): unknown[] {
     r.metadata === null ? null : JSON.stringify(r.metadata), r.readOnly, JSON.stringify(r.actions), r.maxOperationsPerHour, w.periodic]
 }
 
+const pinned = (w: AlertRuleWrite): string[] | null => w.systemUids === null ? null : [...w.systemUids]
+
 // One statement each, so that a rule and its data ids are written together even outside a transaction: the rule,
 // then its data ids from the rule's own row (none when the rule was not written).
 const INSERT = `WITH r AS (
@@ -65,19 +67,21 @@ const INSERT = `WITH r AS (
     SELECT $1, $2, $3, $4, $5, $6, $7::jsonb, $8, $9::jsonb, $10::jsonb, $11, $12::jsonb, $13, $14, $15, $16, $16
     WHERE (SELECT count(*) FROM alert_rules WHERE company_uid = $2) < $18
     RETURNING uid, company_uid),
-  d AS (INSERT INTO alert_rule_data_ids (company_uid, data_id, rule_uid) SELECT r.company_uid, x, r.uid FROM r, unnest($17::text[]) x)
+  d AS (INSERT INTO alert_rule_data_ids (company_uid, data_id, rule_uid, system_uids) SELECT r.company_uid, x, r.uid, $19::text[]
+    FROM r, unnest($17::text[]) x)
   SELECT count(*)::int AS n FROM r`
 
-// The data ids the rule no longer names go, the new ones come; the ones it keeps are left as they are (a delete and
-// an insert of one key in one statement would collide).
+// The data ids the rule no longer names go, the new ones come; the ones it keeps stay, with the systems the rule is
+// pinned to now (a delete and an insert of one key in one statement would collide).
 const UPDATE = `WITH r AS (
     UPDATE alert_rules SET name = $3, message = $4, stateful = $5, active = $6, emails = $7::jsonb, notif_mode = $8,
       conditions = $9::jsonb, metadata = $10::jsonb, read_only = $11, actions = $12::jsonb, max_operations_per_hour = $13,
       periodic = $14, updated_at = $15
     WHERE uid = $1 AND company_uid = $2 RETURNING uid, company_uid),
   gone AS (DELETE FROM alert_rule_data_ids WHERE rule_uid IN (SELECT uid FROM r) AND NOT (data_id = ANY($16::text[]))),
-  d AS (INSERT INTO alert_rule_data_ids (company_uid, data_id, rule_uid) SELECT r.company_uid, x, r.uid FROM r, unnest($16::text[]) x
-    ON CONFLICT DO NOTHING)
+  d AS (INSERT INTO alert_rule_data_ids (company_uid, data_id, rule_uid, system_uids) SELECT r.company_uid, x, r.uid, $17::text[]
+    FROM r, unnest($16::text[]) x
+    ON CONFLICT (company_uid, data_id, rule_uid) DO UPDATE SET system_uids = excluded.system_uids)
   SELECT count(*)::int AS n FROM r`
 
 export function createAlertRulesRepository (q: Queryable): AlertRulesRepository {
@@ -88,13 +92,13 @@ export function createAlertRulesRepository (q: Queryable): AlertRulesRepository 
 
   return {
     async insertWithin (w, limit) {
-      const { rows } = await q.query<{ n: number }>(INSERT, [w.rule.uid, w.companyUid, ...ruleParams(w), w.ownerUid, w.at, [...w.dataIds], limit])
+      const { rows } = await q.query<{ n: number }>(INSERT, [w.rule.uid, w.companyUid, ...ruleParams(w), w.ownerUid, w.at, [...w.dataIds], limit, pinned(w)])
       return rows[0]?.n === 1
     },
     async get (companyUid, uid) { return (await select('r.company_uid = $1 AND r.uid = $2', [companyUid, uid]))[0] },
     async list (companyUid) { return await select('r.company_uid = $1', [companyUid]) },
     async update (w) {
-      const { rows } = await q.query<{ n: number }>(UPDATE, [w.rule.uid, w.companyUid, ...ruleParams(w), w.at, [...w.dataIds]])
+      const { rows } = await q.query<{ n: number }>(UPDATE, [w.rule.uid, w.companyUid, ...ruleParams(w), w.at, [...w.dataIds], pinned(w)])
       return rows[0]?.n === 1
     },
     async delete (companyUid, uid) {

@@ -34,7 +34,7 @@ function rule (patch: Partial<AlertRule> = {}): AlertRule {
 }
 
 const write = (companyUid: string, r: AlertRule, dataIds: string[], patch: Partial<AlertRuleWrite> = {}): AlertRuleWrite =>
-  ({ rule: r, companyUid, ownerUid: null, dataIds, periodic: dataIds.length === 0, at: 100, ...patch })
+  ({ rule: r, companyUid, ownerUid: null, dataIds, periodic: dataIds.length === 0, systemUids: null, at: 100, ...patch })
 
 async function inserted (repos: Repos, w: AlertRuleWrite): Promise<string> {
   expect(await repos.alertRules.insertWithin(w, 1000)).toBe(true)

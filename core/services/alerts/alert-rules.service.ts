@@ -5,6 +5,7 @@ import type { Actor } from '../../domain/actor.js'
 import type { AlertRule } from '../../domain/alert-rule.js'
 import { validAlertRule } from '../../domain/alert-rule-validate.js'
 import { dataIdsOf, needsPeriodicCheck } from '../../domain/alert-conditions.js'
+import { pinnedSystemsOf } from '../../domain/alert-targets.js'
 import type { AlertRulesRepository, AlertRuleWrite, StoredAlertRule } from '../../ports/alert-rules.js'
 import type { Clock } from '../../ports/store.js'
 import type { CompanyAccess } from '../access.js'
@@ -18,12 +19,14 @@ export interface AlertRulesServiceDeps {
 }
 
 /**
- * What a rule is stored with: the data ids whose points the evaluation checks it on, and whether the periodic job
- * checks it instead (it names no data id, or time alone changes its answer: decision 0031).
+ * What a rule is stored with: the data ids whose points the evaluation checks it on, whether the periodic job
+ * checks it instead (it names no data id, or time alone changes its answer: decision 0031), and the systems it is
+ * pinned to (decision 0032).
  */
 function writeOf (rule: AlertRule, companyUid: string, ownerUid: string | null, at: number): AlertRuleWrite {
   const dataIds = dataIdsOf(rule.conditions)
-  return { rule, companyUid, ownerUid, dataIds, periodic: dataIds.length === 0 || needsPeriodicCheck(rule.conditions), at }
+  const periodic = dataIds.length === 0 || needsPeriodicCheck(rule.conditions)
+  return { rule, companyUid, ownerUid, dataIds, periodic, systemUids: pinnedSystemsOf(rule.conditions), at }
 }
 
 export function createAlertRulesService ({ rules, clock, perCompany }: AlertRulesServiceDeps) {

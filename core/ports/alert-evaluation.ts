@@ -1,0 +1,67 @@
+// The evaluation of alert rules in the store (decision 0032, docs/alerts.md#how-rules-are-evaluated): the rules a
+// batch of points may change, what the evaluator reads of their systems, and the transitions that raise and close
+// alerts, exactly once per change of a rule's answer for a system.
+import type { AlertAttribute, AlertCondition, AlertFacts } from '../domain/alert-rule.js'
+
+/** A rule to evaluate, and the systems of its company to evaluate it for. */
+export interface AlertCandidate {
+  ruleUid: string
+  companyUid: string
+  stateful: boolean
+  conditions: AlertCondition[]
+  systemUids: string[]
+}
+
+/** What the evaluator reads of one system (AlertFacts without the time), with its company. */
+export interface SystemFacts {
+  companyUid: string
+  system: AlertFacts['system']
+  /** The last value of each data id asked for that the system has a point of. */
+  data: AlertFacts['data']
+}
+
+/** A rule's new answer for a system, written only when it differs from the stored one. */
+export interface AlertAnswer {
+  ruleUid: string
+  systemUid: string
+  holds: boolean
+  /** The uid its alert takes if this answer raises one. */
+  alertUid: string
+  /** The values that made the conditions true (kept on the alert). */
+  attributes: AlertAttribute[]
+}
+
+/** A system's place in the periodic check's pages. */
+export interface SystemCursor { uid: string, creationDate: number }
+
+/** What a write of answers did: the alerts raised (OPEN, or CLOSED at once for a stateless rule) and those closed. */
+export interface AlertTransitions { raised: string[], closed: string[] }
+
+export interface AlertEvaluationRepository {
+  /**
+   * The ACTIVE rules naming any of the data ids of each system's points, for the systems of their own company only
+   * (a pinned rule: for its systems only), in one statement. `points` holds (system, data id) pairs.
+   */
+  candidates (points: ReadonlyArray<{ systemUid: string, dataId: string }>): Promise<AlertCandidate[]>
+  /**
+   * The fields of the systems (the keys of `dataIds`) and the last value of each data id named for each, read from
+   * the points through their (system, data id, time) index, so that those of the caller's own transaction count;
+   * systems not found are absent.
+   */
+  facts (dataIds: ReadonlyMap<string, readonly string[]>): Promise<Map<string, SystemFacts>>
+  /** The stored answer of each (rule, system) pair that has one, keyed `${ruleUid} ${systemUid}`. */
+  states (pairs: ReadonlyArray<{ ruleUid: string, systemUid: string }>): Promise<Map<string, boolean>>
+  /**
+   * Writes the answers that differ from the stored ones (a conditional upsert: of two writers of one pair at once,
+   * the second waits and sees the first's answer), raises an alert for each that became true (notify_pending) and
+   * closes the stateful rule's OPEN alert for each that became false. Rules or systems deleted meanwhile are skipped.
+   */
+  transitions (answers: readonly AlertAnswer[], at: number): Promise<AlertTransitions>
+  /**
+   * At most `limit` of the company's systems after `after` (none: from the first), newest first: the periodic
+   * check's pages, on the company's index of creation dates.
+   */
+  systemsPage (companyUid: string, after: SystemCursor | null, limit: number): Promise<SystemCursor[]>
+  /** The alerts still waiting for their delivery that were raised at or before `raisedBy`, oldest first. */
+  pendingNotifications (raisedBy: number, limit: number): Promise<string[]>
+}

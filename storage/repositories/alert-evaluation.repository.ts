@@ -1,0 +1,113 @@
+// The evaluation of alert rules in the store (core/ports/alert-evaluation.ts; decisions 0031 and 0032): candidates,
+// facts and states read in one statement each, the transitions in one more (./alert-transitions.sql.ts).
+import type { Queryable } from '../../core/ports/store.js'
+import type { AlertCandidate, AlertEvaluationRepository, SystemFacts } from '../../core/ports/alert-evaluation.js'
+import type { AlertCondition, AlertValue } from '../../core/domain/alert-rule.js'
+import { decodeValue } from '../../core/ports/telemetry.js'
+import { NEVER_COMMUNICATED } from '../../core/domain/comm-status.js'
+import { textArray } from '../sql-arrays.js'
+import { settledInOrder } from '../../core/settled.js'
+import { writeTransitions } from './alert-transitions.sql.js'
+
+// The company is the system's as stored (never one a message claims), and a rule is found only by its own company's
+// systems: a rule of company X is never evaluated for a system of company Y.
+const CANDIDATES = `SELECT r.uid, r.company_uid, r.stateful, r.conditions, array_agg(DISTINCT v.system_uid) AS systems
+  FROM unnest($1::text[], $2::text[]) AS v(system_uid, data_id)
+  JOIN systems s ON s.uid = v.system_uid
+  JOIN alert_rule_data_ids d ON d.company_uid = s.company_uid AND d.data_id = v.data_id
+    AND (d.system_uids IS NULL OR v.system_uid = ANY(d.system_uids))
+  JOIN alert_rules r ON r.uid = d.rule_uid AND r.active
+  GROUP BY r.uid`
+
+// The protocol of the system's latest message (its own index): the one protocol of its last communications the store
+// keeps; the ingest adds those of the batch (core/services/alerts/alert-facts.ts).
+const SYSTEMS = `SELECT s.uid, s.company_uid, s.name, s.life_cycle_state, s.labels, st.comm_status, st.last_comm_date,
+    st.data -> 'latitude' AS latitude, st.data -> 'longitude' AS longitude,
+    (SELECT m.protocol FROM device_messages m WHERE m.system_uid = s.uid ORDER BY m.ts DESC, m.uid DESC LIMIT 1) AS protocol
+  FROM systems s LEFT JOIN system_state st ON st.system_uid = s.uid WHERE s.uid = ANY($1::text[])`
+
+// The latest point of each pair by time, the caller's uncommitted points included (data_last follows later).
+const LAST_VALUES = `SELECT v.system_uid, v.data_id, p.num, p.str
+  FROM unnest($1::text[], $2::text[]) AS v(system_uid, data_id)
+  CROSS JOIN LATERAL (SELECT num, str FROM data_points p WHERE p.system_uid = v.system_uid AND p.data_id = v.data_id
+    ORDER BY p.ts DESC LIMIT 1) p`
+
+interface SystemRow {
+  uid: string
+  company_uid: string
+  name: string
+  life_cycle_state: string
+  labels: string[]
+  comm_status: string | null
+  last_comm_date: string | null
+  latitude: unknown
+  longitude: unknown
+  protocol: string | null
+}
+
+const finite = (v: unknown): number | null => typeof v === 'number' && Number.isFinite(v) ? v : null
+
+function factsOf (r: SystemRow): SystemFacts {
+  return {
+    companyUid: r.company_uid,
+    system: {
+      uid: r.uid,
+      name: r.name,
+      commStatus: r.comm_status ?? NEVER_COMMUNICATED,
+      lifeCycleState: r.life_cycle_state,
+      labels: r.labels,
+      commProtocols: r.protocol === null ? [] : [r.protocol],
+      lastCommDate: r.last_comm_date === null ? null : Number(r.last_comm_date),
+      latitude: finite(r.latitude),
+      longitude: finite(r.longitude)
+    },
+    data: new Map<string, AlertValue>()
+  }
+}
+
+export function createAlertEvaluationRepository (q: Queryable): AlertEvaluationRepository {
+  return {
+    async candidates (points) {
+      if (points.length === 0) return []
+      const { rows } = await q.query<{ uid: string, company_uid: string, stateful: boolean, conditions: AlertCondition[], systems: string[] }>(
+        CANDIDATES, [textArray(points.map((p) => p.systemUid)), textArray(points.map((p) => p.dataId))])
+      return rows.map((r): AlertCandidate => ({ ruleUid: r.uid, companyUid: r.company_uid, stateful: r.stateful, conditions: r.conditions, systemUids: r.systems }))
+    },
+    async facts (dataIds) {
+      if (dataIds.size === 0) return new Map()
+      const pairs = [...dataIds].flatMap(([systemUid, ids]) => ids.map((dataId) => ({ systemUid, dataId })))
+      // Sent together: the store runs one while the other waits in line behind it.
+      const systems = q.query<SystemRow>(SYSTEMS, [textArray([...dataIds.keys()])])
+      const last = pairs.length === 0
+        ? Promise.resolve({ rows: [] })
+        : q.query<{ system_uid: string, data_id: string, num: number | null, str: string | null }>(LAST_VALUES, [textArray(pairs.map((p) => p.systemUid)), textArray(pairs.map((p) => p.dataId))])
+      const [s, l] = await settledInOrder([systems, last])
+      const out = new Map(s.rows.map((r) => [r.uid, factsOf(r)]))
+      for (const r of l.rows) (out.get(r.system_uid)?.data as Map<string, AlertValue> | undefined)?.set(r.data_id, decodeValue(r.num, r.str))
+      return out
+    },
+    async states (pairs) {
+      if (pairs.length === 0) return new Map()
+      const { rows } = await q.query<{ rule_uid: string, system_uid: string, state: boolean }>(
+        `SELECT a.rule_uid, a.system_uid, a.state FROM unnest($1::text[], $2::text[]) AS v(rule_uid, system_uid)
+         JOIN alert_states a ON a.rule_uid = v.rule_uid AND a.system_uid = v.system_uid`,
+        [textArray(pairs.map((p) => p.ruleUid)), textArray(pairs.map((p) => p.systemUid))])
+      return new Map(rows.map((r) => [`${r.rule_uid} ${r.system_uid}`, r.state]))
+    },
+    transitions: async (answers, at) => await writeTransitions(q, answers, at),
+    async systemsPage (companyUid, after, limit) {
+      const { rows } = after === null
+        ? await q.query<{ uid: string, creation_date: string }>(
+          'SELECT uid, creation_date FROM systems WHERE company_uid = $1 ORDER BY creation_date DESC, uid LIMIT $2', [companyUid, limit])
+        : await q.query<{ uid: string, creation_date: string }>(
+          `SELECT uid, creation_date FROM systems WHERE company_uid = $1 AND (creation_date < $2 OR (creation_date = $2 AND uid > $3))
+           ORDER BY creation_date DESC, uid LIMIT $4`, [companyUid, after.creationDate, after.uid, limit])
+      return rows.map((r) => ({ uid: r.uid, creationDate: Number(r.creation_date) }))
+    },
+    async pendingNotifications (raisedBy, limit) {
+      const { rows } = await q.query<{ uid: string }>(
+        'SELECT uid FROM alerts WHERE notify_pending AND date <= $1 ORDER BY date, uid LIMIT $2', [raisedBy, limit])
+      return rows.map((r) => r.uid)
+    }
+  }
+}
