@@ -23,6 +23,8 @@ import type { PackageDownloadsRepository } from './package-downloads.js'
 import type { CertificatesRepository } from './certificates.js'
 import type { AlertRulesRepository } from './alert-rules.js'
 import type { AlertsRepository } from './alerts.js'
+import type { AlertNotifyRepository } from './alert-notify.js'
+import type { AlertEvaluationRepository } from './alert-evaluation.js'
 
 export type { Found, Page, Sort } from '../paging.js'
 export type { CompaniesRepository } from './companies.js'
@@ -63,4 +65,6 @@ export interface Repositories {
   certificates: CertificatesRepository
   alertRules: AlertRulesRepository
   alerts: AlertsRepository
+  alertNotify: AlertNotifyRepository
+  alertEvaluation: AlertEvaluationRepository
 }

@@ -22,6 +22,8 @@ import { createPackageDownloadsRepository } from './package-downloads.repository
 import { createCertificatesRepository } from './certificates.repository.js'
 import { createAlertRulesRepository } from './alert-rules.repository.js'
 import { createAlertsRepository } from './alerts.repository.js'
+import { createAlertNotifyRepository } from './alert-notify.repository.js'
+import { createAlertEvaluationRepository } from './alert-evaluation.repository.js'
 
 /** Every repository, bound to one Queryable: the pool, or one transaction; `rollups`: see DataQueriesOptions. */
 export function createRepositories (q: Queryable, opts: DataQueriesOptions = {}): Repositories {
@@ -60,6 +62,8 @@ export function createRepositories (q: Queryable, opts: DataQueriesOptions = {})
     packageDownloads: createPackageDownloadsRepository(q),
     certificates: createCertificatesRepository(q),
     alertRules: createAlertRulesRepository(q),
-    alerts: createAlertsRepository(q)
+    alerts: createAlertsRepository(q),
+    alertNotify: createAlertNotifyRepository(q),
+    alertEvaluation: createAlertEvaluationRepository(q)
   }
 }
