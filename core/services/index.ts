@@ -38,6 +38,7 @@ import type { CertificateEvent } from '../ports/certificates.js'
 import { createCertificatesService } from './certificates/certificates.service.js'
 import { createCertificateLogin } from './certificates/certificate-login.js'
 import { createAlertServices } from './alerts/index.js'
+import { createAlertNotify } from './alerts/alert-notify.js'
 
 export interface ServicesDeps {
   config: Readonly<Config>
@@ -85,6 +86,8 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     dropUnreferenced: unreferencedDropper({ applications: repos.applications, artifacts }, log)
   }
   const operations = createOperationsService({ repos, inTransaction, queue, clock, log, callbacks, mailer, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS, dispatch, progress, handlerDeps })
+  // What a raised alert does once committed: its hooks, e-mails, stream event and actions (the alert.* jobs).
+  const alertNotify = createAlertNotify({ repos, inTransaction, queue, callbacks, mailer, operations, clock, log, events, metrics, callbackRetryBaseMs: config.CALLBACK_RETRY_BASE_MS })
   return {
     auth: createAuthService({ repos, clock, tokenTtlS: config.TOKEN_TTL_S, refreshTtlS: config.REFRESH_TOKEN_TTL_S, epoch, throttle, hashCost: config.PASSWORD_HASH_COST }),
     users: createUsersService({ repos, epoch }),
@@ -106,7 +109,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     /** Device certificates and company CAs (docs/security.md#device-certificates). */
     certificates: createCertificatesService({ repos, clock, changes: certificateEvents }),
     /** Alert rules and their hooks (docs/alerts.md). */
-    alerts: createAlertServices({ rules: repos.alertRules, clock, guard: callbacks, perCompany: config.ALERT_RULES_PER_COMPANY }),
+    alerts: createAlertServices({ rules: repos.alertRules, alerts: repos.alerts, clock, guard: callbacks, perCompany: config.ALERT_RULES_PER_COMPANY }),
     // Device answers go to the operations engine once committed (core/ports/devices.ts DeviceAnswers).
     // Committed device messages go there too: a retrieve waits for the values it asked for (engine.valuesStored).
     ingest: createIngestService({
@@ -121,6 +124,8 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
       telemetry: repos.telemetry
     }),
     operations,
+    /** The alert.notify and alert.hook jobs (their handlers go to the workers: bin/serve.ts), and onAlerts after a commit. */
+    alertNotify,
     /** commStatus WARNING / ERROR for systems that missed their period (docs/devices.md). */
     sweepCommStatus: async (): Promise<number> => {
       const changes = await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000)

@@ -1,13 +1,15 @@
-// The alert rules' services (docs/alerts.md): the rules and their hooks, on one repository.
+// The alert rules' services (docs/alerts.md): the rules and their hooks, on one repository, and the alerts they raised.
 import type { AlertRulesRepository } from '../../ports/alert-rules.js'
+import type { AlertsRepository } from '../../ports/alerts.js'
 import type { CallbackGuard } from '../../operations/callback-guard.js'
 import type { Clock } from '../../ports/store.js'
 import { createAlertRulesService } from './alert-rules.service.js'
 import { createAlertHooksService } from './alert-hooks.service.js'
+import { createAlertsService } from './alerts.service.js'
 
-export function createAlertServices (deps: { rules: AlertRulesRepository, clock: Clock, guard: CallbackGuard, perCompany: number }) {
+export function createAlertServices (deps: { rules: AlertRulesRepository, alerts: AlertsRepository, clock: Clock, guard: CallbackGuard, perCompany: number }) {
   const rules = createAlertRulesService(deps)
-  return { rules, hooks: createAlertHooksService({ ...deps, owned: rules.owned }) }
+  return { rules, hooks: createAlertHooksService({ ...deps, owned: rules.owned }), alerts: createAlertsService(deps) }
 }
 
 export type AlertServices = ReturnType<typeof createAlertServices>
