@@ -105,7 +105,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
       'sweep.timeouts': { everyMs: TIMEOUT_SWEEP_MS, run: engine.sweepTimeouts },
       'sweep.comm-status': { everyMs: COMM_SWEEP_MS, run: async () => { await ctx.services.sweepCommStatus() } },
       'points.partitions': { everyMs: PARTITIONS_MS, run: async () => { await ctx.services.pointPartitions.upkeep() } }
-    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), broker.jobs))
+    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), broker.jobs), ctx.services.alertNotify.handlers)
     await engine.recover()
   }
   const https = tls === undefined ? undefined : createHttpsListener(api, tls)

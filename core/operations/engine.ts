@@ -10,7 +10,7 @@
 // createEngine composes its parts (./engine/): the lifecycle (create, start, cancel, finish), the chunk runner, the
 // device answers, the rollouts (stop, next wave, pause), the notifications (callbacks, e-mails, dependent
 // operations) and the sweeps (timeouts, recovery).
-import type { ExtraPeriodicJobs, OperationJobs, PeriodicJob, PeriodicJobs } from './jobs.js'
+import type { ExtraPeriodicJobs, ModuleJobHandlers, OperationJobs, PeriodicJob, PeriodicJobs } from './jobs.js'
 import { createEngineContext, type EngineDeps } from './engine/context.js'
 import { createNotifications } from './engine/notifications.js'
 import { createLifecycle } from './engine/lifecycle.js'
@@ -37,9 +37,11 @@ export function createEngine (deps: EngineDeps) {
    * (every process declares it; the queue runs it once per period among them). Without `periodic` (engine tests)
    * no periodic job is declared, and one another process declared finds no handler here. `extra`: periodic work
    * of others than the engine (a device transport's poller, ingest/transport.ts `jobs`), declared the same way.
+   * `modules`: the handlers of other modules' jobs (ModuleJobs); without them (engine tests) such a job fails here.
    */
-  async function work (concurrency: number, periodic?: PeriodicJobs, extra: ExtraPeriodicJobs = {}): Promise<void> {
+  async function work (concurrency: number, periodic?: PeriodicJobs, extra: ExtraPeriodicJobs = {}, modules?: ModuleJobHandlers): Promise<void> {
     const none = async (): Promise<void> => { throw new Error('no periodic work in this process') }
+    const unhandled = async (): Promise<void> => { throw new Error('no handler of this job in this process') }
     const extraHandlers = Object.fromEntries(Object.entries(extra).map(([name, job]) => [name, async () => { await job.run() }]))
     await queue.work({
       ...extraHandlers as Record<never, never>,
@@ -49,7 +51,9 @@ export function createEngine (deps: EngineDeps) {
       'operation.notify': async (p) => { await notifications.sendMail(p.operationUid) },
       'sweep.timeouts': periodic?.['sweep.timeouts'].run ?? none,
       'sweep.comm-status': periodic?.['sweep.comm-status'].run ?? none,
-      'points.partitions': periodic?.['points.partitions'].run ?? none
+      'points.partitions': periodic?.['points.partitions'].run ?? none,
+      'alert.notify': modules?.['alert.notify'] ?? unhandled,
+      'alert.hook': modules?.['alert.hook'] ?? unhandled
     }, {
       concurrency,
       onFailed: async (f) => { log.error({ job: f.job, err: f.error }, 'operation job failed') }

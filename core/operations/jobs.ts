@@ -1,7 +1,22 @@
 import type { OperationStateEvent } from '../ports/notify.js'
+import type { JobHandlers } from '../ports/queue.js'
+import type { AlertTriggeredEvent } from '../domain/alert-notice.js'
+
+/**
+ * Jobs of other modules than the engine, on the same queue and run by the same workers: their handlers are given to
+ * engine.work (bin/serve.ts), so that one worker pool, one concurrency and one failure log serve every job.
+ */
+export interface ModuleJobs {
+  /** An alert's hooks, e-mails, actions and stream event (core/services/alerts/alert-notify.ts; job id alert-notify:<uid>). */
+  'alert.notify': { alertUid: string }
+  /** One delivery try of an alert to one of its rule's hooks. */
+  'alert.hook': { alertUid: string, hookUid: string, url: string, event: AlertTriggeredEvent, attempt: number }
+}
+
+export type ModuleJobHandlers = JobHandlers<ModuleJobs>
 
 /** The jobs of the operations engine and their payloads (docs/decisions/0019-operations-engine-and-device-tasks.md). */
-export interface OperationJobs {
+export interface OperationJobs extends ModuleJobs {
   /** Starts the operation when its schedule and dependsOn allow. */
   'operation.start': { operationUid: string }
   /** Runs the next chunk of the operation's pending tasks, then queues itself again while some remain. */

@@ -35,7 +35,19 @@ export interface OperationEvent {
   counters: Counters
 }
 
-export type FleetEvent = MessageEvent | CommStatusEvent | OperationEvent
+/** An alert rule raised an alert on a system (docs/alerts.md), once the alert is committed. */
+export interface AlertEvent {
+  kind: 'alert'
+  company: string
+  system: string
+  /** The alert's uid. */
+  uid: string
+  rule: string
+  ruleName: string
+  date: number
+}
+
+export type FleetEvent = MessageEvent | CommStatusEvent | OperationEvent | AlertEvent
 
 export type EventListener<E = FleetEvent> = (event: E) => void
 

@@ -88,6 +88,7 @@ function eventMessages (e: FleetEvent, subs: Iterable<Sub>): ServerMessage[] {
   const following = all.filter((s): s is SystemsSub => s.kind === 'systems' && (s.uids === null || s.uids.has(e.system)))
   if (following.length === 0) return []
   if (e.kind === 'commStatus') return [{ event: 'commStatus', system: e.system, status: e.status, lastCommDate: e.lastCommDate }]
+  if (e.kind === 'alert') return [{ event: 'alert', system: e.system, uid: e.uid, rule: e.rule, ruleName: e.ruleName, date: e.date }]
   const out: ServerMessage[] = [{ event: 'message', system: e.system, uid: e.uid, protocol: e.protocol, timestamp: e.timestamp }]
   for (const p of e.points) {
     if (following.some((s) => s.dataIds === null || s.dataIds.has(p.dataId))) out.push({ event: 'points', system: e.system, dataId: p.dataId, ts: p.ts, v: p.v })
