@@ -36,6 +36,7 @@ import faviconRoute from './favicon.js'
 import packageDownloadRoutes from './routes/package-downloads.routes.js'
 import certificatesRoutes from './routes/certificates.routes.js'
 import { alertRulesV1Routes, alertRulesV2Routes } from './routes/alert-rules.routes.js'
+import { alertsV2Routes } from './routes/alerts.routes.js'
 import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
@@ -168,10 +169,11 @@ export async function buildApi (ctx: AppContext, opts: ApiOptions = {}): Promise
   await app.register(oauthRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate })
   await app.register(authorizeRoutes, { prefix: '/api/oauth', auth: ctx.services.auth, ...rate, publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
   await app.register(async (v1) => { await registerV1(v1, ctx, rate) }, { prefix: '/api/v1' })
-  // AirVantage's v2 resources (the alert rules), behind the same bearer token as /api/v1.
+  // AirVantage's v2 resources (the alert rules and alerts), behind the same bearer token as /api/v1.
   await app.register(async (v2) => {
     await v2.register(auth, { auth: ctx.services.auth, companies: ctx.services.companiesRepo, ...rate })
     await v2.register(alertRulesV2Routes, { alerts: ctx.services.alerts })
+    await v2.register(alertsV2Routes, { alerts: ctx.services.alerts })
   }, { prefix: '/api/v2' })
   // The web console: served where the API is, bundled on first use.
   await app.register(consoleRoutes, { publicUrl: ctx.config.PUBLIC_URL, httpHost: ctx.config.HTTP_HOST })
