@@ -44,6 +44,7 @@ function readVariables (env: Env): Config {
     REFRESH_TOKEN_TTL_S: int(env, 'REFRESH_TOKEN_TTL_S', 30 * 86_400, 1, 315_360_000),
     RATE_LIMIT_PER_S: int(env, 'RATE_LIMIT_PER_S', 100, 1, 1_000_000_000),
     ALERT_RULES_PER_COMPANY: int(env, 'ALERT_RULES_PER_COMPANY', 1000, 1, 1_000_000),
+    ALERT_CHECK_S: int(env, 'ALERT_CHECK_S', 60, 1, 86_400),
     FLEET_COMPANY_NAME: str(env, 'FLEET_COMPANY_NAME', 'Fleet'),
     FLEET_ADMIN_EMAIL: email(env, 'FLEET_ADMIN_EMAIL', 'admin@fleet.local'),
     FLEET_ADMIN_PASSWORD: optional(env, 'FLEET_ADMIN_PASSWORD'),
