@@ -3,7 +3,7 @@
 // narrows the alerts to one system (the system page's badge links there).
 import { h, replace } from '../lib/dom.js'
 import type { Page, PageContext } from '../page.js'
-import { alertsPath, parseAlertsView, type AlertsView } from './alerts/alert-text.js'
+import { alertsPath, FETCH_SIZE, parseAlertsView, type AlertsView } from './alerts/alert-text.js'
 import { openAlerts } from './alerts/badge.js'
 import { historySection } from './alerts/history.js'
 import { openAlertsTable } from './alerts/open-alerts.js'
@@ -36,7 +36,8 @@ export function alertsPage (ctx: PageContext): Page {
     openAlerts(ctx, view.targetId).then((alerts) => {
       if (disposed) return
       replace(note, narrowed(view, alerts[0]?.target.name ?? null))
-      replace(openBody, openAlertsTable(ctx, alerts, { system: true, changed: reloadAll }))
+      replace(openBody, openAlertsTable(ctx, alerts, { system: true, changed: reloadAll }),
+        alerts.length >= FETCH_SIZE ? h('p', { class: 'hint' }, `The ${FETCH_SIZE} newest open alerts are shown: older ones show as these are acknowledged.`) : null)
     }).catch((err: unknown) => {
       if (disposed) return
       replace(openBody, h('p', { class: 'empty' }, 'The open alerts could not be loaded.'))

@@ -33,7 +33,8 @@ const pages: Array<[string, () => string, RegExp]> = [
   ['operation', () => `#/operations/${operation}`, /^Label$/],
   ['company', () => '#/company', /^Test Company$/],
   ['users', () => '#/users', /^Users$/],
-  ['applications', () => '#/applications', /^Applications$/]
+  ['applications', () => '#/applications', /^Applications$/],
+  ['alerts', () => '#/alerts', /^Alerts$/]
 ]
 
 describe('the console at 360 px wide', { timeout: 60_000 }, () => {

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { ApiClient } from '../../../console/src/lib/api.js'
 import {
-  acknowledgedByText, alertsPath, historyPage, historyQuery, isOpen, newestFirst, openCountText, openQuery, parseAlertsView, stateText, valuesText
+  acknowledgedByText, alertsPath, FETCH_SIZE, historyPage, historyQueries, isOpen, newestFirst, openCountText, openQuery, parseAlertsView, stateText, valuesText
 } from '../../../console/src/pages/alerts/alert-text.js'
 import type { Alert } from '../../../console/src/pages/alerts/types.js'
 
@@ -26,8 +26,8 @@ describe('open alerts and the history', () => {
     expect(isOpen(alert('a', 1))).toBe(true)
     expect(isOpen(alert('a', 1, { acknowledged: true }))).toBe(false)
     expect(isOpen(alert('a', 1, { state: 'CLOSED', closedDate: 2 }))).toBe(false)
-    expect(openQuery()).toEqual({ state: 'OPEN', acknowledged: 'false' })
-    expect(openQuery('s1')).toEqual({ state: 'OPEN', acknowledged: 'false', targetId: 's1' })
+    expect(openQuery()).toEqual({ state: 'OPEN', acknowledged: 'false', size: FETCH_SIZE })
+    expect(openQuery('s1')).toEqual({ state: 'OPEN', acknowledged: 'false', targetId: 's1', size: FETCH_SIZE })
   })
 
   it('orders newest first, alerts of the same time by uid', () => {
@@ -42,9 +42,12 @@ describe('open alerts and the history', () => {
     expect(historyPage([], 20, 2)).toEqual({ items: [], count: 0, offset: 0 })
   })
 
-  it('reaches back as far as the range chosen, an unknown range being the week', () => {
-    expect(historyQuery('day', 100_000_000)).toEqual({ dateAfter: 100_000_000 - 86_400_000 })
-    expect(historyQuery('nonsense', 1_000_000_000, 's1')).toEqual({ dateAfter: 1_000_000_000 - 7 * 86_400_000, targetId: 's1' })
+  it('reads the closed alerts and the acknowledged open ones as far back as the range chosen, an unknown range being the week', () => {
+    const day = 100_000_000 - 86_400_000
+    expect(historyQueries('day', 100_000_000)).toEqual([
+      { state: 'CLOSED', dateAfter: day, size: FETCH_SIZE }, { state: 'OPEN', acknowledged: 'true', dateAfter: day, size: FETCH_SIZE }
+    ])
+    expect(historyQueries('nonsense', 1_000_000_000, 's1')[0]).toEqual({ state: 'CLOSED', targetId: 's1', dateAfter: 1_000_000_000 - 7 * 86_400_000, size: FETCH_SIZE })
   })
 })
 
@@ -58,11 +61,14 @@ describe('an alert in words', () => {
   })
 
   it('says how many alerts are open, and who acknowledged one', () => {
-    expect([0, 1, 3].map(openCountText)).toEqual(['No open alert', '1 open alert', '3 open alerts'])
-    expect(acknowledgedByText('ops@example.com')).toBe('ops@example.com')
-    expect(acknowledgedByText({ uid: 'u1', email: 'ops@example.com' })).toBe('ops@example.com')
-    expect(acknowledgedByText({ uid: 'u1' })).toBe('u1')
-    expect(acknowledgedByText(null)).toBe('')
+    expect([0, 1, 3, FETCH_SIZE].map(openCountText)).toEqual(['No open alert', '1 open alert', '3 open alerts', '500 or more open alerts'])
+    const me = { uid: 'me', email: 'me@example.com' }
+    expect(acknowledgedByText('me', me)).toBe('me@example.com')
+    expect(acknowledgedByText('u1', me)).toBe('u1')
+    expect(acknowledgedByText({ uid: 'u1', email: 'ops@example.com' }, me)).toBe('ops@example.com')
+    expect(acknowledgedByText({ uid: 'me' }, me)).toBe('me@example.com')
+    expect(acknowledgedByText({ uid: 'u1' }, me)).toBe('u1')
+    expect(acknowledgedByText(null, me)).toBe('')
   })
 
   it('says its state for the history', () => {

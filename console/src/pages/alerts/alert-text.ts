@@ -9,9 +9,17 @@ import type { Alert, AlertAttribute } from './types.js'
  */
 export const isOpen = (a: Alert): boolean => a.state === 'OPEN' && !a.acknowledged
 
-/** The GET /api/v2/alerts filters of the open alerts, of one system or of the company. */
-export function openQuery (targetId?: string): Record<string, string> {
-  return targetId === undefined || targetId === '' ? { state: 'OPEN', acknowledged: 'false' } : { state: 'OPEN', acknowledged: 'false', targetId }
+/**
+ * How many alerts one read asks for: the most GET /api/v2/alerts answers at once (docs/alerts.md#alerts). The lists
+ * say when a read came back full, rather than reading page after page of a company with thousands of alerts.
+ */
+export const FETCH_SIZE = 500
+
+const ofTarget = (targetId: string | undefined): Record<string, string> => targetId === undefined || targetId === '' ? {} : { targetId }
+
+/** The GET /api/v2/alerts query of the open alerts, of one system or of the company. */
+export function openQuery (targetId?: string): Record<string, string | number> {
+  return { state: 'OPEN', acknowledged: 'false', ...ofTarget(targetId), size: FETCH_SIZE }
 }
 
 /** Newest first; alerts raised at the same time keep one order, by uid. */
@@ -36,11 +44,11 @@ export const HISTORY_RANGES: Record<string, { label: string, ms: number }> = {
 }
 export const DEFAULT_RANGE = 'week'
 
-export function historyQuery (range: string, now: number, targetId?: string): Record<string, string | number> {
+/** The two reads of the history within the range: the closed alerts, and the open ones acknowledged. */
+export function historyQueries (range: string, now: number, targetId?: string): Array<Record<string, string | number>> {
   const ms = (HISTORY_RANGES[range] ?? HISTORY_RANGES[DEFAULT_RANGE] ?? { ms: 0 }).ms
-  const q: Record<string, string | number> = { dateAfter: now - ms }
-  if (targetId !== undefined && targetId !== '') q.targetId = targetId
-  return q
+  const common = { ...ofTarget(targetId), dateAfter: now - ms, size: FETCH_SIZE }
+  return [{ state: 'CLOSED', ...common }, { state: 'OPEN', acknowledged: 'true', ...common }]
 }
 
 function attributeValue (a: AlertAttribute): string {
@@ -53,14 +61,21 @@ export function valuesText (attributes: readonly AlertAttribute[]): string {
   return attributes.map((a) => `${a.id.name.replace(/^DATA\./, '')} = ${attributeValue(a)}`).join(', ')
 }
 
-/** The badge's words: "No open alert", "1 open alert", "3 open alerts". */
-export const openCountText = (n: number): string => n === 0 ? 'No open alert' : `${n} open alert${n === 1 ? '' : 's'}`
+/** The badge's words: "No open alert", "1 open alert", "3 open alerts", and for a full read "500 or more open alerts". */
+export function openCountText (n: number): string {
+  if (n >= FETCH_SIZE) return `${FETCH_SIZE} or more open alerts`
+  return n === 0 ? 'No open alert' : `${n} open alert${n === 1 ? '' : 's'}`
+}
 
-/** Who acknowledged: an e-mail or uid as sent, or a user object's e-mail, name or uid. */
-export function acknowledgedByText (by: unknown): string {
-  if (typeof by === 'string') return by
+/**
+ * Who acknowledged: the service names a user by uid (or an API client by its id); the signed-in user is shown by their
+ * e-mail, a user object by its e-mail, name or uid.
+ */
+export function acknowledgedByText (by: unknown, me: { uid: string, email: string }): string {
+  if (typeof by === 'string') return by === me.uid ? me.email : by
   if (typeof by === 'object' && by !== null) {
     const u = by as { email?: unknown, name?: unknown, uid?: unknown }
+    if (u.uid === me.uid) return me.email
     for (const v of [u.email, u.name, u.uid]) if (typeof v === 'string' && v !== '') return v
   }
   return ''

@@ -36,7 +36,7 @@ export function acknowledgeButton (ctx: PageContext, a: Alert, changed: () => vo
 }
 
 export function openAlertsTable (ctx: PageContext, alerts: readonly Alert[], o: OpenAlertsOptions): HTMLElement {
-  if (alerts.length === 0) return h('p', { class: 'empty' }, o.system ? 'No open alert: every system is within its rules.' : 'No open alert.')
+  if (alerts.length === 0) return h('p', { class: 'empty' }, 'No open alert.')
   const heads = ['Rule', o.system ? 'System' : null, 'Since', 'Values', 'Actions'].filter((t) => t !== null)
   return h('div', { class: 'table-wrap' }, h('table', { class: 'data alerts-table', 'aria-label': 'Open alerts' },
     h('thead', {}, h('tr', {}, ...heads.map((t) => h('th', { scope: 'col' }, t)))),

@@ -27,7 +27,7 @@ export function openRuleForm (ctx: PageContext, created: (rule: AlertRule) => vo
     body: [
       field('Name', name),
       h('div', { class: 'form-row' },
-        field('Data id', dataId, 'The data whose last value is checked.'),
+        field('Data id', dataId, 'The data checked, as its devices name it.'),
         field('Operator', operator),
         field('Value', value, 'A number, or a text (true and false match a boolean).')),
       stateful.el,

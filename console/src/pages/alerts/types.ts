@@ -33,7 +33,7 @@ export interface Alert {
   closedDate: number | null
   state: 'OPEN' | 'CLOSED'
   acknowledged: boolean
-  /** Who acknowledged it: a user's e-mail or uid, or a user object, as the service names them. */
+  /** Who acknowledged it first: a user's uid, or an API client's id when it acts without a user. */
   acknowledgedBy: unknown
   attributes: AlertAttribute[]
 }
