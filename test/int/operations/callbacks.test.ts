@@ -3,18 +3,17 @@
 // receiver is retried until it answers 2xx, and callbacks into loopback are refused at creation unless
 // CALLBACK_ALLOW_PRIVATE.
 import { createHmac } from 'node:crypto'
-import type { IncomingHttpHeaders } from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { uniq } from '../../helpers/factories.js'
-import { listenLocal, type Receiver } from '../../helpers/http-receiver.js'
+import { recordingReceiver, type Receiver, type ReceivedRequest } from '../../helpers/http-receiver.js'
 import { count, countOperations, createSystems, postDelete, postLabel, started, until, waitFinished } from '../../helpers/operations.js'
 
 const SECRET = 'callback-test-secret'
 const RETRY_BASE_MS = 100
 const TASK_STATES = ['PENDING', 'IN_PROGRESS', 'SUCCESS', 'FAILURE', 'BEING_CANCELLED', 'CANCELLED']
 
-interface Received { at: number, method: string, path: string, headers: IncomingHttpHeaders, body: string }
+type Received = ReceivedRequest
 interface StateEvent {
   name: string
   date: number
@@ -22,25 +21,14 @@ interface StateEvent {
 }
 
 // The receiver: records every request; a path listed in `failures` answers 500 that many times first.
-let receiver: Receiver
+let receiver: Receiver & { received: Received[], failures: Map<string, number> }
 let origin: string
-const received: Received[] = []
-const failures = new Map<string, number>()
+let received: Received[] = []
+let failures = new Map<string, number>()
 
 beforeAll(async () => {
-  receiver = await listenLocal((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const path = req.url ?? ''
-      received.push({ at: Date.now(), method: req.method ?? '', path, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') })
-      const left = failures.get(path) ?? 0
-      if (left > 0) failures.set(path, left - 1)
-      res.writeHead(left > 0 ? 500 : 204)
-      res.end()
-    })
-  })
-  origin = receiver.origin
+  receiver = await recordingReceiver()
+  ;({ received, failures, origin } = receiver)
 })
 afterAll(async () => { await receiver.close() })
 
