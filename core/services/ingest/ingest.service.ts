@@ -10,6 +10,7 @@ import { createDerivedState } from './derived-state.js'
 import { createRollupFolds } from './rollup-folds.js'
 import { createMessageIngest } from './message-ingest.js'
 import { createDeviceTaskIngest } from './device-task-ingest.js'
+import type { AlertsRaised } from '../alerts/alerts-raised.js'
 
 export type { IngestStats } from './message-ingest.js'
 
@@ -44,6 +45,11 @@ export interface IngestServiceDeps {
   events?: EventBus
   /** Telemetry outside any transaction: the VACUUM of the rollup increments (rollup-folds.ts). */
   telemetry?: Pick<TelemetryRepository, 'vacuumRollupDeltas'>
+  /**
+   * Told the uids of the alerts a batch raised, after its commit and off the acknowledgement path (decision 0032: it
+   * queues their notification); a failure is logged, and the alerts stay pending for the sweep. Absent: nobody.
+   */
+  onAlerts?: AlertsRaised
 }
 
 /**
@@ -51,7 +57,7 @@ export interface IngestServiceDeps {
  * per payload, the latest value of each data id, and the System data fields, lastCommDate and commStatus of its system.
  * accept() resolves only after commit, so transports acknowledge after the store has the data.
  */
-export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers, onStored, events, telemetry }: IngestServiceDeps) {
+export function createIngestService ({ inTransaction, clock, log, options = {}, metrics = noMetrics, onAnswers, onStored, events, telemetry, onAlerts }: IngestServiceDeps) {
   // The acknowledged write: messages and their points only. Derived state (data_last, System data, lastCommDate)
   // follows in coalesced flushes (derived-state.ts), off the acknowledgement path.
   // A batch whose connection was lost is written again, and its devices wait for their acknowledgement meanwhile
@@ -66,7 +72,7 @@ export function createIngestService ({ inTransaction, clock, log, options = {}, 
   const folds = createRollupFolds({ inTransaction, telemetry, log })
   folds.note() // increments a stopped process left behind
 
-  const messages = createMessageIngest({ inTransaction, log, metrics, storeRetry, options, derived, folds, onStored, events })
+  const messages = createMessageIngest({ inTransaction, log, metrics, storeRetry, options, derived, folds, onStored, events, now: () => clock.now(), onAlerts })
   const tasks = createDeviceTaskIngest({ inTransaction, clock, log, storeRetry, derived, onAnswers })
 
   return {

@@ -13,6 +13,7 @@ import { bufferFull, createBufferBytes, messageBytes } from './buffer-bytes.js'
 import { ingestMetrics } from './ingest-metrics.js'
 import { writeMessages } from './message-write.js'
 import { storedNotices } from './stored-notices.js'
+import type { AlertsRaised } from '../alerts/alerts-raised.js'
 
 export interface IngestStats {
   committedMessages: number
@@ -42,6 +43,10 @@ export interface MessageIngestDeps {
   folds: { note: () => void }
   onStored?: ((systemUids: readonly string[]) => Promise<void>) | undefined
   events?: EventBus | undefined
+  /** The time alert rules are evaluated at (message-write.ts). */
+  now: () => number
+  /** Told the alerts a batch raised, after its commit (IngestServiceDeps.onAlerts). */
+  onAlerts?: AlertsRaised | undefined
 }
 
 /**
@@ -57,12 +62,15 @@ function finitePoints (msg: DeviceMessage): DeviceMessage {
   return { ...msg, points: msg.points.map((p) => typeof p.value === 'number' && !Number.isFinite(p.value) ? { ...p, value: null } : p) }
 }
 
-export function createMessageIngest ({ inTransaction, log, metrics, storeRetry, options, derived, folds, onStored, events }: MessageIngestDeps) {
+export function createMessageIngest ({ inTransaction, log, metrics, storeRetry, options, derived, folds, onStored, events, now, onAlerts }: MessageIngestDeps) {
   const stats: IngestStats = { committedMessages: 0, committedPoints: 0, failedMessages: 0, batches: 0, refused: {} }
   const stored = storedNotices(onStored, log)
 
   async function write (msgs: DeviceMessage[]): Promise<Array<Error | undefined>> {
-    const { known, inserted, results } = await writeMessages(inTransaction, storeRetry, msgs)
+    const { known, inserted, results, alerts } = await writeMessages(inTransaction, storeRetry, msgs, now)
+    // Off the acknowledgement path: an alert whose notice is lost here is still pending in the store, and the
+    // periodic sweep passes it on (decision 0032).
+    if (alerts.length > 0 && onAlerts !== undefined) onAlerts(alerts).catch((err: unknown) => { log.warn({ err, alerts: alerts.length }, 'raised alerts not passed on; the sweep will') })
     stored.note(msgs.filter((m, i) => results[i] === undefined).map((m) => m.systemUid))
     if (inserted.size > 0) folds.note()
     // Live stream: the messages stored now, with their points, under the company that holds their system.

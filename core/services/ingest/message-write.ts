@@ -1,10 +1,15 @@
-// The acknowledged write of a batch of device messages: the messages and their points, in one transaction.
+// The acknowledged write of a batch of device messages: the messages and their points, and the alerts they raise
+// (decision 0032), in one transaction.
 import { FleetError } from '../../errors.js'
 import type { UnitOfWork } from '../../ports/store.js'
+import type { Repositories } from '../../ports/repositories.js'
+import type { AlertCandidate } from '../../ports/alert-evaluation.js'
 import type { DeviceMessage } from '../../domain/device-message.js'
 import type { PointRow } from '../../ports/telemetry.js'
 import { retryWhileUnavailable, type RetryOptions } from '../../store-errors.js'
 import { settledInOrder } from '../../settled.js'
+import { evaluateCandidates } from '../alerts/alert-evaluate.js'
+import type { SystemTraffic } from '../alerts/alert-evaluation.js'
 
 /** Rolls back a batch written at once that holds a message of a system not found (see writeMessages()). */
 class UnknownSystemInBatch extends Error {}
@@ -19,38 +24,81 @@ function pointRows (msgs: readonly DeviceMessage[], keep: (m: DeviceMessage) => 
   return points
 }
 
-/** What a batch's write found: the systems known (with their company), and the messages inserted (not stored before). */
-export interface WrittenBatch { known: Map<string, string>, inserted: Set<string>, results: Array<Error | undefined> }
+/** The (system, data id) pairs of the messages' points, each once: what the alert rules are found by. */
+function pointPairs (msgs: readonly DeviceMessage[]): Array<{ systemUid: string, dataId: string }> {
+  const seen = new Set<string>()
+  const pairs: Array<{ systemUid: string, dataId: string }> = []
+  for (const m of msgs) {
+    for (const p of m.points) {
+      const key = `${m.systemUid} ${p.dataId}`
+      if (seen.has(key)) continue
+      seen.add(key)
+      pairs.push({ systemUid: m.systemUid, dataId: p.dataId })
+    }
+  }
+  return pairs
+}
+
+/** What the batch says of each system's communication before the derived state does. */
+function trafficOf (msgs: readonly DeviceMessage[]): Map<string, SystemTraffic> {
+  const traffic = new Map<string, { lastComm: number, protocols: Set<string> }>()
+  for (const m of msgs) {
+    const t = traffic.get(m.systemUid) ?? { lastComm: m.receivedAt, protocols: new Set<string>() }
+    t.lastComm = Math.max(t.lastComm, m.receivedAt)
+    t.protocols.add(m.protocol)
+    traffic.set(m.systemUid, t)
+  }
+  return traffic
+}
+
+/** The batch's candidate rules evaluated on the points just inserted; answers the alerts raised. */
+async function raiseAlerts (tx: Repositories, candidates: readonly AlertCandidate[], msgs: readonly DeviceMessage[], now: number): Promise<string[]> {
+  if (candidates.length === 0) return []
+  return (await evaluateCandidates(tx.alertEvaluation, candidates, now, trafficOf(msgs))).raised
+}
+
+/**
+ * What a batch's write found: the systems known (with their company), the messages inserted (not stored before), and
+ * the alerts the batch raised (committed with it).
+ */
+export interface WrittenBatch { known: Map<string, string>, inserted: Set<string>, results: Array<Error | undefined>, alerts: string[] }
 
 /**
  * Writes the messages and their points; a message of a system not found is answered system.unknown. A batch whose
  * connection was lost is written again (storeRetry), exactly: a message already stored is skipped with its points.
+ * The alert rules the points may change are evaluated after them, in the same transaction, at `now()` (decision 0032):
+ * a batch written again evaluates again, and a transition already committed raises nothing twice.
  */
-export async function writeMessages (inTransaction: UnitOfWork, storeRetry: RetryOptions, msgs: DeviceMessage[]): Promise<WrittenBatch> {
+export async function writeMessages (inTransaction: UnitOfWork, storeRetry: RetryOptions, msgs: DeviceMessage[], now: () => number): Promise<WrittenBatch> {
   const rows = msgs.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints }))
   let attempts = 0
-  const attempt = async (pipelined: boolean): Promise<{ known: Map<string, string>, inserted: Set<string> }> => await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
+  const pairs = pointPairs(msgs)
+  const attempt = async (pipelined: boolean): Promise<Omit<WrittenBatch, 'results'>> => await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
     const again = attempts++ > 0
     if (pipelined && !again) {
       // The first attempt sends the messages and all their points at once, without waiting for the messages'
       // answer (which systems exist): the store runs one statement while this thread prepares the next, instead of
       // waiting for it (bench ingest, PGlite: its thread stood idle 12 % of the time between a batch's statements).
       // A system deleted meanwhile is rare: then the transaction is rolled back and written again in steps below.
-      const [stored] = await settledInOrder([tx.telemetry.insertMessages(rows, { again: false }), tx.telemetry.insertPoints(pointRows(msgs, () => true))])
+      // The alert rules' lookup goes with them: a batch of a company without rules waits for no more answers.
+      const [stored, , candidates] = await settledInOrder([tx.telemetry.insertMessages(rows, { again: false }),
+        tx.telemetry.insertPoints(pointRows(msgs, () => true)), tx.alertEvaluation.candidates(pairs)])
       if (msgs.some((m) => !stored.known.has(m.systemUid))) throw new UnknownSystemInBatch()
-      return { known: stored.known, inserted: new Set(stored.inserted) }
+      return { known: stored.known, inserted: new Set(stored.inserted), alerts: await raiseAlerts(tx, candidates, msgs, now()) }
     }
     const stored = await tx.telemetry.insertMessages(rows, { again })
     const inserted = new Set(stored.inserted)
-    await tx.telemetry.insertPoints(pointRows(msgs, (m) => inserted.has(m.uid)))
-    return { known: stored.known, inserted }
+    const known = msgs.filter((m) => stored.known.has(m.systemUid))
+    const [, candidates] = await settledInOrder([tx.telemetry.insertPoints(pointRows(msgs, (m) => inserted.has(m.uid))),
+      tx.alertEvaluation.candidates(pointPairs(known))])
+    return { known: stored.known, inserted, alerts: await raiseAlerts(tx, candidates, known, now()) }
   }), storeRetry)
-  const { known, inserted } = await attempt(true).catch(async (err: unknown) => {
+  const { known, inserted, alerts } = await attempt(true).catch(async (err: unknown) => {
     if (!(err instanceof UnknownSystemInBatch)) throw err
     // Rolled back: nothing of it is stored, so the next attempt is a first one again.
     attempts = 0
     return await attempt(false)
   })
   const results = msgs.map((m) => known.has(m.systemUid) ? undefined : new FleetError('system.unknown', [m.systemUid]))
-  return { known, inserted, results }
+  return { known, inserted, results, alerts }
 }

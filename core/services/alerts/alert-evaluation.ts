@@ -1,0 +1,79 @@
+// The evaluation of alert rules (decision 0032, docs/alerts.md#how-rules-are-evaluated): which data ids to read for
+// which systems, the facts a system is evaluated on, and the answers that differ from the stored ones. Pure; the
+// store's part is core/ports/alert-evaluation.ts, the order of the calls ./alert-evaluate.ts.
+import type { AlertFacts, AlertValue } from '../../domain/alert-rule.js'
+import { dataIdsOf, evaluateRule } from '../../domain/alert-conditions.js'
+import { ON_TRAFFIC } from '../../domain/comm-status.js'
+import type { AlertAnswer, AlertCandidate, SystemFacts } from '../../ports/alert-evaluation.js'
+
+/** What a batch being committed says of a system that its stored state does not yet (derived-state.ts follows later). */
+export interface SystemTraffic { lastComm: number, protocols: ReadonlySet<string> }
+
+export const stateKey = (ruleUid: string, systemUid: string): string => `${ruleUid} ${systemUid}`
+
+/** The data ids each candidate system's rules name, each once: what the store reads the last values of. */
+export function dataIdsWanted (candidates: readonly AlertCandidate[]): Map<string, string[]> {
+  const wanted = new Map<string, Set<string>>()
+  for (const c of candidates) {
+    const ids = dataIdsOf(c.conditions)
+    for (const uid of c.systemUids) {
+      const set = wanted.get(uid) ?? new Set<string>()
+      for (const id of ids) set.add(id)
+      wanted.set(uid, set)
+    }
+  }
+  return new Map([...wanted].map(([uid, ids]) => [uid, [...ids]]))
+}
+
+const finite = (v: AlertValue | undefined): number | undefined => typeof v === 'number' && Number.isFinite(v) ? v : undefined
+
+/**
+ * The facts of one system at `now`. The batch's traffic counts as communication (lastCommDate, commStatus OK and its
+ * protocols), and a last _LATITUDE or _LONGITUDE point is newer than the position the system's state holds.
+ */
+export function factsAt (f: SystemFacts, now: number, traffic: SystemTraffic | undefined): AlertFacts {
+  const s = f.system
+  const system = {
+    ...s,
+    latitude: finite(f.data.get('_LATITUDE')) ?? s.latitude,
+    longitude: finite(f.data.get('_LONGITUDE')) ?? s.longitude
+  }
+  if (traffic !== undefined) {
+    system.lastCommDate = Math.max(s.lastCommDate ?? traffic.lastComm, traffic.lastComm)
+    system.commStatus = ON_TRAFFIC
+    system.commProtocols = [...new Set([...traffic.protocols, ...s.commProtocols])]
+  }
+  return { now, system, data: f.data }
+}
+
+export interface AnswerInputs {
+  candidates: readonly AlertCandidate[]
+  facts: ReadonlyMap<string, SystemFacts>
+  /** Stored answers by stateKey. */
+  states: ReadonlyMap<string, boolean>
+  now: number
+  traffic?: ReadonlyMap<string, SystemTraffic>
+  newUid: () => string
+}
+
+/**
+ * Each candidate rule's answer for each of its systems that differs from the stored one (a first answer always
+ * differs: it is stored, false included, so that the next tells "becomes true" from "stays true"). A system of
+ * another company than the rule's is never evaluated.
+ */
+export function changedAnswers ({ candidates, facts, states, now, traffic, newUid }: AnswerInputs): AlertAnswer[] {
+  const answers: AlertAnswer[] = []
+  const seen = new Set<string>()
+  for (const c of candidates) {
+    for (const systemUid of c.systemUids) {
+      const f = facts.get(systemUid)
+      const key = stateKey(c.ruleUid, systemUid)
+      if (f === undefined || f.companyUid !== c.companyUid || seen.has(key)) continue
+      seen.add(key)
+      const { holds, attributes } = evaluateRule(c.conditions, factsAt(f, now, traffic?.get(systemUid)))
+      if (states.get(key) === holds) continue
+      answers.push({ ruleUid: c.ruleUid, systemUid, holds, alertUid: newUid(), attributes: holds ? attributes : [] })
+    }
+  }
+  return answers
+}
