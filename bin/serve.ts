@@ -12,6 +12,7 @@ import { bootstrapStore, createContext, openInfra, type Infrastructure } from '.
 import { portFailure } from './start-failure.js'
 import { transports as defaultTransports } from './transports.js'
 import { brokerUpkeep, openBrokerSync } from './broker.js'
+import { alertJobs } from './alert-jobs.js'
 import { createTaskPushers } from '../core/services/ingest/task-pushers.js'
 import type { TaskPushers } from '../core/ports/devices.js'
 import { createRepositories } from '../storage/repositories/index.js'
@@ -105,7 +106,7 @@ export async function assembleService (config: Readonly<Config>, log: Logger, in
       'sweep.timeouts': { everyMs: TIMEOUT_SWEEP_MS, run: engine.sweepTimeouts },
       'sweep.comm-status': { everyMs: COMM_SWEEP_MS, run: async () => { await ctx.services.sweepCommStatus() } },
       'points.partitions': { everyMs: PARTITIONS_MS, run: async () => { await ctx.services.pointPartitions.upkeep() } }
-    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), broker.jobs), ctx.services.alertNotify.handlers)
+    }, Object.assign({}, ...transports.map((t) => t.jobs ?? {}), broker.jobs, alertJobs(config, ctx.services.alertChecks)), ctx.services.alertNotify.handlers)
     await engine.recover()
   }
   const https = tls === undefined ? undefined : createHttpsListener(api, tls)

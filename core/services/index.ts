@@ -38,6 +38,7 @@ import type { CertificateEvent } from '../ports/certificates.js'
 import { createCertificatesService } from './certificates/certificates.service.js'
 import { createCertificateLogin } from './certificates/certificate-login.js'
 import { createAlertServices } from './alerts/index.js'
+import { createAlertChecks } from './alerts/alert-checks.service.js'
 import { createAlertNotify } from './alerts/alert-notify.js'
 
 export interface ServicesDeps {
@@ -110,8 +111,7 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
     certificates: createCertificatesService({ repos, clock, changes: certificateEvents }),
     /** Alert rules and their hooks (docs/alerts.md). */
     alerts: createAlertServices({ rules: repos.alertRules, alerts: repos.alerts, clock, guard: callbacks, perCompany: config.ALERT_RULES_PER_COMPANY }),
-    // Device answers go to the operations engine once committed (core/ports/devices.ts DeviceAnswers).
-    // Committed device messages go there too: a retrieve waits for the values it asked for (engine.valuesStored).
+    // Once committed: device answers and messages to the operations engine (a retrieve waits for its values), raised alerts to their notification.
     ingest: createIngestService({
       inTransaction,
       clock,
@@ -121,11 +121,13 @@ export function createServices ({ config, repos, inTransaction, clock, log, queu
       onAnswers: async (answers) => { await operations.engine.deviceAnswered(answers) },
       onStored: async (systemUids) => { await operations.engine.valuesStored(systemUids) },
       events,
-      telemetry: repos.telemetry
+      telemetry: repos.telemetry,
+      onAlerts: alertNotify.onAlerts
     }),
     operations,
     /** The alert.notify and alert.hook jobs (their handlers go to the workers: bin/serve.ts), and onAlerts after a commit. */
     alertNotify,
+    alertChecks: createAlertChecks({ repos, inTransaction, clock, log, onAlerts: alertNotify.onAlerts }),
     /** commStatus WARNING / ERROR for systems that missed their period (docs/devices.md). */
     sweepCommStatus: async (): Promise<number> => {
       const changes = await repos.telemetry.sweepCommStatus(clock.now(), config.COMM_PERIOD_S * 1000)
