@@ -55,4 +55,13 @@ describe('a stream session', () => {
     expect(sent).toHaveLength(2)
     expect(await run({ action: 'subscribe', operations: { all: true } })).toBe('missing.rights')
   })
+
+  it('sends an alert of a system it follows, whatever data ids it asked for', async () => {
+    const { s, sent, run } = session()
+    await run({ action: 'subscribe', systems: { uids: ['u1'] }, dataIds: ['hum'] })
+    const alert = (system: string): FleetEvent => ({ kind: 'alert', company: 'c1', system, uid: 'a1', rule: 'r1', ruleName: 'Hot', date: 5 })
+    s.deliver(alert('u2'))
+    s.deliver(alert('u1'))
+    expect(sent).toEqual([{ event: 'alert', system: 'u1', uid: 'a1', rule: 'r1', ruleName: 'Hot', date: 5 }])
+  })
 })
