@@ -37,6 +37,7 @@ import packageDownloadRoutes from './routes/package-downloads.routes.js'
 import certificatesRoutes from './routes/certificates.routes.js'
 import { alertRulesV1Routes, alertRulesV2Routes } from './routes/alert-rules.routes.js'
 import { alertsV2Routes } from './routes/alerts.routes.js'
+import { alertRulesV1CompatRoutes } from './routes/alert-rules-v1.routes.js'
 import corsPlugin from './plugins/cors.js'
 import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
@@ -143,6 +144,7 @@ async function registerV1 (v1: FastifyInstance, ctx: AppContext, rate: { rateCou
   await v1.register(templatesRoutes, { templates: ctx.services.templates })
   await v1.register(operationsRoutes, { operations: ctx.services.operations })
   await v1.register(partsRoutes, { parts: ctx.services.parts })
+  await v1.register(alertRulesV1CompatRoutes, { alerts: ctx.services.alerts })
   await v1.register(alertRulesV1Routes, { alerts: ctx.services.alerts })
   await v1.register(streamRoutes, {
     stream: ctx.services.stream,

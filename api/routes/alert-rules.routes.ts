@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { AlertServices } from '../../core/services/alerts/index.js'
 import { CompanyQuery, Empty, errors } from '../schemas/common.schema.js'
-import { AlertRuleBody, AlertRuleParams, AlertRuleView, HookBody, HookParams, HookView, V1RulePage } from '../schemas/alert-rules.schema.js'
+import { AlertRuleBody, AlertRuleParams, AlertRuleView, HookBody, HookParams, HookView } from '../schemas/alert-rules.schema.js'
 import { sendEmpty } from '../reply.js'
 import { Type } from 'typebox'
 
@@ -43,14 +43,9 @@ export const alertRulesV2Routes: FastifyPluginAsyncTypebox<AlertRulesRoutesOptio
   }, async (req, reply) => { await rules.remove(req.access, req.params.id); return await sendEmpty(reply) })
 }
 
-/** docs/alerts.md#hooks: a rule's hooks, and the v1 list of rules AirVantage clients still ask for, under /api/v1. */
+/** docs/alerts.md#hooks: a rule's hooks, under /api/v1 (the v1 rules themselves: alert-rules-v1.routes.ts). */
 export const alertRulesV1Routes: FastifyPluginAsyncTypebox<AlertRulesRoutesOptions> = async (app, { alerts }) => {
   const { hooks } = alerts
-  app.get('/alerts/rules', {
-    config: { right: VIEW },
-    schema: { tags: ['alerts'], summary: 'Alert rules (v1)', description: 'Always an empty page: rules are kept in the v2 shape only (GET /api/v2/alertrules).', querystring: CompanyQuery, response: { 200: V1RulePage, ...errors } }
-  }, async () => ({ items: [], count: 0, size: 0, offset: 0 }))
-
   app.post('/alerts/rules/:id/hooks', {
     config: { right: EDIT },
     schema: { tags: ['alerts'], summary: 'Add a hook to an alert rule', description: `Each alert of the rule is POSTed to the callback, as operation callbacks are. callback.invalid: not an http(s) URL; callback.forbidden: a loopback, link-local or private address (unless CALLBACK_ALLOW_PRIVATE). ${UNKNOWN}`, params: AlertRuleParams, querystring: CompanyQuery, body: HookBody, response: { 200: HookView, ...errors } }

@@ -88,10 +88,3 @@ export const HookView = Type.Object({
   uid: UidOf('uid of the hook'),
   callback: Type.String({ description: 'Its URL (its password masked)' })
 }, { examples: [{ uid: '0c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f', callback: 'https://hooks.example.com/alerts' }] })
-
-export const V1RulePage = Type.Object({
-  items: Type.Array(Loose),
-  count: Type.Integer(),
-  size: Type.Integer(),
-  offset: Type.Integer()
-}, { description: 'Always empty: the v1 alert rules are not kept (use /api/v2/alertrules)' })

@@ -1,6 +1,6 @@
 // docs/alerts.md through the API: the AirVantage v2 alert rules (create with defaults, list as a bare array, get,
 // replace, delete), alert.rule.invalid naming the field, the company limit, tenancy (another company's rule answers as
-// an unknown one), rights, the v1 hooks with operation callbacks' URL refusals, and the empty v1 list.
+// an unknown one), rights, the v1 hooks with operation callbacks' URL refusals (the v1 rules: alert-rules-v1-api.test.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, uniq, type TestUser } from '../../helpers/factories.js'
@@ -167,12 +167,6 @@ describe('hooks (v1)', () => {
       expect([res.statusCode, res.json().error], callback).toEqual([400, code])
     }
     expect((await call(editor.token, 'GET', url)).json()).toEqual([])
-    await clear(editor.token)
-  })
-
-  it('answers the v1 list of rules as an empty page', async () => {
-    await created(editor.token)
-    expect((await call(viewer.token, 'GET', '/api/v1/alerts/rules')).json()).toEqual({ items: [], count: 0, size: 0, offset: 0 })
     await clear(editor.token)
   })
 })
