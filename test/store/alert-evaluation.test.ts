@@ -1,0 +1,168 @@
+// AlertEvaluationRepository (storage/repositories/alert-evaluation.repository.ts, decision 0032) on each engine: the
+// candidates of a batch's points (active rules of the system's own company, pinned rules for their systems only), the
+// facts and last values a system is evaluated on, and transitions written exactly once: one alert per change of
+// answer, OPEN until the answer turns false for a stateful rule, CLOSED at once for a stateless one, and one alert
+// for two transactions evaluating one rule for one system at once. PGlite always; PostgreSQL with TEST_DATABASE_URL
+// (always under CI=true).
+import { expect } from 'vitest'
+import type { AlertCondition } from '../../core/domain/alert-rule.js'
+import type { AlertAnswer, AlertCandidate } from '../../core/ports/alert-evaluation.js'
+import type { Queryable } from '../../core/ports/store.js'
+import { pinnedSystemsOf } from '../../core/domain/alert-targets.js'
+import { dataIdsOf } from '../../core/domain/alert-conditions.js'
+import { evaluateCandidates } from '../../core/services/alerts/alert-evaluate.js'
+import { createRepositories } from '../../storage/repositories/index.js'
+import { createTestDb } from '../helpers/test-db.js'
+import { EMBEDDED_RUN, TEST_DATABASE_URL } from '../helpers/env.js'
+import { defaultRule } from '../helpers/alert-rules.js'
+import { attr, cond, num, str, strs } from '../helpers/alert-facts.js'
+import { insertMessage } from '../helpers/telemetry.js'
+import { defineContract, newCompany, newSystem, uniq, type Repos } from './repositories/store.js'
+
+// The one environment read of this file: whether this is a CI run (test/helpers/env.ts holds the server URL).
+const CI = process.env.CI === 'true'
+
+const HOT = [cond('GT', attr('DATA.temp'), num(40))]
+
+/** Stores an active rule of the company as the rules service would (its data ids and pinned systems). */
+async function ruleOf (repos: Repos, companyUid: string, conditions: AlertCondition[], opts: { active?: boolean, stateful?: boolean } = {}): Promise<string> {
+  const uid = uniq('rule')
+  const rule = defaultRule(uid, conditions, { active: opts.active ?? true, stateful: opts.stateful ?? true })
+  const dataIds = dataIdsOf(conditions)
+  expect(await repos.alertRules.insertWithin({ rule, companyUid, ownerUid: null, dataIds, periodic: dataIds.length === 0, systemUids: pinnedSystemsOf(conditions), at: 1 }, 1000)).toBe(true)
+  return uid
+}
+
+const found = (cs: AlertCandidate[]): Array<[string, string[]]> => cs.map((c): [string, string[]] => [c.ruleUid, [...c.systemUids].sort()]).sort()
+
+const answer = (ruleUid: string, systemUid: string, holds: boolean): AlertAnswer =>
+  ({ ruleUid, systemUid, holds, alertUid: uniq('alert'), attributes: holds ? [{ id: { name: 'DATA.temp' }, value: { valueNum: 45 } }] : [] })
+
+interface AlertRow { uid: string, state: string, date: string, closed_date: string | null, notify_pending: boolean, company_uid: string, attributes: unknown }
+
+async function alertsOf (q: Queryable, ruleUid: string): Promise<AlertRow[]> {
+  return (await q.query<AlertRow>('SELECT uid, state, date, closed_date, notify_pending, company_uid, attributes FROM alerts WHERE rule_uid = $1 ORDER BY date, uid', [ruleUid])).rows
+}
+
+/** Resolves once `n` callers have arrived: two transactions both read before either writes. */
+function barrier (n: number): () => Promise<void> {
+  let arrived = 0
+  let open: () => void = () => {}
+  const opened = new Promise<void>((resolve) => { open = resolve })
+  return async () => { if (++arrived >= n) open(); await opened }
+}
+
+const contract = defineContract('AlertEvaluationRepository', {
+  'finds the active rules of the points\' data ids, for systems of the rule\'s own company, pinned rules for their systems only': async ({ repos }) => {
+    const [co, other] = [await newCompany(repos), await newCompany(repos)]
+    const [a, b, theirs] = [await newSystem(repos, co), await newSystem(repos, co), await newSystem(repos, other)]
+    const hot = await ruleOf(repos, co, HOT)
+    const pinned = await ruleOf(repos, co, [...HOT, cond('EQUALS', attr('system.id'), str(b))])
+    const listed = await ruleOf(repos, co, [cond('IN', attr('system.id'), strs(a, theirs)), cond('LT', attr('DATA.volt'), num(11))])
+    await ruleOf(repos, co, HOT, { active: false })
+    const otherHot = await ruleOf(repos, other, HOT)
+    const points = [a, b, theirs].flatMap((systemUid) => ['temp', 'volt', 'rssi'].map((dataId) => ({ systemUid, dataId })))
+    expect(found(await repos.alertEvaluation.candidates(points))).toEqual([
+      [hot, [a, b].sort()], [pinned, [b]], [listed, [a]], [otherHot, [theirs]]].sort())
+    expect(found(await repos.alertEvaluation.candidates([{ systemUid: a, dataId: 'rssi' }, { systemUid: 'gone', dataId: 'temp' }]))).toEqual([])
+    expect(await repos.alertEvaluation.candidates([])).toEqual([])
+    // A rule pinned elsewhere by an update is found by its new system only.
+    const moved = defaultRule(pinned, [...HOT, cond('EQUALS', attr('system.id'), str(a))])
+    await repos.alertRules.update({ rule: moved, companyUid: co, ownerUid: null, dataIds: ['temp'], periodic: false, systemUids: [a], at: 2 })
+    expect(found(await repos.alertEvaluation.candidates([{ systemUid: b, dataId: 'temp' }]))).toEqual([[hot, [b]]])
+  },
+
+  'reads a system\'s fields and the latest point of each data id asked, by time': async ({ repos, db }) => {
+    const co = await newCompany(repos)
+    const s = await newSystem(repos, co, { name: 'Pump 7', labels: ['pilot'], lifeCycleState: 'DEPLOYED' })
+    await insertMessage(db, s, { ts: 2000, protocol: 'REST', points: [{ dataId: 'temp', ts: 2000, value: 45.5 }, { dataId: 'on', ts: 2000, value: true }] })
+    await insertMessage(db, s, { ts: 1000, protocol: 'MQTT', points: [{ dataId: 'temp', ts: 1000, value: 10 }, { dataId: 'label', ts: 1000, value: 'x' }] })
+    await repos.telemetry.updateSystems([{ uid: s, data: { latitude: 45.1, longitude: 'bad' }, dataTs: {}, lastCommDate: 3000 }])
+    const facts = await repos.alertEvaluation.facts(new Map([[s, ['temp', 'on', 'label', 'none']], ['gone', ['temp']]]))
+    expect([...facts.keys()]).toEqual([s])
+    const f = facts.get(s)
+    expect(f?.companyUid).toBe(co)
+    expect(f?.system).toEqual({ uid: s, name: 'Pump 7', commStatus: 'OK', lifeCycleState: 'DEPLOYED', labels: ['pilot'], commProtocols: ['REST'], lastCommDate: 3000, latitude: 45.1, longitude: null })
+    expect(Object.fromEntries(f?.data ?? [])).toEqual({ temp: 45.5, on: true, label: 'x' })
+    const fresh = await newSystem(repos, co)
+    expect((await repos.alertEvaluation.facts(new Map([[fresh, []]]))).get(fresh)?.system).toMatchObject({ commStatus: 'UNDEFINED', lastCommDate: null, commProtocols: [] })
+  },
+
+  'raises one OPEN alert when a stateful rule becomes true, closes it when false, and raises again on the next change': async ({ repos, db }) => {
+    const co = await newCompany(repos)
+    const s = await newSystem(repos, co)
+    const r = await ruleOf(repos, co, HOT)
+    const first = answer(r, s, true)
+    const raised = await repos.alertEvaluation.transitions([first], 1000)
+    expect(raised).toEqual({ raised: [first.alertUid], closed: [] })
+    // The same answer again (another batch, a retried one): nothing.
+    expect(await repos.alertEvaluation.transitions([answer(r, s, true)], 1500)).toEqual({ raised: [], closed: [] })
+    expect(await repos.alertEvaluation.states([{ ruleUid: r, systemUid: s }, { ruleUid: r, systemUid: 'x' }])).toEqual(new Map([[`${r} ${s}`, true]]))
+    expect(await repos.alertEvaluation.transitions([answer(r, s, false)], 2000)).toEqual({ raised: [], closed: [first.alertUid] })
+    const again = answer(r, s, true)
+    expect((await repos.alertEvaluation.transitions([again], 3000)).raised).toEqual([again.alertUid])
+    const rows = await alertsOf(db, r)
+    expect(rows.map((a) => [a.uid, a.state, Number(a.date), a.closed_date === null ? null : Number(a.closed_date), a.notify_pending, a.company_uid])).toEqual([
+      [first.alertUid, 'CLOSED', 1000, 2000, true, co], [again.alertUid, 'OPEN', 3000, null, true, co]])
+    expect(rows[0]?.attributes).toEqual([{ id: { name: 'DATA.temp' }, value: { valueNum: 45 } }])
+  },
+
+  'a stateless rule\'s alert is CLOSED when raised, one per becoming true; a first false answer is stored and raises nothing': async ({ repos, db }) => {
+    const co = await newCompany(repos)
+    const s = await newSystem(repos, co)
+    const r = await ruleOf(repos, co, HOT, { stateful: false })
+    expect(await repos.alertEvaluation.transitions([answer(r, s, false)], 500)).toEqual({ raised: [], closed: [] })
+    expect(await repos.alertEvaluation.states([{ ruleUid: r, systemUid: s }])).toEqual(new Map([[`${r} ${s}`, false]]))
+    for (const [holds, at] of [[true, 1000], [true, 1100], [false, 1200], [true, 1300]] as const) await repos.alertEvaluation.transitions([answer(r, s, holds)], at)
+    expect((await alertsOf(db, r)).map((a) => [a.state, Number(a.date), Number(a.closed_date)])).toEqual([['CLOSED', 1000, 1000], ['CLOSED', 1300, 1300]])
+  },
+
+  'skips a rule or system deleted meanwhile, and a system of another company than the rule\'s': async ({ repos, db }) => {
+    const [co, other] = [await newCompany(repos), await newCompany(repos)]
+    const [s, theirs] = [await newSystem(repos, co), await newSystem(repos, other)]
+    const r = await ruleOf(repos, co, HOT)
+    expect(await repos.alertEvaluation.transitions([answer('deleted-rule', s, true), answer(r, 'deleted-system', true), answer(r, theirs, true)], 1000))
+      .toEqual({ raised: [], closed: [] })
+    expect(await alertsOf(db, r)).toEqual([])
+  },
+
+  'two transactions evaluating one rule for one system at once raise one alert': async ({ repos, db }) => {
+    const co = await newCompany(repos)
+    const s = await newSystem(repos, co)
+    await insertMessage(db, s, { ts: 1000, points: [{ dataId: 'temp', ts: 1000, value: 50 }] })
+    const r = await ruleOf(repos, co, HOT)
+    const [candidate] = await repos.alertEvaluation.candidates([{ systemUid: s, dataId: 'temp' }])
+    if (candidate === undefined) throw new Error('no candidate')
+    // PostgreSQL: both read the stored answer (none) before either writes; PGlite runs one transaction at a time.
+    const bothRead = db.kind === 'postgres' ? barrier(2) : async () => {}
+    const evaluate = async (): Promise<string[]> => await db.transaction(async (tx) => {
+      const own = createRepositories(tx).alertEvaluation
+      const repo = { ...own, states: async (pairs: Parameters<typeof own.states>[0]) => { const st = await own.states(pairs); await bothRead(); return st } }
+      return (await evaluateCandidates(repo, [candidate], 5000)).raised
+    })
+    const [one, two] = await Promise.all([evaluate(), evaluate()])
+    expect([...one, ...two]).toHaveLength(1)
+    expect((await alertsOf(db, r)).map((a) => a.uid)).toEqual([...one, ...two])
+  },
+
+  'pages a company\'s systems newest first, and lists the alerts pending past a time, oldest first': async ({ repos }) => {
+    const co = await newCompany(repos)
+    const made = [await newSystem(repos, co, { creationDate: 3 }), await newSystem(repos, co, { creationDate: 2 }), await newSystem(repos, co, { creationDate: 2 })]
+    await newSystem(repos, await newCompany(repos))
+    const first = await repos.alertEvaluation.systemsPage(co, null, 2)
+    const rest = await repos.alertEvaluation.systemsPage(co, first[1] ?? null, 2)
+    expect([...first, ...rest].map((c) => c.uid)).toEqual([made[0], ...[made[1], made[2]].sort()])
+    expect(await repos.alertEvaluation.systemsPage(co, rest[0] ?? null, 2)).toEqual([])
+    const r = await ruleOf(repos, co, HOT, { stateful: false })
+    const early = answer(r, made[0] ?? '', true)
+    await repos.alertEvaluation.transitions([early], 100)
+    const late = answer(r, made[1] ?? '', true)
+    await repos.alertEvaluation.transitions([late], 200)
+    const pending = await repos.alertEvaluation.pendingNotifications(150, 10)
+    expect(pending).toContain(early.alertUid)
+    expect(pending).not.toContain(late.alertUid)
+  }
+})
+
+if (EMBEDDED_RUN) contract('PGlite', async () => await createTestDb('pglite'))
+if (TEST_DATABASE_URL !== undefined || CI) contract('PostgreSQL', async () => await createTestDb('postgres'))
