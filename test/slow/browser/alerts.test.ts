@@ -1,12 +1,11 @@
 // The Alerts page and the alert badges in Chromium (docs/console.md): a rule created from the form (after a data id
-// the service refuses, pointed at in the dialog), listed with its condition in words, turned off and on; an open alert
-// counted on the fleet page's badge and the system page's, listed on the Alerts page with its values, and acknowledged
-// there, after which it is history and no badge counts it.
+// the service refuses, pointed at in the dialog), listed with its condition in words, turned off and on; an alert a
+// simulated device's MQTT message raised, counted on the fleet page's badge and the system page's, listed on the
+// Alerts page with its values, and acknowledged there, after which it is history and no badge counts it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Page } from 'playwright-core'
 import type { SimulatedDevice } from '../../../simulator/devices/simulated-device.js'
 import { screenshot, signIn, SOON, startHarness, type Harness } from '../../helpers/browser.js'
-import { uniq } from '../../helpers/factories.js'
 import { ADMIN_EMAIL } from '../../helpers/stack.js'
 
 let h: Harness
@@ -23,18 +22,6 @@ const rules = async (): Promise<Rule[]> => {
   const res = await h.api.request('GET', '/api/v2/alertrules')
   expect(res.status).toBe(200)
   return res.json as Rule[]
-}
-
-/**
- * An open alert of a rule on the device's system, raised at `date` by a temperature of 95, written to the store as
- * the evaluation writes it (decision 0032): the page reads alerts, whoever raised them.
- */
-async function raiseAlert (rule: string, date: number): Promise<string> {
-  const uid = uniq('alert')
-  await h.stack.db.query(`INSERT INTO alerts (uid, rule_uid, system_uid, company_uid, date, state, attributes)
-    VALUES ($1, $2, $3, $4, $5, 'OPEN', $6::jsonb)`,
-  [uid, rule, device.systemUid, h.stack.companyUid, date, JSON.stringify([{ id: { name: 'DATA.engine.temp' }, value: { valueNum: 95 } }])])
-  return uid
 }
 
 const rowOf = (page: Page, table: string, text: string) => page.getByRole('table', { name: table }).getByRole('row').filter({ hasText: text })
@@ -84,11 +71,19 @@ describe('the Alerts page and the alert badges', { timeout: 60_000 }, () => {
   })
 
   it('counts an open alert on the fleet and system pages, and acknowledges it on the Alerts page', async () => {
+    // A rule any temperature breaks, and the device's next message, which raises the alert in the ingest commit
+    // (decision 0032): stored by the time the device has its acknowledgement.
     const created = await h.api.request('POST', '/api/v2/alertrules', {
-      name: 'Pump overheating', conditions: [{ operator: 'GT', operands: [{ attributeId: { name: 'DATA.engine.temp' } }, { valueNum: 80 }] }]
+      name: 'Pump overheating', conditions: [{ operator: 'GT', operands: [{ attributeId: { name: 'DATA.machine.temperature' } }, { valueNum: -273 }] }]
     })
     expect(created.status).toBe(200)
-    const alert = await raiseAlert((created.json as Rule).uid, Date.now() - 60_000)
+    const sent = await device.publish()
+    const temperature = sent.find((p) => p.dataId === 'machine.temperature')?.value
+    expect(typeof temperature).toBe('number')
+    const raised = await h.api.request('GET', `/api/v2/alerts?ruleId=${(created.json as Rule).uid}`)
+    const [alert] = raised.json as Array<{ uid: string }>
+    expect(alert).toBeDefined()
+    const values = `machine.temperature = ${String(temperature)}`
     const system = device.identity.serialNumber
 
     const tab = await h.open()
@@ -96,7 +91,7 @@ describe('the Alerts page and the alert badges', { timeout: 60_000 }, () => {
     await signIn(tab, h.stack, undefined, `#/systems/${device.systemUid}`)
     await page.getByRole('heading', { level: 1, name: system }).waitFor()
     await page.getByRole('link', { name: '1 open alert' }).waitFor()
-    await expect.poll(async () => await rowOf(page, 'Open alerts', 'Pump overheating').textContent(), SOON).toContain('engine.temp = 95')
+    await expect.poll(async () => await rowOf(page, 'Open alerts', 'Pump overheating').textContent(), SOON).toContain(values)
     await screenshot(page, 'system-alerts')
 
     await page.goto(`${tab.origin}/console/#/fleet`)
@@ -104,7 +99,7 @@ describe('the Alerts page and the alert badges', { timeout: 60_000 }, () => {
     await page.getByRole('link', { name: '1 open alert' }).click()
     await page.getByRole('heading', { level: 1, name: 'Alerts' }).waitFor()
     const open = rowOf(page, 'Open alerts', 'Pump overheating')
-    await expect.poll(async () => await open.textContent(), SOON).toContain('engine.temp = 95')
+    await expect.poll(async () => await open.textContent(), SOON).toContain(values)
     expect(await open.getByRole('link', { name: system }).getAttribute('href')).toBe(`#/systems/${device.systemUid}`)
     await screenshot(page, 'alerts')
 
@@ -113,8 +108,8 @@ describe('the Alerts page and the alert badges', { timeout: 60_000 }, () => {
     const past = rowOf(page, 'Alert history', 'Pump overheating')
     await expect.poll(async () => await past.textContent(), SOON).toContain('Open, acknowledged')
     expect(await past.textContent()).toContain(ADMIN_EMAIL)
-    const read = await h.api.request('GET', `/api/v2/alerts?alertId=${alert}`)
-    expect(read.json).toMatchObject([{ uid: alert, acknowledged: true, state: 'OPEN' }])
+    const read = await h.api.request('GET', `/api/v2/alerts?alertId=${alert?.uid}`)
+    expect(read.json).toMatchObject([{ uid: alert?.uid, acknowledged: true, state: 'OPEN' }])
 
     await page.goto(`${tab.origin}/console/#/fleet`)
     await page.getByRole('link', { name: 'No open alert' }).waitFor()
