@@ -1,0 +1,68 @@
+// The pure part of the evaluation (core/services/alerts/alert-evaluation.ts): the data ids read per system, the facts a
+// batch's traffic changes, and the answers written: only those that differ from the stored ones, never for a system
+// of another company than the rule's.
+import { describe, expect, it } from 'vitest'
+import { changedAnswers, dataIdsWanted, factsAt, stateKey } from '../../../core/services/alerts/alert-evaluation.js'
+import type { AlertCandidate, SystemFacts } from '../../../core/ports/alert-evaluation.js'
+import { attr, cond, factsOf, NOW, num, str } from '../../helpers/alert-facts.js'
+
+const HOT = cond('GT', attr('DATA.temp'), num(40))
+
+function facts (uid: string, companyUid: string, data: Record<string, number | string>, system: Partial<SystemFacts['system']> = {}): SystemFacts {
+  const f = factsOf({ data, system: { uid, ...system } })
+  return { companyUid, system: f.system, data: f.data }
+}
+
+const candidate = (ruleUid: string, systemUids: string[], conditions = [HOT], companyUid = 'co'): AlertCandidate =>
+  ({ ruleUid, companyUid, stateful: true, conditions, systemUids })
+
+let n = 0
+const newUid = (): string => `alert-${++n}`
+
+describe('dataIdsWanted', () => {
+  it('answers, per system, the data ids of every rule found for it, each once', () => {
+    const wanted = dataIdsWanted([candidate('r1', ['a', 'b']), candidate('r2', ['b'], [cond('GEO_CONTAINS', attr('DATA._LON_LAT'), str('POLYGON((0 0, 1 0, 1 1, 0 0))')), HOT])])
+    expect(Object.fromEntries([...wanted].map(([k, v]) => [k, [...v].sort()]))).toEqual({ a: ['temp'], b: ['_LATITUDE', '_LONGITUDE', '_LON_LAT', 'temp'] })
+  })
+})
+
+describe('factsAt', () => {
+  it('counts the batch\'s traffic as communication: lastCommDate, commStatus OK and its protocols', () => {
+    const f = facts('a', 'co', {}, { commStatus: 'ERROR', lastCommDate: 1000, commProtocols: ['REST'] })
+    expect(factsAt(f, NOW, { lastComm: 5000, protocols: new Set(['MQTT']) }).system).toMatchObject({ commStatus: 'OK', lastCommDate: 5000, commProtocols: ['MQTT', 'REST'] })
+    expect(factsAt(f, NOW, undefined).system).toMatchObject({ commStatus: 'ERROR', lastCommDate: 1000, commProtocols: ['REST'] })
+    expect(factsAt(facts('a', 'co', {}, { lastCommDate: null }), NOW, { lastComm: 5000, protocols: new Set() }).system.lastCommDate).toBe(5000)
+  })
+
+  it('takes the position from the last _LATITUDE and _LONGITUDE points over the stored one', () => {
+    const f = facts('a', 'co', { _LATITUDE: 45.5, _LONGITUDE: 'x' }, { latitude: 1, longitude: 2 })
+    expect(factsAt(f, NOW, undefined).system).toMatchObject({ latitude: 45.5, longitude: 2 })
+  })
+})
+
+describe('changedAnswers', () => {
+  const all = new Map([['a', facts('a', 'co', { temp: 45 })], ['b', facts('b', 'co', { temp: 20 })], ['c', facts('c', 'co', {})], ['y', facts('y', 'other', { temp: 99 })]])
+
+  it('answers each pair whose answer differs from the stored one (a first false one included), with the values when true', () => {
+    const states = new Map([[stateKey('r1', 'b'), false], [stateKey('r1', 'c'), true]])
+    const answers = changedAnswers({ candidates: [candidate('r1', ['a', 'b', 'c', 'gone'])], facts: all, states, now: NOW, newUid })
+    expect(answers.map((x) => [x.systemUid, x.holds, x.attributes])).toEqual([
+      ['a', true, [{ id: { name: 'DATA.temp' }, value: { valueNum: 45 } }]],
+      ['c', false, []]])
+    expect(new Set(answers.map((x) => x.alertUid)).size).toBe(2)
+    expect(changedAnswers({ candidates: [candidate('r2', ['b'])], facts: all, states: new Map(), now: NOW, newUid }).map((x) => x.holds)).toEqual([false])
+  })
+
+  it('never evaluates a rule for a system of another company, and a pair once', () => {
+    expect(changedAnswers({ candidates: [candidate('r1', ['y'])], facts: all, states: new Map(), now: NOW, newUid })).toEqual([])
+    expect(changedAnswers({ candidates: [candidate('r1', ['a']), candidate('r1', ['a'])], facts: all, states: new Map(), now: NOW, newUid })).toHaveLength(1)
+  })
+
+  it('evaluates time at `now` and the batch\'s traffic as communication', () => {
+    const silent = [cond('NO_COMMUNICATION_FOR', num(10))]
+    const quiet = new Map([['a', facts('a', 'co', {}, { lastCommDate: NOW - 3_600_000 })]])
+    expect(changedAnswers({ candidates: [candidate('r', ['a'], silent)], facts: quiet, states: new Map(), now: NOW, newUid })[0]?.holds).toBe(true)
+    const traffic = new Map([['a', { lastComm: NOW, protocols: new Set(['MQTT']) }]])
+    expect(changedAnswers({ candidates: [candidate('r', ['a'], silent)], facts: quiet, states: new Map(), now: NOW, traffic, newUid })[0]?.holds).toBe(false)
+  })
+})
