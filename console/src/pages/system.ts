@@ -55,7 +55,8 @@ interface LiveParts {
 
 /**
  * A stream event of the page's system, shown: points on the last data and the chart, the comm status, a message.
- * Answers whether it was a device message (after which the system's levels are read again).
+ * Answers whether it was a device message or an alert (after which the system's levels and open alerts are read
+ * again: an alert the periodic check raises comes with no message).
  */
 function showEvent (e: StreamEvent, { head, last, chart, messages }: LiveParts): boolean {
   if (e.event === 'points' && e.dataId !== undefined && e.ts !== undefined) {
@@ -72,7 +73,7 @@ function showEvent (e: StreamEvent, { head, last, chart, messages }: LiveParts):
     if (e.timestamp !== undefined) head.communicated(e.timestamp)
     return true
   }
-  return false
+  return e.event === 'alert'
 }
 
 export const systemPage: PageFactory = (ctx: PageContext): Page => {
