@@ -155,6 +155,7 @@ const SENTENCES: Record<string, string> = {
   'alert.rule.too.many': 'The company has as many alert rules as it may have ({1}): delete one first.',
   'alert.rule.unknown': 'No such alert rule.',
   'alert.hook.unknown': 'No such hook on this alert rule.',
+  'alert.unknown': 'No such alert: its rule or its system may have been deleted.',
   // The service's own codes
   'request.invalid': 'The request is not valid: {0}.',
   'sort.invalid.field': 'The list cannot be sorted by {0}.',
