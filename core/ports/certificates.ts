@@ -44,6 +44,9 @@ export interface CertificateLoginSystem {
   deviceIpFilters: IpFilters
 }
 
+/** What a certificate login looks up: the presented fingerprint, the names it may log in as, its verified issuers. */
+export interface CertificateLoginAsk { fingerprint: string, names: readonly string[], issuers: readonly string[] }
+
 /** Everything a certificate login decides on, read in one statement (CertificatesRepository.loginFacts). */
 export interface CertificateLoginFacts {
   /** The certificate registered on a system under the presented fingerprint, if any. */
@@ -77,7 +80,8 @@ export interface CertificatesRepository {
    */
   activePinned (): Promise<Array<{ pem: string, logins: string[] }>>
   /** What a certificate login needs, in one indexed statement. */
-  loginFacts (fingerprint: string, names: readonly string[], issuers: readonly string[]): Promise<CertificateLoginFacts>
+  /** What each login asked needs, in the order asked, in one statement. */
+  loginFacts (asks: readonly CertificateLoginAsk[]): Promise<CertificateLoginFacts[]>
 }
 
 /**

@@ -109,6 +109,6 @@ export function createCertificatesRepository (q: Queryable): CertificatesReposit
         FROM certificates c WHERE c.kind = 'DEVICE' AND c.status = 'ACTIVE' ORDER BY c.created_at, c.fingerprint`)
       return rows.map((r) => ({ pem: r.pem, logins: r.logins }))
     },
-    async loginFacts (fingerprint, names, issuers) { return await certificateLoginFacts(q, fingerprint, names, issuers) }
+    async loginFacts (asks) { return await certificateLoginFacts(q, asks) }
   }
 }

@@ -100,7 +100,7 @@ const contract = defineContract('CertificatesRepository', {
     await db.query('DELETE FROM systems WHERE uid = $1', [s])
     expect(await repos.certificates.insertDevice(c, await newSystem(repos, co), 2)).toBe(true)
   },
-  'reads a login\'s pinned certificate, named systems and CAs in one statement, with the companies\' device filters': async ({ db, repos }) => {
+  'reads logins\' pinned certificates, named systems and CAs in one statement, in the order asked, with the companies\' device filters': async ({ db, repos }) => {
     const [coA, coB] = [await newCompany(repos), await newCompany(repos)]
     await db.query('UPDATE companies SET device_ip_filtering = true, device_ip_filters = $2 WHERE uid = $1', [coB, { startIPAddress: null, endIPAddress: null, ipAddresses: ['10.0.0.1'] }])
     const a = await systemWithLogins(repos, coA)
@@ -112,7 +112,13 @@ const contract = defineContract('CertificatesRepository', {
     await repos.certificates.insertCa(caB, coB, false, 1)
     await repos.certificates.revokeCa(coB, caB.fingerprint, 2)
     const none = { deviceIpFiltering: false, deviceIpFilters: { startIPAddress: null, endIPAddress: null, ipAddresses: [] } }
-    const got = await repos.certificates.loginFacts(pinned.fingerprint, [a.serial, b.imei, 'nobody'], [caA.fingerprint, caB.fingerprint, facts().fingerprint])
+    // Asked together with two other logins (the logins of devices connecting at once): each answer in its place.
+    const [before, got, after] = await repos.certificates.loginFacts([
+      { fingerprint: caA.fingerprint, names: [], issuers: [] },
+      { fingerprint: pinned.fingerprint, names: [a.serial, b.imei, 'nobody'], issuers: [caA.fingerprint, caB.fingerprint, facts().fingerprint] },
+      { fingerprint: facts().fingerprint, names: [b.serial], issuers: [caB.fingerprint] }
+    ])
+    if (got === undefined) throw new Error('no answer for the second login')
     expect(got.pinned).toEqual({ systemUid: a.uid, companyUid: coA, serialNumber: a.serial, imei: a.imei, status: 'ACTIVE', notBefore: 10, notAfter: 20, ...none })
     expect(got.named).toHaveLength(2)
     expect(got.named).toEqual(expect.arrayContaining([
@@ -125,7 +131,9 @@ const contract = defineContract('CertificatesRepository', {
       expect.objectContaining({ fingerprint: caB.fingerprint, companyUid: coB, status: 'REVOKED', autoRegister: false, deviceIpFiltering: true })
     ]))
     // A CA's fingerprint is never a pinned certificate, and nothing asked finds nothing.
-    expect(await repos.certificates.loginFacts(caA.fingerprint, [], [])).toEqual({ pinned: undefined, named: [], cas: [] })
+    expect(before).toEqual({ pinned: undefined, named: [], cas: [] })
+    expect(after).toMatchObject({ pinned: undefined, named: [{ identifier: b.serial, systemUid: b.uid }], cas: [{ fingerprint: caB.fingerprint, status: 'REVOKED' }] })
+    expect(await repos.certificates.loginFacts([])).toEqual([])
   },
   'says in a password login whether an application of the system sets MQTT mqtt-security to x509 (any case)': async ({ repos }) => {
     const co = await newCompany(repos)

@@ -1,12 +1,16 @@
 // Certificate logins (docs/security.md#device-certificates): the devices service's authenticateCertificate. One
-// statement reads what the login needs (CertificatesRepository.loginFacts), login-decision.ts decides, and an
-// autoRegister CA's verdict creates the system through the systems' own creation path. Every outcome is counted.
+// statement reads what the login needs (CertificatesRepository.loginFacts, shared by the logins arriving together),
+// login-decision.ts decides, and an autoRegister CA's verdict creates the system through the systems' own creation
+// path. Every outcome is counted.
 import type { PresentedCertificate } from '../../domain/device-certificate.js'
 import { normaliseFingerprint } from '../../domain/device-certificate.js'
 import { isFleetError } from '../../errors.js'
 import type { Logger } from '../../logger.js'
 import type { Counter, MetricsRegistry } from '../../metrics.js'
 import type { Repositories } from '../../ports/repositories.js'
+import type { CertificateLoginAsk, CertificateLoginFacts } from '../../ports/certificates.js'
+import { isStoreUnavailable } from '../../store-errors.js'
+import { createGroupCommit } from '../../services/ingest/group-commit.js'
 import type { Clock, UnitOfWork } from '../../ports/store.js'
 import type { DeviceSession } from '../../services/ingest/device-session.js'
 import { insertSystem } from '../systems/write.js'
@@ -48,6 +52,29 @@ export function certificateLoginCounter (metrics: MetricsRegistry | undefined): 
   }) ?? { inc () {} }
 }
 
+/**
+ * The facts of certificate logins looked up together: the logins of devices connecting at the same time go in one
+ * statement for all that arrive while one is on its way (after a reboot of a fleet, thousands within a second).
+ */
+function createFactsLookup (repos: CertificateLoginDeps['repos']): (ask: CertificateLoginAsk) => Promise<CertificateLoginFacts> {
+  const asks = createGroupCommit<{ ask: CertificateLoginAsk, facts?: CertificateLoginFacts }>({
+    write: async (items) => {
+      const facts = await repos.certificates.loginFacts(items.map((i) => i.ask))
+      items.forEach((i, n) => { i.facts = facts[n] })
+      return items.map(() => undefined)
+    },
+    maxBatch: 1000,
+    maxPending: 50_000,
+    parallel: 1,
+    failsWhole: isStoreUnavailable
+  })
+  return async (ask) => {
+    const item: { ask: CertificateLoginAsk, facts?: CertificateLoginFacts } = { ask }
+    await asks.submit(item)
+    return item.facts ?? { pinned: undefined, named: [], cas: [] }
+  }
+}
+
 export function createCertificateLogin (deps: CertificateLoginDeps) {
   const counted = certificateLoginCounter(deps.metrics)
 
@@ -76,9 +103,11 @@ export function createCertificateLogin (deps: CertificateLoginDeps) {
     }
   }
 
+  const lookup = createFactsLookup(deps.repos)
+
   async function verdictOf (p: PresentedCertificate, fingerprint: string, ip: string): Promise<Verdict> {
     const issuers = p.verified ? p.issuers.map(normaliseFingerprint).filter((f): f is string => f !== undefined) : []
-    const facts = await deps.repos.certificates.loginFacts(fingerprint, p.verified ? namesOf(p) : [], issuers)
+    const facts = await lookup({ fingerprint, names: p.verified ? namesOf(p) : [], issuers })
     return decide(facts, p, issuers, deps.operatorCAs(), ip, deps.clock.now())
   }
 
