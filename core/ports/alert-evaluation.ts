@@ -12,6 +12,18 @@ export interface AlertCandidate {
   systemUids: string[]
 }
 
+/** A rule a batch's points may change: found by its company and the data ids it names. */
+export interface AlertRuleMatch {
+  ruleUid: string
+  companyUid: string
+  stateful: boolean
+  conditions: AlertCondition[]
+  /** The data ids asked for that it names. */
+  dataIds: string[]
+  /** The only systems it can hold for (alert_rule_data_ids.system_uids); null: any of its company's. */
+  pinned: string[] | null
+}
+
 /** What the evaluator reads of one system (AlertFacts without the time), with its company. */
 export interface SystemFacts {
   companyUid: string
@@ -39,10 +51,12 @@ export interface AlertTransitions { raised: string[], closed: string[] }
 
 export interface AlertEvaluationRepository {
   /**
-   * The ACTIVE rules naming any of the data ids of each system's points, for the systems of their own company only
-   * (a pinned rule: for its systems only), in one statement. `points` holds (system, data id) pairs.
+   * The ACTIVE rules of these companies naming any of these data ids, each once with the ones it names among them and
+   * the systems it is pinned to, in one statement on the data ids' index: a batch's companies and data ids are few
+   * however many points it holds. Which systems each is evaluated for is the caller's (candidatesOf,
+   * core/services/alerts/alert-evaluation.ts).
    */
-  candidates (points: ReadonlyArray<{ systemUid: string, dataId: string }>): Promise<AlertCandidate[]>
+  candidates (companyUids: readonly string[], dataIds: readonly string[]): Promise<AlertRuleMatch[]>
   /**
    * The fields of the systems (the keys of `dataIds`) and the last value of each data id named for each, read from
    * the points through their (system, data id, time) index, so that those of the caller's own transaction count;

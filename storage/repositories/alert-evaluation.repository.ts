@@ -1,7 +1,7 @@
 // The evaluation of alert rules in the store (core/ports/alert-evaluation.ts; decisions 0031 and 0032): candidates,
 // facts and states read in one statement each, the transitions in one more (./alert-transitions.sql.ts).
 import type { Queryable } from '../../core/ports/store.js'
-import type { AlertCandidate, AlertEvaluationRepository, SystemFacts } from '../../core/ports/alert-evaluation.js'
+import type { AlertEvaluationRepository, AlertRuleMatch, SystemFacts } from '../../core/ports/alert-evaluation.js'
 import type { AlertCondition, AlertValue } from '../../core/domain/alert-rule.js'
 import { decodeValue } from '../../core/ports/telemetry.js'
 import { NEVER_COMMUNICATED } from '../../core/domain/comm-status.js'
@@ -9,14 +9,10 @@ import { textArray } from '../sql-arrays.js'
 import { settledInOrder } from '../../core/settled.js'
 import { writeTransitions } from './alert-transitions.sql.js'
 
-// The company is the system's as stored (never one a message claims), and a rule is found only by its own company's
-// systems: a rule of company X is never evaluated for a system of company Y.
-const CANDIDATES = `SELECT r.uid, r.company_uid, r.stateful, r.conditions, array_agg(DISTINCT v.system_uid) AS systems
-  FROM unnest($1::text[], $2::text[]) AS v(system_uid, data_id)
-  JOIN systems s ON s.uid = v.system_uid
-  JOIN alert_rule_data_ids d ON d.company_uid = s.company_uid AND d.data_id = v.data_id
-    AND (d.system_uids IS NULL OR v.system_uid = ANY(d.system_uids))
-  JOIN alert_rules r ON r.uid = d.rule_uid AND r.active
+// A company's rules by the data ids they name: one probe of the index per company and data id.
+const CANDIDATES = `SELECT r.uid, r.company_uid, r.stateful, r.conditions, array_agg(d.data_id) AS data_ids, min(d.system_uids) AS pinned
+  FROM alert_rule_data_ids d JOIN alert_rules r ON r.uid = d.rule_uid AND r.active
+  WHERE d.company_uid = ANY($1::text[]) AND d.data_id = ANY($2::text[])
   GROUP BY r.uid`
 
 // The protocol of the system's latest message (its own index): the one protocol of its last communications the store
@@ -67,11 +63,11 @@ function factsOf (r: SystemRow): SystemFacts {
 
 export function createAlertEvaluationRepository (q: Queryable): AlertEvaluationRepository {
   return {
-    async candidates (points) {
-      if (points.length === 0) return []
-      const { rows } = await q.query<{ uid: string, company_uid: string, stateful: boolean, conditions: AlertCondition[], systems: string[] }>(
-        CANDIDATES, [textArray(points.map((p) => p.systemUid)), textArray(points.map((p) => p.dataId))])
-      return rows.map((r): AlertCandidate => ({ ruleUid: r.uid, companyUid: r.company_uid, stateful: r.stateful, conditions: r.conditions, systemUids: r.systems }))
+    async candidates (companyUids, dataIds) {
+      if (companyUids.length === 0 || dataIds.length === 0) return []
+      const { rows } = await q.query<{ uid: string, company_uid: string, stateful: boolean, conditions: AlertCondition[], data_ids: string[], pinned: string[] | null }>(
+        CANDIDATES, [textArray(companyUids), textArray(dataIds)])
+      return rows.map((r): AlertRuleMatch => ({ ruleUid: r.uid, companyUid: r.company_uid, stateful: r.stateful, conditions: r.conditions, dataIds: r.data_ids, pinned: r.pinned }))
     },
     async facts (dataIds) {
       if (dataIds.size === 0) return new Map()

@@ -1,5 +1,5 @@
 // AlertEvaluationRepository (storage/repositories/alert-evaluation.repository.ts, decision 0032) on each engine: the
-// candidates of a batch's points (active rules of the system's own company, pinned rules for their systems only), the
+// rules a batch's companies and data ids find (active ones, with the systems they are pinned to), the
 // facts and last values a system is evaluated on, and transitions written exactly once: one alert per change of
 // answer, OPEN until the answer turns false for a stateful rule, CLOSED at once for a stateless one, and one alert
 // for two transactions evaluating one rule for one system at once. PGlite always; PostgreSQL with TEST_DATABASE_URL
@@ -33,8 +33,6 @@ async function ruleOf (repos: Repos, companyUid: string, conditions: AlertCondit
   return uid
 }
 
-const found = (cs: AlertCandidate[]): Array<[string, string[]]> => cs.map((c): [string, string[]] => [c.ruleUid, [...c.systemUids].sort()]).sort()
-
 const answer = (ruleUid: string, systemUid: string, holds: boolean): AlertAnswer =>
   ({ ruleUid, systemUid, holds, alertUid: uniq('alert'), attributes: holds ? [{ id: { name: 'DATA.temp' }, value: { valueNum: 45 } }] : [] })
 
@@ -53,28 +51,34 @@ function barrier (n: number): () => Promise<void> {
 }
 
 const contract = defineContract('AlertEvaluationRepository', {
-  'finds the active rules of the points\' data ids, for systems of the rule\'s own company, pinned rules for their systems only': async ({ repos }) => {
+  'finds the active rules of the companies naming the data ids, with the ids they name and the systems they are pinned to': async ({ repos }) => {
     const [co, other] = [await newCompany(repos), await newCompany(repos)]
-    const [a, b, theirs] = [await newSystem(repos, co), await newSystem(repos, co), await newSystem(repos, other)]
+    const [a, b] = [await newSystem(repos, co), await newSystem(repos, co)]
     const hot = await ruleOf(repos, co, HOT)
     const pinned = await ruleOf(repos, co, [...HOT, cond('EQUALS', attr('system.id'), str(b))])
-    const listed = await ruleOf(repos, co, [cond('IN', attr('system.id'), strs(a, theirs)), cond('LT', attr('DATA.volt'), num(11))])
+    const listed = await ruleOf(repos, co, [cond('IN', attr('system.id'), strs(b, a)), cond('LT', attr('DATA.volt'), num(11)), ...HOT])
     await ruleOf(repos, co, HOT, { active: false })
+    await ruleOf(repos, co, [cond('GT', attr('DATA.rpm'), num(1))])
     const otherHot = await ruleOf(repos, other, HOT)
-    const points = [a, b, theirs].flatMap((systemUid) => ['temp', 'volt', 'rssi'].map((dataId) => ({ systemUid, dataId })))
-    expect(found(await repos.alertEvaluation.candidates(points))).toEqual([
-      [hot, [a, b].sort()], [pinned, [b]], [listed, [a]], [otherHot, [theirs]]].sort())
-    expect(found(await repos.alertEvaluation.candidates([{ systemUid: a, dataId: 'rssi' }, { systemUid: 'gone', dataId: 'temp' }]))).toEqual([])
-    expect(await repos.alertEvaluation.candidates([])).toEqual([])
-    // A rule pinned elsewhere by an update is found by its new system only.
+    const found = async (companies: string[], ids: string[]): Promise<Array<[string, string, string[], string[] | null]>> =>
+      (await repos.alertEvaluation.candidates(companies, ids)).map((m): [string, string, string[], string[] | null] => [m.ruleUid, m.companyUid, [...m.dataIds].sort(), m.pinned]).sort()
+    expect(await found([co], ['temp', 'volt', 'none'])).toEqual([
+      [hot, co, ['temp'], null], [pinned, co, ['temp'], [b]], [listed, co, ['temp', 'volt'], [a, b].sort()]].sort())
+    expect(await found([co, other], ['volt'])).toEqual([[listed, co, ['volt'], [a, b].sort()]])
+    expect(await found([other], ['temp'])).toEqual([[otherHot, other, ['temp'], null]])
+    expect(await found(['none'], ['temp'])).toEqual([])
+    expect(await repos.alertEvaluation.candidates([co], [])).toEqual([])
+    // A rule pinned elsewhere by an update is found with its new system; unpinned, with none.
     const moved = defaultRule(pinned, [...HOT, cond('EQUALS', attr('system.id'), str(a))])
     await repos.alertRules.update({ rule: moved, companyUid: co, ownerUid: null, dataIds: ['temp'], periodic: false, systemUids: [a], at: 2 })
-    expect(found(await repos.alertEvaluation.candidates([{ systemUid: b, dataId: 'temp' }]))).toEqual([[hot, [b]]])
+    expect((await found([co], ['temp'])).find((m) => m[0] === pinned)?.[3]).toEqual([a])
+    await repos.alertRules.update({ rule: defaultRule(pinned, HOT), companyUid: co, ownerUid: null, dataIds: ['temp'], periodic: false, systemUids: null, at: 3 })
+    expect((await found([co], ['temp'])).find((m) => m[0] === pinned)?.[3]).toBeNull()
   },
 
   'reads a system\'s fields and the latest point of each data id asked, by time': async ({ repos, db }) => {
     const co = await newCompany(repos)
-    const s = await newSystem(repos, co, { name: 'Pump 7', labels: ['pilot'], lifeCycleState: 'DEPLOYED' })
+    const s = await newSystem(repos, co, { name: 'Pump 7', labels: ['pilot'], lifeCycleState: 'ACTIVE' })
     await insertMessage(db, s, { ts: 2000, protocol: 'REST', points: [{ dataId: 'temp', ts: 2000, value: 45.5 }, { dataId: 'on', ts: 2000, value: true }] })
     await insertMessage(db, s, { ts: 1000, protocol: 'MQTT', points: [{ dataId: 'temp', ts: 1000, value: 10 }, { dataId: 'label', ts: 1000, value: 'x' }] })
     await repos.telemetry.updateSystems([{ uid: s, data: { latitude: 45.1, longitude: 'bad' }, dataTs: {}, lastCommDate: 3000 }])
@@ -82,7 +86,7 @@ const contract = defineContract('AlertEvaluationRepository', {
     expect([...facts.keys()]).toEqual([s])
     const f = facts.get(s)
     expect(f?.companyUid).toBe(co)
-    expect(f?.system).toEqual({ uid: s, name: 'Pump 7', commStatus: 'OK', lifeCycleState: 'DEPLOYED', labels: ['pilot'], commProtocols: ['REST'], lastCommDate: 3000, latitude: 45.1, longitude: null })
+    expect(f?.system).toEqual({ uid: s, name: 'Pump 7', commStatus: 'OK', lifeCycleState: 'ACTIVE', labels: ['pilot'], commProtocols: ['REST'], lastCommDate: 3000, latitude: 45.1, longitude: null })
     expect(Object.fromEntries(f?.data ?? [])).toEqual({ temp: 45.5, on: true, label: 'x' })
     const fresh = await newSystem(repos, co)
     expect((await repos.alertEvaluation.facts(new Map([[fresh, []]]))).get(fresh)?.system).toMatchObject({ commStatus: 'UNDEFINED', lastCommDate: null, commProtocols: [] })
@@ -131,8 +135,9 @@ const contract = defineContract('AlertEvaluationRepository', {
     const s = await newSystem(repos, co)
     await insertMessage(db, s, { ts: 1000, points: [{ dataId: 'temp', ts: 1000, value: 50 }] })
     const r = await ruleOf(repos, co, HOT)
-    const [candidate] = await repos.alertEvaluation.candidates([{ systemUid: s, dataId: 'temp' }])
-    if (candidate === undefined) throw new Error('no candidate')
+    const [match] = await repos.alertEvaluation.candidates([co], ['temp'])
+    if (match === undefined) throw new Error('no candidate')
+    const candidate: AlertCandidate = { ...match, systemUids: [s] }
     // PostgreSQL: both read the stored answer (none) before either writes; PGlite runs one transaction at a time.
     const bothRead = db.kind === 'postgres' ? barrier(2) : async () => {}
     const evaluate = async (): Promise<string[]> => await db.transaction(async (tx) => {

@@ -4,12 +4,39 @@
 import type { AlertFacts, AlertValue } from '../../domain/alert-rule.js'
 import { dataIdsOf, evaluateRule } from '../../domain/alert-conditions.js'
 import { ON_TRAFFIC } from '../../domain/comm-status.js'
-import type { AlertAnswer, AlertCandidate, SystemFacts } from '../../ports/alert-evaluation.js'
+import type { AlertAnswer, AlertCandidate, AlertRuleMatch, SystemFacts } from '../../ports/alert-evaluation.js'
 
 /** What a batch being committed says of a system that its stored state does not yet (derived-state.ts follows later). */
 export interface SystemTraffic { lastComm: number, protocols: ReadonlySet<string> }
 
 export const stateKey = (ruleUid: string, systemUid: string): string => `${ruleUid} ${systemUid}`
+
+/** A point's system and data id. */
+export interface PointKey { systemUid: string, dataId: string }
+
+/**
+ * The systems each rule found by a batch is evaluated for: those with a point of a data id it names, of the rule's
+ * company as the store found each system (`known`, never a company a message claims), within its pinned systems.
+ */
+export function candidatesOf (matches: readonly AlertRuleMatch[], points: readonly PointKey[], known: ReadonlyMap<string, string>): AlertCandidate[] {
+  const byCompany = new Map<string, Map<string, Set<string>>>()
+  for (const p of points) {
+    const company = known.get(p.systemUid)
+    if (company === undefined) continue
+    const systems = byCompany.get(company) ?? new Map<string, Set<string>>()
+    systems.set(p.systemUid, (systems.get(p.systemUid) ?? new Set<string>()).add(p.dataId))
+    byCompany.set(company, systems)
+  }
+  const candidates: AlertCandidate[] = []
+  for (const m of matches) {
+    const systemUids: string[] = []
+    for (const [uid, ids] of byCompany.get(m.companyUid) ?? []) {
+      if ((m.pinned === null || m.pinned.includes(uid)) && m.dataIds.some((id) => ids.has(id))) systemUids.push(uid)
+    }
+    if (systemUids.length > 0) candidates.push({ ruleUid: m.ruleUid, companyUid: m.companyUid, stateful: m.stateful, conditions: m.conditions, systemUids })
+  }
+  return candidates
+}
 
 /** The data ids each candidate system's rules name, each once: what the store reads the last values of. */
 export function dataIdsWanted (candidates: readonly AlertCandidate[]): Map<string, string[]> {

@@ -3,13 +3,13 @@
 import { FleetError } from '../../errors.js'
 import type { UnitOfWork } from '../../ports/store.js'
 import type { Repositories } from '../../ports/repositories.js'
-import type { AlertCandidate } from '../../ports/alert-evaluation.js'
+import type { AlertRuleMatch } from '../../ports/alert-evaluation.js'
 import type { DeviceMessage } from '../../domain/device-message.js'
 import type { PointRow } from '../../ports/telemetry.js'
 import { retryWhileUnavailable, type RetryOptions } from '../../store-errors.js'
 import { settledInOrder } from '../../settled.js'
 import { evaluateCandidates } from '../alerts/alert-evaluate.js'
-import type { SystemTraffic } from '../alerts/alert-evaluation.js'
+import { candidatesOf, type PointKey, type SystemTraffic } from '../alerts/alert-evaluation.js'
 
 /** Rolls back a batch written at once that holds a message of a system not found (see writeMessages()). */
 class UnknownSystemInBatch extends Error {}
@@ -25,19 +25,21 @@ function pointRows (msgs: readonly DeviceMessage[], keep: (m: DeviceMessage) => 
 }
 
 /** The (system, data id) pairs of the messages' points, each once: what the alert rules are found by. */
-function pointPairs (msgs: readonly DeviceMessage[]): Array<{ systemUid: string, dataId: string }> {
+function pointKeys (msgs: readonly DeviceMessage[]): PointKey[] {
   const seen = new Set<string>()
-  const pairs: Array<{ systemUid: string, dataId: string }> = []
+  const keys: PointKey[] = []
   for (const m of msgs) {
     for (const p of m.points) {
       const key = `${m.systemUid} ${p.dataId}`
       if (seen.has(key)) continue
       seen.add(key)
-      pairs.push({ systemUid: m.systemUid, dataId: p.dataId })
+      keys.push({ systemUid: m.systemUid, dataId: p.dataId })
     }
   }
-  return pairs
+  return keys
 }
+
+const distinct = (values: Iterable<string>): string[] => [...new Set(values)]
 
 /** What the batch says of each system's communication before the derived state does. */
 function trafficOf (msgs: readonly DeviceMessage[]): Map<string, SystemTraffic> {
@@ -51,8 +53,18 @@ function trafficOf (msgs: readonly DeviceMessage[]): Map<string, SystemTraffic> 
   return traffic
 }
 
-/** The batch's candidate rules evaluated on the points just inserted; answers the alerts raised. */
-async function raiseAlerts (tx: Repositories, candidates: readonly AlertCandidate[], msgs: readonly DeviceMessage[], now: number): Promise<string[]> {
+/**
+ * The rules the batch's points may change, evaluated on the points just inserted; answers the alerts raised. `matches`
+ * were found by the companies in `asked`; a system the store found in another company (a message's company is its
+ * device session's) has that company's rules looked up now.
+ */
+async function raiseAlerts (tx: Repositories, matches: AlertRuleMatch[], asked: readonly string[], msgs: readonly DeviceMessage[],
+  known: ReadonlyMap<string, string>, now: number): Promise<string[]> {
+  const missing = distinct(known.values()).filter((c) => !asked.includes(c))
+  if (matches.length === 0 && missing.length === 0) return []
+  const keys = pointKeys(msgs)
+  if (missing.length > 0) matches = [...matches, ...await tx.alertEvaluation.candidates(missing, distinct(keys.map((k) => k.dataId)))]
+  const candidates = candidatesOf(matches, keys, known)
   if (candidates.length === 0) return []
   return (await evaluateCandidates(tx.alertEvaluation, candidates, now, trafficOf(msgs))).raised
 }
@@ -72,7 +84,9 @@ export interface WrittenBatch { known: Map<string, string>, inserted: Set<string
 export async function writeMessages (inTransaction: UnitOfWork, storeRetry: RetryOptions, msgs: DeviceMessage[], now: () => number): Promise<WrittenBatch> {
   const rows = msgs.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints }))
   let attempts = 0
-  const pairs = pointPairs(msgs)
+  // What the alert rules are looked up by: the batch's companies (as their devices logged in) and data ids.
+  const companies = distinct(msgs.map((m) => m.companyUid))
+  const dataIds = distinct(msgs.flatMap((m) => m.points.map((p) => p.dataId)))
   const attempt = async (pipelined: boolean): Promise<Omit<WrittenBatch, 'results'>> => await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
     const again = attempts++ > 0
     if (pipelined && !again) {
@@ -81,17 +95,18 @@ export async function writeMessages (inTransaction: UnitOfWork, storeRetry: Retr
       // waiting for it (bench ingest, PGlite: its thread stood idle 12 % of the time between a batch's statements).
       // A system deleted meanwhile is rare: then the transaction is rolled back and written again in steps below.
       // The alert rules' lookup goes with them: a batch of a company without rules waits for no more answers.
-      const [stored, , candidates] = await settledInOrder([tx.telemetry.insertMessages(rows, { again: false }),
-        tx.telemetry.insertPoints(pointRows(msgs, () => true)), tx.alertEvaluation.candidates(pairs)])
+      const [stored, , matches] = await settledInOrder([tx.telemetry.insertMessages(rows, { again: false }),
+        tx.telemetry.insertPoints(pointRows(msgs, () => true)), tx.alertEvaluation.candidates(companies, dataIds)])
       if (msgs.some((m) => !stored.known.has(m.systemUid))) throw new UnknownSystemInBatch()
-      return { known: stored.known, inserted: new Set(stored.inserted), alerts: await raiseAlerts(tx, candidates, msgs, now()) }
+      return { known: stored.known, inserted: new Set(stored.inserted), alerts: await raiseAlerts(tx, matches, companies, msgs, stored.known, now()) }
     }
     const stored = await tx.telemetry.insertMessages(rows, { again })
     const inserted = new Set(stored.inserted)
     const known = msgs.filter((m) => stored.known.has(m.systemUid))
-    const [, candidates] = await settledInOrder([tx.telemetry.insertPoints(pointRows(msgs, (m) => inserted.has(m.uid))),
-      tx.alertEvaluation.candidates(pointPairs(known))])
-    return { known: stored.known, inserted, alerts: await raiseAlerts(tx, candidates, known, now()) }
+    const found = distinct(stored.known.values())
+    const [, matches] = await settledInOrder([tx.telemetry.insertPoints(pointRows(msgs, (m) => inserted.has(m.uid))),
+      tx.alertEvaluation.candidates(found, dataIds)])
+    return { known: stored.known, inserted, alerts: await raiseAlerts(tx, matches, found, known, stored.known, now()) }
   }), storeRetry)
   const { known, inserted, alerts } = await attempt(true).catch(async (err: unknown) => {
     if (!(err instanceof UnknownSystemInBatch)) throw err

@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { companyUid, createUser, uniq, type TestUser } from '../../helpers/factories.js'
 import { connectDevice, createDevice, endAll, publish, type Device } from '../../helpers/devices.js'
+import type { UnitOfWork } from '../../../core/ports/store.js'
+import type { DeviceMessage } from '../../../core/domain/device-message.js'
+import { writeMessages } from '../../../core/services/ingest/message-write.js'
+import { createRepositories } from '../../../storage/repositories/index.js'
 
 let stack: Stack
 let other: { uid: string, admin: TestUser }
@@ -82,6 +86,35 @@ describe('rules evaluated on the points a device sends', () => {
     await send(theirs, { 'boiler.temp': 98 })
     await send(mine, { 'boiler.temp': 98 })
     expect(await alertsOf(theirsHot)).toMatchObject([{ system_uid: theirs.uid, state: 'CLOSED' }])
+  })
+})
+
+describe('the acknowledged write of a batch (writeMessages)', () => {
+  const inTransaction: UnitOfWork = async (fn) => await stack.db.transaction(async (tx) => await fn(createRepositories(tx)))
+  let seq = 0
+  const message = (systemUid: string, companyUid: string, values: Record<string, number>): DeviceMessage => {
+    const at = Date.now() + ++seq
+    return { uid: uniq('msg'), systemUid, companyUid, protocol: 'REST', receivedAt: at, timestamp: at, points: Object.entries(values).map(([dataId, value]) => ({ dataId, ts: at, value })), nbDataPoints: Object.keys(values).length }
+  }
+
+  it('raises the alerts of a batch written again in steps (a system deleted meanwhile), and answers them', async () => {
+    const d = await createDevice(stack)
+    const hot = await ruleOf(stack.adminToken, { conditions: [gt('oven.temp', 200)] })
+    const written = await writeMessages(inTransaction, { maxMs: 0 }, [message(d.uid, stack.companyUid, { 'oven.temp': 250 }), message('deleted-system', stack.companyUid, { 'oven.temp': 250 })], Date.now)
+    expect(written.results.map((r) => (r as { code?: string } | undefined)?.code)).toEqual([undefined, 'system.unknown'])
+    const rows = await alertsOf(hot)
+    expect(rows.map((a) => a.system_uid)).toEqual([d.uid])
+    expect(written.alerts).toHaveLength(1)
+  })
+
+  it('evaluates a system with the rules of the company the store found for it, whatever company its message names', async () => {
+    const d = await createDevice(stack)
+    const hot = await ruleOf(stack.adminToken, { conditions: [gt('kiln.temp', 200)] })
+    const theirs = await ruleOf(other.admin.token, { conditions: [gt('kiln.temp', 200)] })
+    const written = await writeMessages(inTransaction, { maxMs: 0 }, [message(d.uid, other.uid, { 'kiln.temp': 250 })], Date.now)
+    expect(written.alerts).toHaveLength(1)
+    expect((await alertsOf(hot)).map((a) => a.system_uid)).toEqual([d.uid])
+    expect(await alertsOf(theirs)).toEqual([])
   })
 })
 

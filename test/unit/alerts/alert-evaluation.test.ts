@@ -2,8 +2,8 @@
 // batch's traffic changes, and the answers written: only those that differ from the stored ones, never for a system
 // of another company than the rule's.
 import { describe, expect, it } from 'vitest'
-import { changedAnswers, dataIdsWanted, factsAt, stateKey } from '../../../core/services/alerts/alert-evaluation.js'
-import type { AlertCandidate, SystemFacts } from '../../../core/ports/alert-evaluation.js'
+import { candidatesOf, changedAnswers, dataIdsWanted, factsAt, stateKey } from '../../../core/services/alerts/alert-evaluation.js'
+import type { AlertCandidate, AlertRuleMatch, SystemFacts } from '../../../core/ports/alert-evaluation.js'
 import { attr, cond, factsOf, NOW, num, str } from '../../helpers/alert-facts.js'
 
 const HOT = cond('GT', attr('DATA.temp'), num(40))
@@ -18,6 +18,25 @@ const candidate = (ruleUid: string, systemUids: string[], conditions = [HOT], co
 
 let n = 0
 const newUid = (): string => `alert-${++n}`
+
+describe('candidatesOf', () => {
+  const match = (ruleUid: string, dataIds: string[], pinned: string[] | null = null, companyUid = 'co'): AlertRuleMatch =>
+    ({ ruleUid, companyUid, stateful: true, conditions: [HOT], dataIds, pinned })
+  const points = [{ systemUid: 'a', dataId: 'temp' }, { systemUid: 'b', dataId: 'volt' }, { systemUid: 'b', dataId: 'temp' }, { systemUid: 'y', dataId: 'temp' }, { systemUid: 'gone', dataId: 'temp' }]
+  // As the messages' insert found them: y is another company's, gone was not found.
+  const known = new Map([['a', 'co'], ['b', 'co'], ['y', 'other']])
+  const systemsOf = (ms: AlertRuleMatch[]): Record<string, string[]> => Object.fromEntries(candidatesOf(ms, points, known).map((c) => [c.ruleUid, c.systemUids]))
+
+  it('evaluates a rule for the systems of its company as the store found them that sent a data id it names', () => {
+    expect(systemsOf([match('hot', ['temp']), match('volt', ['volt']), match('theirs', ['temp'], null, 'other'), match('rpm', ['rpm'])]))
+      .toEqual({ hot: ['a', 'b'], volt: ['b'], theirs: ['y'] })
+  })
+
+  it('keeps a pinned rule to its systems, and leaves out a rule no system of the batch may change', () => {
+    expect(systemsOf([match('pinned', ['temp'], ['b', 'y']), match('none', ['temp'], [])])).toEqual({ pinned: ['b'] })
+    expect(candidatesOf([match('hot', ['temp'])], points, new Map())).toEqual([])
+  })
+})
 
 describe('dataIdsWanted', () => {
   it('answers, per system, the data ids of every rule found for it, each once', () => {
