@@ -38,27 +38,29 @@ function candidateOf (s: StoredAlertRule, systemUids: readonly string[] | null):
   return { ruleUid: s.rule.uid, companyUid: s.companyUid, stateful: s.rule.stateful, conditions: s.rule.conditions, systemUids: uids }
 }
 
-export function createAlertChecks ({ repos, inTransaction, clock, log, onAlerts, pageSize = PAGE }: AlertChecksDeps) {
-  let counts = { raised: 0, closed: 0 }
+interface Counts { raised: number, closed: number }
 
-  async function evaluate (candidates: AlertCandidate[]): Promise<void> {
+export function createAlertChecks ({ repos, inTransaction, clock, log, onAlerts, pageSize = PAGE }: AlertChecksDeps) {
+  /** One transaction of the check; adds what it did to `counts`. */
+  async function evaluate (candidates: AlertCandidate[], counts: Counts): Promise<void> {
     const some = candidates.filter((c) => c.systemUids.length > 0)
     if (some.length === 0) return
     const t = await inTransaction(async (tx) => await evaluateCandidates(tx.alertEvaluation, some, clock.now()))
-    counts = { raised: counts.raised + t.raised.length, closed: counts.closed + t.closed.length }
+    counts.raised += t.raised.length
+    counts.closed += t.closed.length
     if (t.raised.length > 0) await onAlerts?.(t.raised)
   }
 
   /** One company's rules: pinned ones on their systems at once, the others on every system, a page at a time. */
-  async function checkCompany (companyUid: string, rules: StoredAlertRule[]): Promise<void> {
+  async function checkCompany (companyUid: string, rules: StoredAlertRule[], counts: Counts): Promise<void> {
     const pinned = rules.filter((s) => pinnedSystemsOf(s.rule.conditions) !== null)
     const everywhere = rules.filter((s) => pinnedSystemsOf(s.rule.conditions) === null)
-    await evaluate(pinned.map((s) => candidateOf(s, null)))
+    await evaluate(pinned.map((s) => candidateOf(s, null)), counts)
     if (everywhere.length === 0) return
     let after: SystemCursor | null = null
     for (;;) {
       const page: SystemCursor[] = await repos.alertEvaluation.systemsPage(companyUid, after, pageSize)
-      await evaluate(everywhere.map((s) => candidateOf(s, page.map((p) => p.uid))))
+      await evaluate(everywhere.map((s) => candidateOf(s, page.map((p) => p.uid))), counts)
       if (page.length < pageSize) return
       after = page[page.length - 1] ?? null
     }
@@ -66,11 +68,11 @@ export function createAlertChecks ({ repos, inTransaction, clock, log, onAlerts,
 
   return {
     /** The job alerts.check: every active periodic rule on its systems. @returns the alerts raised and closed */
-    async check (): Promise<{ raised: number, closed: number }> {
-      counts = { raised: 0, closed: 0 }
+    async check (): Promise<Counts> {
+      const counts = { raised: 0, closed: 0 }
       const byCompany = new Map<string, StoredAlertRule[]>()
       for (const s of await repos.alertRules.rulesWithoutData()) byCompany.set(s.companyUid, [...byCompany.get(s.companyUid) ?? [], s])
-      for (const [companyUid, rules] of byCompany) await checkCompany(companyUid, rules)
+      for (const [companyUid, rules] of byCompany) await checkCompany(companyUid, rules, counts)
       if (counts.raised + counts.closed > 0) log.debug(counts, 'alert rules checked')
       return counts
     },
