@@ -6,6 +6,7 @@ import type { AccessConfig } from './config/access.config.js'
 import { brokerConfig, checkBrokerTrust, mqttUrl, type DevicesConfig } from './config/devices.config.js'
 import type { OperationsConfig } from './config/operations.config.js'
 import { checkOffSwitches, portOrOff, tlsConfig, type TlsConfig } from './config/tls.config.js'
+import { alertsConfig, type AlertsConfig } from './config/alerts.config.js'
 import { artifactStore, level, logFormat, nodeId, origins, roles, type ServiceConfig } from './config/service.config.js'
 import { addressList, bool, email, int, optional, str, topicLevel, url, type Env } from './config/values.js'
 
@@ -13,7 +14,7 @@ export { ConfigError } from './config/values.js'
 export { ROLES, type Role } from './config/service.config.js'
 export { tlsEnabled, type PortOrOff } from './config/tls.config.js'
 
-export interface Config extends ServiceConfig, AccessConfig, DevicesConfig, OperationsConfig, TlsConfig {}
+export interface Config extends ServiceConfig, AccessConfig, DevicesConfig, OperationsConfig, TlsConfig, AlertsConfig {}
 
 /** Reads and validates the configuration. @throws ConfigError naming the first bad variable. */
 export function loadConfig (env: Env): Readonly<Config> {
@@ -43,8 +44,6 @@ function readVariables (env: Env): Config {
     TOKEN_TTL_S: int(env, 'TOKEN_TTL_S', 3600, 1, 31_536_000),
     REFRESH_TOKEN_TTL_S: int(env, 'REFRESH_TOKEN_TTL_S', 30 * 86_400, 1, 315_360_000),
     RATE_LIMIT_PER_S: int(env, 'RATE_LIMIT_PER_S', 100, 1, 1_000_000_000),
-    ALERT_RULES_PER_COMPANY: int(env, 'ALERT_RULES_PER_COMPANY', 1000, 1, 1_000_000),
-    ALERT_CHECK_S: int(env, 'ALERT_CHECK_S', 60, 1, 86_400),
     FLEET_COMPANY_NAME: str(env, 'FLEET_COMPANY_NAME', 'Fleet'),
     FLEET_ADMIN_EMAIL: email(env, 'FLEET_ADMIN_EMAIL', 'admin@fleet.local'),
     FLEET_ADMIN_PASSWORD: optional(env, 'FLEET_ADMIN_PASSWORD'),
@@ -102,6 +101,7 @@ function readVariables (env: Env): Config {
     // Below 64 KiB a few ordinary messages would fill it; one message alone is always taken (ingest.service.ts).
     INGEST_BUFFER_BYTES: int(env, 'INGEST_BUFFER_BYTES', 128 * 1024 * 1024, 65_536, 68_719_476_736),
     DATA_RETENTION_DAYS: int(env, 'DATA_RETENTION_DAYS', 0, 0, 36_500),
-    ...tlsConfig(env)
+    ...tlsConfig(env),
+    ...alertsConfig(env)
   }
 }

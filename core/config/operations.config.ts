@@ -32,8 +32,4 @@ export interface OperationsConfig {
    * DATA_DIR while it arrives; past this its release fails with application.release.too.large.
    */
   APPLICATION_RELEASE_MAX_BYTES: number
-  /** Alert rules a company may have (docs/alerts.md#rules): one more answers alert.rule.too.many. */
-  ALERT_RULES_PER_COMPANY: number
-  /** Seconds between two runs of alerts.check, the evaluation of the rules time alone changes (docs/alerts.md). */
-  ALERT_CHECK_S: number
 }
