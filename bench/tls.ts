@@ -26,15 +26,12 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pino } from 'pino'
-import type { Db } from '../core/ports/store.js'
 import { openInfra } from '../bin/context.js'
 import { assembleService } from '../bin/serve.js'
-import type { TargetResult } from './ingest-devices.js'
-import { devicesInput, runDevices } from './lib/device-process.js'
-import type { BenchTls } from './lib/mqtt-connect.js'
+import { measureIngest, type IngestFigures, type IngestRun } from './lib/measure-ingest.js'
 import { createScratchDatabase, type ScratchDatabase } from './lib/postgres.js'
 import { seedDevices } from './lib/seed-devices.js'
-import { benchConfig } from './lib/service.js'
+import { benchConfig, passwordToken } from './lib/service.js'
 import { table } from './lib/table.js'
 import { measureHandshakes, type HandshakeRow } from './lib/tls-handshakes.js'
 import { measureIdle, openFilesLimit, type IdleKind, type IdleRow } from './lib/tls-idle.js'
@@ -64,39 +61,9 @@ const TARGET_RATIO = 0.8
 
 type Store = 'pglite' | 'postgres'
 
-interface IngestFigures {
-  name: string
-  result: TargetResult
-  /** Rows stored per second of publishing (warm-up included, as bench ingest counts). */
-  committedPerS: number
-  serviceUsPerMessage: number
-  devicesUsPerMessage: number
-}
-
 interface StoreFigures { store: Store, handshakes: HandshakeRow[], ingest: IngestFigures[], idle: IdleRow[], load: Record<string, string> }
 
 const load = (): string => loadavg().map((l) => l.toFixed(1)).join(' ')
-
-async function storedMessages (db: Db): Promise<number> {
-  return Number((await db.query<{ m: number }>('SELECT count(*)::int8 AS m FROM device_messages')).rows[0]?.m ?? 0)
-}
-
-/** One group of bench ingest's devices against `url`: what the store committed meanwhile, and the CPU it took. */
-async function measureIngest (db: Db, name: string, url: string, tls: BenchTls | undefined): Promise<IngestFigures> {
-  console.log(`   ${name}: ${DEVICES} connections, ${INFLIGHT} in flight each, ${WARMUP} s warm-up + ${SECONDS} s`)
-  const before = await storedMessages(db)
-  const cpu0 = process.cpuUsage()
-  const [result] = await runDevices(devicesInput([{ name, url }], { devices: DEVICES, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP, inflight: INFLIGHT, ...(tls === undefined ? {} : { tls }) }))
-  const cpu = process.cpuUsage(cpu0)
-  if (result === undefined) throw new Error(`${name}: the device process answered no result`)
-  const stored = await storedMessages(db) - before
-  if (stored < result.ackedTotal) throw new Error(`${name}: ${result.ackedTotal} messages acknowledged but only ${stored} stored`)
-  const n = Math.max(1, stored)
-  const f: IngestFigures = { name, result, committedPerS: stored / (SECONDS + WARMUP), serviceUsPerMessage: (cpu.user + cpu.system) / n, devicesUsPerMessage: result.cpuUs / n }
-  console.log(`   ${name}: ${f.committedPerS.toFixed(0)} msg/s committed, ack p50 ${result.latencies.p50.toFixed(1)} ms, p99 ${result.latencies.p99.toFixed(1)} ms` +
-    `${result.errors > 0 ? `, ${result.errors} unacknowledged` : ''}`)
-  return f
-}
 
 /** Parts 1 and 2 on one service in this process. */
 async function inProcess (store: Store, figures: StoreFigures, pkis: ServerPki[]): Promise<void> {
@@ -122,8 +89,7 @@ async function inProcess (store: Store, figures: StoreFigures, pkis: ServerPki[]
       const tls = service.tls
       if (tls === undefined || ports.mqtts === undefined) throw new Error('the service has no MQTTS listener')
       const origin = `http://127.0.0.1:${httpPort ?? 0}`
-      const qs = new URLSearchParams({ grant_type: 'password', username: ADMIN.email, password: ADMIN.password, client_id: ADMIN.client, client_secret: ADMIN.secret })
-      const token = ((await (await fetch(`${origin}/api/oauth/token?${qs.toString()}`)).json()) as { access_token: string }).access_token
+      const token = await passwordToken(origin, { username: ADMIN.email, password: ADMIN.password, clientId: ADMIN.client, clientSecret: ADMIN.secret })
       const companyUid = (await infra.db.query<{ uid: string }>('SELECT uid FROM companies LIMIT 1')).rows[0]?.uid ?? ''
       await seedDevices(infra.db, companyUid, SEEDED, { password: PASSWORD, applicationType: 'generic.mqtt', label: 'bench-tls' })
       const mqttUrl = `mqtt://127.0.0.1:${ports.mqtt ?? 0}`
@@ -139,9 +105,10 @@ async function inProcess (store: Store, figures: StoreFigures, pkis: ServerPki[]
         await files.write(ecdsa)
         if (!await tls.reload('bench') || tls.fingerprint() !== ecdsa.server.fingerprint) throw new Error('the service did not take the P-256 certificate back')
         figures.load['ingest, before'] = load()
+        const run: IngestRun = { devices: DEVICES, inflight: INFLIGHT, password: PASSWORD, seconds: SECONDS, warmupSeconds: WARMUP }
         figures.ingest = [
-          await measureIngest(infra.db, 'plain MQTT', mqttUrl, undefined),
-          await measureIngest(infra.db, 'MQTTS one-way (P-256)', mqttsUrl, { ca: ecdsa.ca.cert })
+          await measureIngest(infra.db, 'plain MQTT', mqttUrl, run),
+          await measureIngest(infra.db, 'MQTTS one-way (P-256)', mqttsUrl, run, { ca: ecdsa.ca.cert })
         ]
         figures.load['ingest, after'] = load()
       }

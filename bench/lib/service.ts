@@ -39,6 +39,14 @@ export function benchConfig (dataDir: string, databaseUrl: string | undefined, e
   })
 }
 
+/** A bearer token of the password grant (docs/api.md), for a benchmark's API calls. */
+export async function passwordToken (origin: string, c: { username: string, password: string, clientId: string, clientSecret: string }): Promise<string> {
+  const qs = new URLSearchParams({ grant_type: 'password', username: c.username, password: c.password, client_id: c.clientId, client_secret: c.clientSecret })
+  const res = await fetch(`${origin}/api/oauth/token?${qs.toString()}`)
+  if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`)
+  return ((await res.json()) as { access_token: string }).access_token
+}
+
 export interface BenchService {
   origin: string
   db: Db
@@ -76,12 +84,7 @@ export async function startBenchService (databaseUrl: string | undefined, opts: 
     await ctx.close()
     if (opts.dataDir === undefined) await rm(dataDir, { recursive: true, force: true })
   }
-  const login = async (): Promise<string> => {
-    const qs = new URLSearchParams({ grant_type: 'password', username: ADMIN_EMAIL, password: ADMIN_PASSWORD, client_id: CLIENT_ID, client_secret: CLIENT_SECRET })
-    const res = await fetch(`${origin}/api/oauth/token?${qs.toString()}`)
-    if (!res.ok) throw new Error(`token: ${res.status} ${await res.text()}`)
-    return ((await res.json()) as { access_token: string }).access_token
-  }
+  const login = async (): Promise<string> => await passwordToken(origin, { username: ADMIN_EMAIL, password: ADMIN_PASSWORD, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET })
   const { rows } = await infra.db.query<{ uid: string }>('SELECT uid FROM companies WHERE name = $1', [config.FLEET_COMPANY_NAME])
   return { origin, db: infra.db, companyUid: rows[0]?.uid ?? '', login, close }
 }
