@@ -53,10 +53,11 @@ export interface AlertEvaluationRepository {
   /**
    * The ACTIVE rules of these companies naming any of these data ids, each once with the ones it names among them and
    * the systems it is pinned to, in one statement on the data ids' index: a batch's companies and data ids are few
-   * however many points it holds. Which systems each is evaluated for is the caller's (candidatesOf,
-   * core/services/alerts/alert-evaluation.ts).
+   * however many points it holds. A rule pinned to none of `systemUids` is left out in the store: a company with a
+   * rule per device on one data id (1,000 by default) would otherwise send every batch all of them. Which systems each
+   * is evaluated for is the caller's (candidatesOf, core/services/alerts/alert-evaluation.ts).
    */
-  candidates (companyUids: readonly string[], dataIds: readonly string[]): Promise<AlertRuleMatch[]>
+  candidates (companyUids: readonly string[], dataIds: readonly string[], systemUids: readonly string[]): Promise<AlertRuleMatch[]>
   /**
    * The fields of the systems (the keys of `dataIds`) and the last value of each data id named for each, read from
    * the points through their (system, data id, time) index, so that those of the caller's own transaction count;

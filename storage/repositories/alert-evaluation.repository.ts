@@ -9,10 +9,11 @@ import { textArray } from '../sql-arrays.js'
 import { settledInOrder } from '../../core/settled.js'
 import { writeTransitions } from './alert-transitions.sql.js'
 
-// A company's rules by the data ids they name: one probe of the index per company and data id.
+// A company's rules by the data ids they name: one probe of the index per company and data id; a pinned rule only when
+// the batch has one of its systems (bench alerts: 1,000 rules pinned one per device cost each batch all 1,000).
 const CANDIDATES = `SELECT r.uid, r.company_uid, r.stateful, r.conditions, array_agg(d.data_id) AS data_ids, min(d.system_uids) AS pinned
   FROM alert_rule_data_ids d JOIN alert_rules r ON r.uid = d.rule_uid AND r.active
-  WHERE d.company_uid = ANY($1::text[]) AND d.data_id = ANY($2::text[])
+  WHERE d.company_uid = ANY($1::text[]) AND d.data_id = ANY($2::text[]) AND (d.system_uids IS NULL OR d.system_uids && $3::text[])
   GROUP BY r.uid`
 
 // The protocol of the system's latest message (its own index): the one protocol of its last communications the store
@@ -63,10 +64,10 @@ function factsOf (r: SystemRow): SystemFacts {
 
 export function createAlertEvaluationRepository (q: Queryable): AlertEvaluationRepository {
   return {
-    async candidates (companyUids, dataIds) {
+    async candidates (companyUids, dataIds, systemUids) {
       if (companyUids.length === 0 || dataIds.length === 0) return []
       const { rows } = await q.query<{ uid: string, company_uid: string, stateful: boolean, conditions: AlertCondition[], data_ids: string[], pinned: string[] | null }>(
-        CANDIDATES, [textArray(companyUids), textArray(dataIds)])
+        CANDIDATES, [textArray(companyUids), textArray(dataIds), textArray(systemUids)])
       return rows.map((r): AlertRuleMatch => ({ ruleUid: r.uid, companyUid: r.company_uid, stateful: r.stateful, conditions: r.conditions, dataIds: r.data_ids, pinned: r.pinned }))
     },
     async facts (dataIds) {

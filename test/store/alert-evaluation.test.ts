@@ -60,14 +60,17 @@ const contract = defineContract('AlertEvaluationRepository', {
     await ruleOf(repos, co, HOT, { active: false })
     await ruleOf(repos, co, [cond('GT', attr('DATA.rpm'), num(1))])
     const otherHot = await ruleOf(repos, other, HOT)
-    const found = async (companies: string[], ids: string[]): Promise<Array<[string, string, string[], string[] | null]>> =>
-      (await repos.alertEvaluation.candidates(companies, ids)).map((m): [string, string, string[], string[] | null] => [m.ruleUid, m.companyUid, [...m.dataIds].sort(), m.pinned]).sort()
+    const found = async (companies: string[], ids: string[], systems = [a, b]): Promise<Array<[string, string, string[], string[] | null]>> =>
+      (await repos.alertEvaluation.candidates(companies, ids, systems)).map((m): [string, string, string[], string[] | null] => [m.ruleUid, m.companyUid, [...m.dataIds].sort(), m.pinned]).sort()
     expect(await found([co], ['temp', 'volt', 'none'])).toEqual([
       [hot, co, ['temp'], null], [pinned, co, ['temp'], [b]], [listed, co, ['temp', 'volt'], [a, b].sort()]].sort())
     expect(await found([co, other], ['volt'])).toEqual([[listed, co, ['volt'], [a, b].sort()]])
     expect(await found([other], ['temp'])).toEqual([[otherHot, other, ['temp'], null]])
     expect(await found(['none'], ['temp'])).toEqual([])
-    expect(await repos.alertEvaluation.candidates([co], [])).toEqual([])
+    expect(await repos.alertEvaluation.candidates([co], [], [a, b])).toEqual([])
+    // A rule pinned to none of the batch's systems is not answered (a rule per device would send every batch all).
+    expect(await found([co], ['temp'], [a])).toEqual([[hot, co, ['temp'], null], [listed, co, ['temp'], [a, b].sort()]].sort())
+    expect(await found([co], ['temp'], ['elsewhere'])).toEqual([[hot, co, ['temp'], null]])
     // A rule pinned elsewhere by an update is found with its new system; unpinned, with none.
     const moved = defaultRule(pinned, [...HOT, cond('EQUALS', attr('system.id'), str(a))])
     await repos.alertRules.update({ rule: moved, companyUid: co, ownerUid: null, dataIds: ['temp'], periodic: false, systemUids: [a], at: 2 })
@@ -135,7 +138,7 @@ const contract = defineContract('AlertEvaluationRepository', {
     const s = await newSystem(repos, co)
     await insertMessage(db, s, { ts: 1000, points: [{ dataId: 'temp', ts: 1000, value: 50 }] })
     const r = await ruleOf(repos, co, HOT)
-    const [match] = await repos.alertEvaluation.candidates([co], ['temp'])
+    const [match] = await repos.alertEvaluation.candidates([co], ['temp'], [s])
     if (match === undefined) throw new Error('no candidate')
     const candidate: AlertCandidate = { ...match, systemUids: [s] }
     // PostgreSQL: both read the stored answer (none) before either writes; PGlite runs one transaction at a time.

@@ -29,10 +29,13 @@ export function candidatesOf (matches: readonly AlertRuleMatch[], points: readon
   }
   const candidates: AlertCandidate[] = []
   for (const m of matches) {
+    const systems = byCompany.get(m.companyUid)
+    if (systems === undefined) continue
+    // A pinned rule looks up its own few systems: going through the batch's for each of a rule per device costs
+    // rules × systems per batch.
+    const among = m.pinned === null ? systems.keys() : m.pinned.filter((uid) => systems.has(uid))
     const systemUids: string[] = []
-    for (const [uid, ids] of byCompany.get(m.companyUid) ?? []) {
-      if ((m.pinned === null || m.pinned.includes(uid)) && m.dataIds.some((id) => ids.has(id))) systemUids.push(uid)
-    }
+    for (const uid of among) if (m.dataIds.some((id) => systems.get(uid)?.has(id) === true)) systemUids.push(uid)
     if (systemUids.length > 0) candidates.push({ ruleUid: m.ruleUid, companyUid: m.companyUid, stateful: m.stateful, conditions: m.conditions, systemUids })
   }
   return candidates

@@ -63,7 +63,7 @@ async function raiseAlerts (tx: Repositories, matches: AlertRuleMatch[], asked: 
   const missing = distinct(known.values()).filter((c) => !asked.includes(c))
   if (matches.length === 0 && missing.length === 0) return []
   const keys = pointKeys(msgs)
-  if (missing.length > 0) matches = [...matches, ...await tx.alertEvaluation.candidates(missing, distinct(keys.map((k) => k.dataId)))]
+  if (missing.length > 0) matches = [...matches, ...await tx.alertEvaluation.candidates(missing, distinct(keys.map((k) => k.dataId)), distinct(keys.map((k) => k.systemUid)))]
   const candidates = candidatesOf(matches, keys, known)
   if (candidates.length === 0) return []
   return (await evaluateCandidates(tx.alertEvaluation, candidates, now, trafficOf(msgs))).raised
@@ -84,9 +84,10 @@ export interface WrittenBatch { known: Map<string, string>, inserted: Set<string
 export async function writeMessages (inTransaction: UnitOfWork, storeRetry: RetryOptions, msgs: DeviceMessage[], now: () => number): Promise<WrittenBatch> {
   const rows = msgs.map((m) => ({ uid: m.uid, systemUid: m.systemUid, protocol: m.protocol, ts: m.timestamp, receivedAt: m.receivedAt, nbDataPoints: m.nbDataPoints }))
   let attempts = 0
-  // What the alert rules are looked up by: the batch's companies (as their devices logged in) and data ids.
+  // What the alert rules are looked up by: the batch's companies (as their devices logged in), data ids and systems.
   const companies = distinct(msgs.map((m) => m.companyUid))
   const dataIds = distinct(msgs.flatMap((m) => m.points.map((p) => p.dataId)))
+  const systems = distinct(msgs.map((m) => m.systemUid))
   const attempt = async (pipelined: boolean): Promise<Omit<WrittenBatch, 'results'>> => await retryWhileUnavailable(async () => await inTransaction(async (tx) => {
     const again = attempts++ > 0
     if (pipelined && !again) {
@@ -96,7 +97,7 @@ export async function writeMessages (inTransaction: UnitOfWork, storeRetry: Retr
       // A system deleted meanwhile is rare: then the transaction is rolled back and written again in steps below.
       // The alert rules' lookup goes with them: a batch of a company without rules waits for no more answers.
       const [stored, , matches] = await settledInOrder([tx.telemetry.insertMessages(rows, { again: false }),
-        tx.telemetry.insertPoints(pointRows(msgs, () => true)), tx.alertEvaluation.candidates(companies, dataIds)])
+        tx.telemetry.insertPoints(pointRows(msgs, () => true)), tx.alertEvaluation.candidates(companies, dataIds, systems)])
       if (msgs.some((m) => !stored.known.has(m.systemUid))) throw new UnknownSystemInBatch()
       return { known: stored.known, inserted: new Set(stored.inserted), alerts: await raiseAlerts(tx, matches, companies, msgs, stored.known, now()) }
     }
@@ -105,7 +106,7 @@ export async function writeMessages (inTransaction: UnitOfWork, storeRetry: Retr
     const known = msgs.filter((m) => stored.known.has(m.systemUid))
     const found = distinct(stored.known.values())
     const [, matches] = await settledInOrder([tx.telemetry.insertPoints(pointRows(msgs, (m) => inserted.has(m.uid))),
-      tx.alertEvaluation.candidates(found, dataIds)])
+      tx.alertEvaluation.candidates(found, dataIds, systems)])
     return { known: stored.known, inserted, alerts: await raiseAlerts(tx, matches, found, known, stored.known, now()) }
   }), storeRetry)
   const { known, inserted, alerts } = await attempt(true).catch(async (err: unknown) => {

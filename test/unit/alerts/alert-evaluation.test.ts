@@ -34,6 +34,8 @@ describe('candidatesOf', () => {
 
   it('keeps a pinned rule to its systems, and leaves out a rule no system of the batch may change', () => {
     expect(systemsOf([match('pinned', ['temp'], ['b', 'y']), match('none', ['temp'], [])])).toEqual({ pinned: ['b'] })
+    // Of its systems, those that sent a data id it names: a sent no volt.
+    expect(systemsOf([match('volt', ['volt'], ['a', 'b', 'gone'])])).toEqual({ volt: ['b'] })
     expect(candidatesOf([match('hot', ['temp'])], points, new Map())).toEqual([])
   })
 })
