@@ -3,7 +3,7 @@
 // once it is acknowledged, one under it (the alert closes): `alerts` transitions at `perSecond`. Each hook POST is
 // matched to its point by the event's target and date, and its signature checked with the service's CALLBACK_SECRET.
 import { createHmac } from 'node:crypto'
-import { once } from 'node:events'
+import { EventEmitter, once } from 'node:events'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import mqtt, { type Packet } from 'mqtt-packet'
@@ -38,8 +38,10 @@ export interface HookFigures {
 
 interface Hook { at: number, target: string, date: number, signed: boolean }
 
-async function receiver (secret: string): Promise<{ url: string, hooks: Hook[], close: () => Promise<void> }> {
+/** The receiver's hooks as they arrive, and an emitter that says 'hook' after each. */
+async function receiver (secret: string): Promise<{ url: string, hooks: Hook[], arrivals: EventEmitter, close: () => Promise<void> }> {
   const hooks: Hook[] = []
+  const arrivals = new EventEmitter()
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -49,6 +51,7 @@ async function receiver (secret: string): Promise<{ url: string, hooks: Hook[], 
       const event = JSON.parse(body.toString('utf8')) as { date: number, content: Record<string, string> }
       const signed = req.headers['x-fleet-signature'] === `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`
       hooks.push({ at, target: event.content['target.uid'] ?? '', date: event.date, signed })
+      arrivals.emit('hook')
       res.writeHead(204).end()
     })
   })
@@ -58,6 +61,7 @@ async function receiver (secret: string): Promise<{ url: string, hooks: Hook[], 
   return {
     url: `http://127.0.0.1:${port}/fleet-alerts`,
     hooks,
+    arrivals,
     async close () { server.closeAllConnections(); server.close(); await once(server, 'close') }
   }
 }
@@ -100,9 +104,14 @@ async function raiseOnce (d: Device): Promise<void> {
 }
 
 /** Waits for `count` hooks, at most `ms` after the last point. */
-async function allHooks (hooks: Hook[], count: number, ms: number): Promise<void> {
-  const deadline = Date.now() + ms
-  while (hooks.length < count && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50))
+async function allHooks (rx: { hooks: Hook[], arrivals: EventEmitter }, count: number, ms: number): Promise<void> {
+  if (rx.hooks.length >= count) return
+  await new Promise<void>((resolve) => {
+    const done = (): void => { clearTimeout(timer); rx.arrivals.off('hook', arrived); resolve() }
+    const arrived = (): void => { if (rx.hooks.length >= count) done() }
+    const timer = setTimeout(done, ms)
+    rx.arrivals.on('hook', arrived)
+  })
 }
 
 export async function measureHookLatency (run: HookRun): Promise<HookFigures> {
@@ -125,7 +134,7 @@ export async function measureHookLatency (run: HookRun): Promise<HookFigures> {
       if (d !== undefined) turns.push(raiseOnce(d))
     }
     await Promise.all(turns)
-    await allHooks(rx.hooks, run.alerts, 30_000)
+    await allHooks(rx, run.alerts, 30_000)
     const seconds = (Date.now() - start) / 1000
     const byUid = new Map(devices.map((d) => [d.uid, d]))
     const fromPublish: number[] = []
