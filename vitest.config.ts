@@ -1,4 +1,5 @@
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config'
+import { TierSequencer } from './test/helpers/tier-sequencer.js'
 
 // The test tiers, one folder and one vitest project each (docs/decisions/0015-test-tiers.md). `npm test` runs every
 // project in one `vitest run`, so the tiers share one pool of workers; `npm run test:<tier>` runs one.
@@ -49,6 +50,8 @@ export default defineConfig({
     // Vitest's default is one worker less than the cores: one on this 2-core machine. Most files wait on sockets,
     // timers and the store rather than compute, so three run well side by side.
     maxWorkers: 3,
+    // The slow tier's files alternate with the others from the start (test/helpers/tier-sequencer.ts).
+    sequence: { sequencer: TierSequencer },
     reporters: ['default']
   }
 })

@@ -51,15 +51,24 @@ export async function inspect<T> (store: Store, fn: (db: Db) => Promise<T>): Pro
 }
 
 /**
- * The stores the CLI tests run the service on: the embedded one always, and PostgreSQL with TEST_DATABASE_URL. The
- * slow tier, their tier, runs once (on the servers when their URLs are set), so it covers both stores itself. In CI
- * the PostgreSQL runs must happen (postgresStore() throws without TEST_DATABASE_URL: never a silent skip).
+ * The store a slow test runs the service on: PostgreSQL when TEST_DATABASE_URL is set (always in CI: the slow tier
+ * runs once, on the servers; postgresStore() throws without the URL, never a silent skip), else the embedded one.
+ * What differs between the stores is the store tier's (docs/decisions/0015-test-tiers.md).
  */
 export function storeKinds (): Array<[string, () => Promise<Store>]> {
-  const kinds: Array<[string, () => Promise<Store>]> = [['PGlite in DATA_DIR', pgliteStore]]
-  if (TEST_DATABASE_URL !== undefined || process.env.CI === 'true') kinds.push(['PostgreSQL (DATABASE_URL)', postgresStore])
-  return kinds
+  return TEST_DATABASE_URL !== undefined || process.env.CI === 'true' ? [POSTGRES] : [PGLITE]
 }
+
+/**
+ * Both stores, for the few slow files whose subject is the store under the service itself: the embedded store's
+ * commits across a SIGKILL and the first start on a DATA_DIR, beside the same on PostgreSQL.
+ */
+export function bothStoreKinds (): Array<[string, () => Promise<Store>]> {
+  return TEST_DATABASE_URL !== undefined || process.env.CI === 'true' ? [PGLITE, POSTGRES] : [PGLITE]
+}
+
+const PGLITE: [string, () => Promise<Store>] = ['PGlite in DATA_DIR', pgliteStore]
+const POSTGRES: [string, () => Promise<Store>] = ['PostgreSQL (DATABASE_URL)', postgresStore]
 
 /** Options every CLI run of the tests shares: loopback only, MQTT and M3DA on any free port. */
 export const quiet = { HTTP_HOST: '127.0.0.1', MQTT_PORT: '0', M3DA_PORT: '0' }

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vites
 import type { Db } from '../../core/ports/store.js'
 import { verifyPassword } from '../../core/security/secrets.js'
 import { fleetCommand, freePort, runFleet, spawnFleet, type Child, type Exit } from '../helpers/child.js'
-import { inspect, quiet, storeKinds, type Store } from '../helpers/cli-stores.js'
+import { bothStoreKinds, inspect, quiet, type Store } from '../helpers/cli-stores.js'
 import { TEST_DATABASE_URL, databaseUrl } from '../helpers/env.js'
 
 /** A port held by another server for the rest of the test. */
@@ -52,7 +52,7 @@ const adminHash = async (db: Db): Promise<string | null> =>
 
 const SEED = { companies: [{ name: 'Acme' }] }
 
-describe.each(storeKinds())('first run on %s', { timeout: 300_000 }, (kind, makeStore) => {
+describe.each(bothStoreKinds())('first run on %s', { timeout: 300_000 }, (kind, makeStore) => {
   let store: Store | undefined
   let seedFile = ''
   beforeAll(async () => {

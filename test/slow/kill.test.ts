@@ -7,14 +7,14 @@ import { startFleet } from '../../simulator/fleet.js'
 import { connectApi } from '../../simulator/provision.js'
 import { expectAllStored, killAfterAcks, recordAckedSeqs } from '../helpers/acked-seqs.js'
 import { cliService } from '../helpers/cli-service.js'
-import { storeKinds } from '../helpers/cli-stores.js'
+import { bothStoreKinds } from '../helpers/cli-stores.js'
 
 const DEVICES = 20
 const ACKED_BEFORE_KILL = 200
 const CLIENT_SECRET = 'kill-test-secret'
 const ADMIN_PASSWORD = 'kill-test-password'
 
-describe.each(storeKinds())('SIGKILL of the service on %s', (_kind, makeStore) => {
+describe.each(bothStoreKinds())('SIGKILL of the service on %s', (_kind, makeStore) => {
   it('loses no message whose PUBACK was received', { timeout: 240_000 }, async () => {
     const store = await makeStore()
     onTestFinished(async () => { await store.drop() })

@@ -7,8 +7,8 @@
 // FINISHED with 3,000 SUCCESS and no FAILURE means each deletion was committed exactly once, together with its task's
 // state.
 //
-// Stores: PGlite in DATA_DIR; PostgreSQL (fresh database, DATABASE_URL) when TEST_DATABASE_URL is set; and there
-// with the BullMQ queue (REDIS_URL) when TEST_REDIS_URL is set too.
+// Store: PostgreSQL (a fresh database, DATABASE_URL) with the BullMQ queue (REDIS_URL) when TEST_DATABASE_URL and
+// TEST_REDIS_URL are set; else PGlite in DATA_DIR.
 import { randomBytes, randomInt } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
@@ -170,10 +170,12 @@ async function expectAllSucceeded (api: Awaited<ReturnType<typeof connect>>, op:
   expect(wrong).toEqual([])
 }
 
-// The slow tier runs once (on the servers when their URLs are set): the embedded store is always one of its runs.
-const kinds: Array<[string, () => Promise<Store>]> = [['PGlite in DATA_DIR', pgliteStore]]
-if (TEST_DATABASE_URL !== undefined || CI) kinds.push(['PostgreSQL (DATABASE_URL)', async () => await postgresStore(false)])
-if ((TEST_DATABASE_URL !== undefined && TEST_REDIS_URL !== undefined) || CI) kinds.push(['PostgreSQL with BullMQ (REDIS_URL)', async () => await postgresStore(true)])
+// The slow tier runs once, on the servers when their URLs are set (always in CI): PostgreSQL with the BullMQ queue, as
+// a cluster runs; else the embedded store and its queue (test/helpers/cli-stores.ts, storeKinds()).
+const onServers = (TEST_DATABASE_URL !== undefined && TEST_REDIS_URL !== undefined) || CI
+const kinds: Array<[string, () => Promise<Store>]> = onServers
+  ? [['PostgreSQL with BullMQ (REDIS_URL)', async () => await postgresStore(true)]]
+  : [['PGlite in DATA_DIR', pgliteStore]]
 
 describe.each(kinds)('SIGKILL of the service during an operation, on %s', (_kind, makeStore) => {
   it(`resumes a label and a bulk delete of ${SYSTEMS} systems: no task lost, none applied twice`, { timeout: 600_000 }, async () => {
