@@ -9,19 +9,28 @@ import { textArray } from '../sql-arrays.js'
 import { settledInOrder } from '../../core/settled.js'
 import { writeTransitions } from './alert-transitions.sql.js'
 
-// A company's rules by the data ids they name: one probe of the index per company and data id; a pinned rule only when
-// the batch has one of its systems (bench alerts: 1,000 rules pinned one per device cost each batch all 1,000).
-const CANDIDATES = `SELECT r.uid, r.company_uid, r.stateful, r.conditions, array_agg(d.data_id) AS data_ids, min(d.system_uids) AS pinned
-  FROM alert_rule_data_ids d JOIN alert_rules r ON r.uid = d.rule_uid AND r.active
-  WHERE d.company_uid = ANY($1::text[]) AND d.data_id = ANY($2::text[]) AND (d.system_uids IS NULL OR d.system_uids && $3::text[])
+// A company's rules by the data ids they name: those pinned to no system through their own index (one probe per
+// company and data id), the pinned ones from the batch's systems through alert_rule_systems (one probe per system,
+// migration 0041), never the company's pinned rules one by one (bench alerts: 1,000 rules pinned one per device).
+const CANDIDATES = `WITH hit AS (
+    SELECT d.rule_uid FROM alert_rule_data_ids d
+     WHERE d.company_uid = ANY($1::text[]) AND d.data_id = ANY($2::text[]) AND d.system_uids IS NULL
+    UNION
+    SELECT p.rule_uid FROM alert_rule_systems p WHERE p.system_uid = ANY($3::text[]) AND p.company_uid = ANY($1::text[]))
+  SELECT r.uid, r.company_uid, r.stateful, r.conditions, array_agg(d.data_id) AS data_ids, min(d.system_uids) AS pinned
+  FROM hit JOIN alert_rules r ON r.uid = hit.rule_uid AND r.active
+  JOIN alert_rule_data_ids d ON d.rule_uid = r.uid AND d.company_uid = r.company_uid AND d.data_id = ANY($2::text[])
   GROUP BY r.uid`
 
 // The protocol of the system's latest message (its own index): the one protocol of its last communications the store
-// keeps; the ingest adds those of the batch (core/services/alerts/alert-facts.ts).
-const SYSTEMS = `SELECT s.uid, s.company_uid, s.name, s.life_cycle_state, s.labels, st.comm_status, st.last_comm_date,
-    st.data -> 'latitude' AS latitude, st.data -> 'longitude' AS longitude,
-    (SELECT m.protocol FROM device_messages m WHERE m.system_uid = s.uid ORDER BY m.ts DESC, m.uid DESC LIMIT 1) AS protocol
-  FROM systems s LEFT JOIN system_state st ON st.system_uid = s.uid WHERE s.uid = ANY($1::text[])`
+// keeps; the ingest adds those of the batch (factsAt, core/services/alerts/alert-evaluation.ts). Each system of the list
+// is looked up by its key (LIMIT 1 keeps the planner from turning it into a join): with `uid = ANY(list)` PGlite,
+// which has no autovacuum and so no statistics, read every system and every system state for each batch.
+const SYSTEMS = `SELECT f.* FROM unnest($1::text[]) AS v(uid) CROSS JOIN LATERAL (
+    SELECT s.uid, s.company_uid, s.name, s.life_cycle_state, s.labels, st.comm_status, st.last_comm_date,
+      st.data -> 'latitude' AS latitude, st.data -> 'longitude' AS longitude,
+      (SELECT m.protocol FROM device_messages m WHERE m.system_uid = s.uid ORDER BY m.ts DESC, m.uid DESC LIMIT 1) AS protocol
+    FROM systems s LEFT JOIN system_state st ON st.system_uid = s.uid WHERE s.uid = v.uid LIMIT 1) f`
 
 // The latest point of each pair by time, the caller's uncommitted points included (data_last follows later).
 const LAST_VALUES = `SELECT v.system_uid, v.data_id, p.num, p.str

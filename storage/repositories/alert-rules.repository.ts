@@ -60,7 +60,7 @@ function ruleParams (w: AlertRuleWrite): unknown[] {
 const pinned = (w: AlertRuleWrite): string[] | null => w.systemUids === null ? null : [...w.systemUids]
 
 // One statement each, so that a rule and its data ids are written together even outside a transaction: the rule,
-// then its data ids from the rule's own row (none when the rule was not written).
+// then its data ids and the systems it is pinned to from the rule's own row (none when the rule was not written).
 const INSERT = `WITH r AS (
     INSERT INTO alert_rules (uid, company_uid, name, message, stateful, active, emails, notif_mode, conditions, metadata,
       read_only, actions, max_operations_per_hour, periodic, owner_uid, created_at, updated_at)
@@ -68,11 +68,14 @@ const INSERT = `WITH r AS (
     WHERE (SELECT count(*) FROM alert_rules WHERE company_uid = $2) < $18
     RETURNING uid, company_uid),
   d AS (INSERT INTO alert_rule_data_ids (company_uid, data_id, rule_uid, system_uids) SELECT r.company_uid, x, r.uid, $19::text[]
-    FROM r, unnest($17::text[]) x)
+    FROM r, unnest($17::text[]) x),
+  p AS (INSERT INTO alert_rule_systems (system_uid, rule_uid, company_uid) SELECT DISTINCT x, r.uid, r.company_uid
+    FROM r, unnest($19::text[]) x)
   SELECT count(*)::int AS n FROM r`
 
 // The data ids the rule no longer names go, the new ones come; the ones it keeps stay, with the systems the rule is
-// pinned to now (a delete and an insert of one key in one statement would collide).
+// pinned to now (a delete and an insert of one key in one statement would collide); its pins (alert_rule_systems,
+// migration 0041) likewise.
 const UPDATE = `WITH r AS (
     UPDATE alert_rules SET name = $3, message = $4, stateful = $5, active = $6, emails = $7::jsonb, notif_mode = $8,
       conditions = $9::jsonb, metadata = $10::jsonb, read_only = $11, actions = $12::jsonb, max_operations_per_hour = $13,
@@ -81,7 +84,10 @@ const UPDATE = `WITH r AS (
   gone AS (DELETE FROM alert_rule_data_ids WHERE rule_uid IN (SELECT uid FROM r) AND NOT (data_id = ANY($16::text[]))),
   d AS (INSERT INTO alert_rule_data_ids (company_uid, data_id, rule_uid, system_uids) SELECT r.company_uid, x, r.uid, $17::text[]
     FROM r, unnest($16::text[]) x
-    ON CONFLICT (company_uid, data_id, rule_uid) DO UPDATE SET system_uids = excluded.system_uids)
+    ON CONFLICT (company_uid, data_id, rule_uid) DO UPDATE SET system_uids = excluded.system_uids),
+  unpinned AS (DELETE FROM alert_rule_systems WHERE rule_uid IN (SELECT uid FROM r) AND NOT (system_uid = ANY(coalesce($17::text[], '{}')))),
+  p AS (INSERT INTO alert_rule_systems (system_uid, rule_uid, company_uid) SELECT DISTINCT x, r.uid, r.company_uid
+    FROM r, unnest($17::text[]) x ON CONFLICT (system_uid, rule_uid) DO NOTHING)
   SELECT count(*)::int AS n FROM r`
 
 export function createAlertRulesRepository (q: Queryable): AlertRulesRepository {

@@ -75,8 +75,15 @@ const contract = defineContract('AlertEvaluationRepository', {
     const moved = defaultRule(pinned, [...HOT, cond('EQUALS', attr('system.id'), str(a))])
     await repos.alertRules.update({ rule: moved, companyUid: co, ownerUid: null, dataIds: ['temp'], periodic: false, systemUids: [a], at: 2 })
     expect((await found([co], ['temp'])).find((m) => m[0] === pinned)?.[3]).toEqual([a])
+    // Found through its systems (alert_rule_systems): no longer with its old one alone, with its new one.
+    expect((await found([co], ['temp'], [b])).map((m) => m[0])).not.toContain(pinned)
+    expect((await found([co], ['temp'], [a])).map((m) => m[0])).toContain(pinned)
     await repos.alertRules.update({ rule: defaultRule(pinned, HOT), companyUid: co, ownerUid: null, dataIds: ['temp'], periodic: false, systemUids: null, at: 3 })
     expect((await found([co], ['temp'])).find((m) => m[0] === pinned)?.[3]).toBeNull()
+    expect((await found([co], ['temp'], ['elsewhere'])).map((m) => m[0])).toContain(pinned)
+    // A deleted rule's systems go with it.
+    expect(await repos.alertRules.delete(co, listed)).toBe(true)
+    expect((await found([co], ['temp', 'volt'], [a, b])).map((m) => m[0])).not.toContain(listed)
   },
 
   'reads a system\'s fields and the latest point of each data id asked, by time': async ({ repos, db }) => {
