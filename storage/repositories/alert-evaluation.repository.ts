@@ -95,8 +95,9 @@ export function createAlertEvaluationRepository (q: Queryable): AlertEvaluationR
     async states (pairs) {
       if (pairs.length === 0) return new Map()
       const { rows } = await q.query<{ rule_uid: string, system_uid: string, state: boolean }>(
-        `SELECT a.rule_uid, a.system_uid, a.state FROM unnest($1::text[], $2::text[]) AS v(rule_uid, system_uid)
-         JOIN alert_states a ON a.rule_uid = v.rule_uid AND a.system_uid = v.system_uid`,
+        // By key, pair after pair, as the systems' fields (SYSTEMS above).
+        `SELECT a.* FROM unnest($1::text[], $2::text[]) AS v(rule_uid, system_uid) CROSS JOIN LATERAL (
+           SELECT a.rule_uid, a.system_uid, a.state FROM alert_states a WHERE a.rule_uid = v.rule_uid AND a.system_uid = v.system_uid LIMIT 1) a`,
         [textArray(pairs.map((p) => p.ruleUid)), textArray(pairs.map((p) => p.systemUid))])
       return new Map(rows.map((r) => [`${r.rule_uid} ${r.system_uid}`, r.state]))
     },
