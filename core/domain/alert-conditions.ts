@@ -200,6 +200,15 @@ export function dataIdsOf (conditions: readonly AlertCondition[]): string[] {
   return [...ids]
 }
 
+/**
+ * Whether the rule reads a field of its system besides the uid (name, states, labels, protocols, last communication,
+ * or the position a GEO_CONTAINS falls back on): the ingest reads a system's row only for such rules.
+ */
+export function readsSystemFields (conditions: readonly AlertCondition[]): boolean {
+  return conditions.some((c) => c?.operator === 'NO_COMMUNICATION_FOR' || c?.operator === 'GEO_CONTAINS') ||
+    attributeNamesOf(conditions).some((n) => n.startsWith('system.') && n !== 'system.id')
+}
+
 /** Whether the rule's answer can change with no point arriving (silence, commStatus), so a periodic job checks it. */
 export function needsPeriodicCheck (conditions: readonly AlertCondition[]): boolean {
   return conditions.some((c) => c?.operator === 'NO_COMMUNICATION_FOR') ||

@@ -61,9 +61,10 @@ export interface AlertEvaluationRepository {
   /**
    * The fields of the systems (the keys of `dataIds`) and the last value of each data id named for each, read from
    * the points through their (system, data id, time) index, so that those of the caller's own transaction count;
-   * systems not found are absent.
+   * systems not found are absent. The systems in `fieldless`, whose rules read no field but the uid, are answered with
+   * the company given (as the caller's insert found it) and empty fields, without reading their rows.
    */
-  facts (dataIds: ReadonlyMap<string, readonly string[]>): Promise<Map<string, SystemFacts>>
+  facts (dataIds: ReadonlyMap<string, readonly string[]>, fieldless?: ReadonlyMap<string, string>): Promise<Map<string, SystemFacts>>
   /** The stored answer of each (rule, system) pair that has one, keyed `${ruleUid} ${systemUid}`. */
   states (pairs: ReadonlyArray<{ ruleUid: string, systemUid: string }>): Promise<Map<string, boolean>>
   /**

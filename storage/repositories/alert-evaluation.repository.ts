@@ -71,6 +71,13 @@ function factsOf (r: SystemRow): SystemFacts {
   }
 }
 
+/** A system whose fields no rule reads: its uid and company only. */
+const fieldlessFacts = (uid: string, companyUid: string): SystemFacts => ({
+  companyUid,
+  system: { uid, name: '', commStatus: NEVER_COMMUNICATED, lifeCycleState: '', labels: [], commProtocols: [], lastCommDate: null, latitude: null, longitude: null },
+  data: new Map<string, AlertValue>()
+})
+
 export function createAlertEvaluationRepository (q: Queryable): AlertEvaluationRepository {
   return {
     async candidates (companyUids, dataIds, systemUids) {
@@ -79,16 +86,18 @@ export function createAlertEvaluationRepository (q: Queryable): AlertEvaluationR
         CANDIDATES, [textArray(companyUids), textArray(dataIds), textArray(systemUids)])
       return rows.map((r): AlertRuleMatch => ({ ruleUid: r.uid, companyUid: r.company_uid, stateful: r.stateful, conditions: r.conditions, dataIds: r.data_ids, pinned: r.pinned }))
     },
-    async facts (dataIds) {
+    async facts (dataIds, fieldless = new Map()) {
       if (dataIds.size === 0) return new Map()
       const pairs = [...dataIds].flatMap(([systemUid, ids]) => ids.map((dataId) => ({ systemUid, dataId })))
+      const read = [...dataIds.keys()].filter((uid) => !fieldless.has(uid))
       // Sent together: the store runs one while the other waits in line behind it.
-      const systems = q.query<SystemRow>(SYSTEMS, [textArray([...dataIds.keys()])])
+      const systems = read.length === 0 ? Promise.resolve({ rows: [] as SystemRow[] }) : q.query<SystemRow>(SYSTEMS, [textArray(read)])
       const last = pairs.length === 0
         ? Promise.resolve({ rows: [] })
         : q.query<{ system_uid: string, data_id: string, num: number | null, str: string | null }>(LAST_VALUES, [textArray(pairs.map((p) => p.systemUid)), textArray(pairs.map((p) => p.dataId))])
       const [s, l] = await settledInOrder([systems, last])
       const out = new Map(s.rows.map((r) => [r.uid, factsOf(r)]))
+      for (const [uid, companyUid] of fieldless) if (dataIds.has(uid)) out.set(uid, fieldlessFacts(uid, companyUid))
       for (const r of l.rows) (out.get(r.system_uid)?.data as Map<string, AlertValue> | undefined)?.set(r.data_id, decodeValue(r.num, r.str))
       return out
     },

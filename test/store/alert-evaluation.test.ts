@@ -100,6 +100,14 @@ const contract = defineContract('AlertEvaluationRepository', {
     expect(Object.fromEntries(f?.data ?? [])).toEqual({ temp: 45.5, on: true, label: 'x' })
     const fresh = await newSystem(repos, co)
     expect((await repos.alertEvaluation.facts(new Map([[fresh, []]]))).get(fresh)?.system).toMatchObject({ commStatus: 'UNDEFINED', lastCommDate: null, commProtocols: [] })
+    // A system whose rules read no field: its last values and the company given, its row not read (its name stays '').
+    const plain = await newSystem(repos, co, { name: 'Pump 8', labels: ['x'] })
+    await insertMessage(db, plain, { ts: 500, points: [{ dataId: 'temp', ts: 500, value: 7 }] })
+    const bare = await repos.alertEvaluation.facts(new Map([[s, ['temp']], [plain, ['temp']]]), new Map([[plain, co], ['elsewhere', co]]))
+    expect([...bare.keys()].sort()).toEqual([s, plain].sort())
+    expect(bare.get(plain)).toMatchObject({ companyUid: co, system: { uid: plain, name: '', labels: [] } })
+    expect(Object.fromEntries(bare.get(plain)?.data ?? [])).toEqual({ temp: 7 })
+    expect(bare.get(s)?.system.name).toBe('Pump 7')
   },
 
   'raises one OPEN alert when a stateful rule becomes true, closes it when false, and raises again on the next change': async ({ repos, db }) => {

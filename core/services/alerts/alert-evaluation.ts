@@ -2,7 +2,7 @@
 // which systems, the facts a system is evaluated on, and the answers that differ from the stored ones. Pure; the
 // store's part is core/ports/alert-evaluation.ts, the order of the calls ./alert-evaluate.ts.
 import type { AlertFacts, AlertValue } from '../../domain/alert-rule.js'
-import { dataIdsOf, evaluateRule } from '../../domain/alert-conditions.js'
+import { dataIdsOf, evaluateRule, readsSystemFields } from '../../domain/alert-conditions.js'
 import { ON_TRAFFIC } from '../../domain/comm-status.js'
 import type { AlertAnswer, AlertCandidate, AlertRuleMatch, SystemFacts } from '../../ports/alert-evaluation.js'
 
@@ -53,6 +53,28 @@ export function dataIdsWanted (candidates: readonly AlertCandidate[]): Map<strin
     }
   }
   return new Map([...wanted].map(([uid, ids]) => [uid, [...ids]]))
+}
+
+/**
+ * The candidate systems none of whose rules reads a field of the system besides its uid, with their company as the
+ * batch's insert found it (`known`): the store reads only their last values, not their rows (bench alerts: a rule per
+ * device on a data id and system.id made each batch read every system's row and latest message). None without
+ * `known` (the periodic check).
+ */
+export function fieldlessSystems (candidates: readonly AlertCandidate[], known: ReadonlyMap<string, string> | undefined): Map<string, string> {
+  const fieldless = new Map<string, string>()
+  if (known === undefined) return fieldless
+  const reading = new Set<string>()
+  for (const c of candidates) {
+    const reads = readsSystemFields(c.conditions)
+    for (const uid of c.systemUids) {
+      const company = known.get(uid)
+      if (reads) reading.add(uid)
+      else if (company !== undefined) fieldless.set(uid, company)
+    }
+  }
+  for (const uid of reading) fieldless.delete(uid)
+  return fieldless
 }
 
 const finite = (v: AlertValue | undefined): number | undefined => typeof v === 'number' && Number.isFinite(v) ? v : undefined

@@ -66,7 +66,7 @@ async function raiseAlerts (tx: Repositories, matches: AlertRuleMatch[], asked: 
   if (missing.length > 0) matches = [...matches, ...await tx.alertEvaluation.candidates(missing, distinct(keys.map((k) => k.dataId)), distinct(keys.map((k) => k.systemUid)))]
   const candidates = candidatesOf(matches, keys, known)
   if (candidates.length === 0) return []
-  return (await evaluateCandidates(tx.alertEvaluation, candidates, now, trafficOf(msgs))).raised
+  return (await evaluateCandidates(tx.alertEvaluation, candidates, now, { traffic: trafficOf(msgs), known })).raised
 }
 
 /**

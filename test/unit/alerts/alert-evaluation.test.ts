@@ -2,7 +2,7 @@
 // batch's traffic changes, and the answers written: only those that differ from the stored ones, never for a system
 // of another company than the rule's.
 import { describe, expect, it } from 'vitest'
-import { candidatesOf, changedAnswers, dataIdsWanted, factsAt, stateKey } from '../../../core/services/alerts/alert-evaluation.js'
+import { candidatesOf, changedAnswers, dataIdsWanted, factsAt, fieldlessSystems, stateKey } from '../../../core/services/alerts/alert-evaluation.js'
 import type { AlertCandidate, AlertRuleMatch, SystemFacts } from '../../../core/ports/alert-evaluation.js'
 import { attr, cond, factsOf, NOW, num, str } from '../../helpers/alert-facts.js'
 
@@ -44,6 +44,28 @@ describe('dataIdsWanted', () => {
   it('answers, per system, the data ids of every rule found for it, each once', () => {
     const wanted = dataIdsWanted([candidate('r1', ['a', 'b']), candidate('r2', ['b'], [cond('GEO_CONTAINS', attr('DATA._LON_LAT'), str('POLYGON((0 0, 1 0, 1 1, 0 0))')), HOT])])
     expect(Object.fromEntries([...wanted].map(([k, v]) => [k, [...v].sort()]))).toEqual({ a: ['temp'], b: ['_LATITUDE', '_LONGITUDE', '_LON_LAT', 'temp'] })
+  })
+})
+
+describe('fieldlessSystems', () => {
+  const pinnedTo = (uid: string) => cond('EQUALS', attr('system.id'), str(uid))
+  const known = new Map([['a', 'co'], ['b', 'co'], ['c', 'co']])
+
+  it('answers the systems whose rules read no field but the uid, with their company as the batch found it', () => {
+    const cs = [candidate('r1', ['a'], [pinnedTo('a'), HOT]), candidate('r2', ['b'], [HOT]), candidate('r3', ['gone'], [HOT])]
+    expect(Object.fromEntries(fieldlessSystems(cs, known))).toEqual({ a: 'co', b: 'co' })
+  })
+
+  it('leaves out a system any of whose rules reads a field, a silence or a position', () => {
+    const reading = [cond('EQUALS', attr('system.name'), str('x')), cond('IN', attr('system.labels'), str('x')),
+      cond('NO_COMMUNICATION_FOR', num(5)), cond('GEO_CONTAINS', attr('DATA._LON_LAT'), str('POLYGON((0 0, 1 0, 1 1, 0 0))'))]
+    for (const c of reading) {
+      expect([...fieldlessSystems([candidate('r1', ['a', 'b'], [HOT]), candidate('r2', ['b'], [c, HOT])], known).keys()]).toEqual(['a'])
+    }
+  })
+
+  it('answers none without the batch\'s companies (the periodic check reads every system)', () => {
+    expect(fieldlessSystems([candidate('r1', ['a'], [HOT])], undefined).size).toBe(0)
   })
 })
 
