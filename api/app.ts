@@ -5,7 +5,6 @@ import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import websocket from '@fastify/websocket'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import { Ajv } from 'ajv'
 import type { AppContext } from '../core/context.js'
 import errorHandler, { frameworkError, MAX_PATH_PARAM_LENGTH } from './plugins/error-handler.js'
 import inputGuard from './plugins/input-guard.js'
@@ -43,6 +42,7 @@ import overload from './plugins/overload.js'
 import { createHttpMetrics } from './plugins/http-metrics.js'
 import { isTrustedProxy } from '../core/domain/trusted-proxies.js'
 import { pageHeaders, swaggerCsp } from './page-headers.js'
+import { lazySerializers, lazyValidator } from './schema-compilers.js'
 
 export interface ApiOptions {
   /**
@@ -73,13 +73,12 @@ function createServer (ctx: AppContext) {
     frameworkErrors: (err, _req, reply) => frameworkError(err, reply),
     // request.ip is the X-Forwarded-For client only when the peer (and each hop before it) is a TRUST_PROXY
     // address: anyone else could write the header and pass for another address (sign-in throttling, IP filters).
-    trustProxy: (address: string) => isTrustedProxy(address, ctx.config.TRUST_PROXY)
+    trustProxy: (address: string) => isTrustedProxy(address, ctx.config.TRUST_PROXY),
+    // Response serializers compiled on a route's first answer, once per process (api/schema-compilers.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } }
   }).withTypeProvider<TypeBoxTypeProvider>()
-  // Query strings and path parameters arrive as text and are coerced to their schema types; JSON bodies are typed
-  // already and are never coerced (a coercing validator would turn null into "" in a string-or-null field).
-  const queryAjv = new Ajv({ coerceTypes: 'array', removeAdditional: true, useDefaults: true, strict: false })
-  const bodyAjv = new Ajv({ coerceTypes: false, removeAdditional: true, useDefaults: true, strict: false })
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema))
+  // Validators likewise: query strings and path parameters coerced to their schema types, JSON bodies never.
+  app.setValidatorCompiler(lazyValidator)
   return app
 }
 

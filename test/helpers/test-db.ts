@@ -1,25 +1,22 @@
 import { randomBytes } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import pg from 'pg'
 import type { Db } from '../../core/ports/store.js'
-import { openPgliteDb } from '../../storage/pglite-db.js'
 import { openPostgresDb } from '../../storage/postgres-db.js'
-import { PGLITE_IMAGE, TEMPLATE_DB, TEST_DATABASE_URL, databaseUrl } from './env.js'
+import { TEMPLATE_DB, TEST_DATABASE_URL, databaseUrl } from './env.js'
+import { takePglite } from './pglite-pool.js'
 
 export interface TestDb { db: Db, url: string | undefined, drop (): Promise<void> }
 
-let image: Promise<Uint8Array> | undefined
-
 /**
- * A fresh, migrated store for one test file: an in-memory PGlite started from the migrated image of the global setup,
- * or with TEST_DATABASE_URL a database cloned from the migrated template (docs/testing.md, isolation).
+ * A fresh, migrated store for one test file: an in-memory PGlite started from the migrated image of the global setup
+ * (or one of this process emptied since: test/helpers/pglite-pool.ts), or with TEST_DATABASE_URL a database cloned
+ * from the migrated template (docs/testing.md, isolation).
  */
 export async function createTestDb (kind: 'pglite' | 'postgres' | 'default' = 'default'): Promise<TestDb> {
   const usePg = kind === 'postgres' || (kind === 'default' && TEST_DATABASE_URL !== undefined)
   if (!usePg) {
-    image ??= readFile(PGLITE_IMAGE)
-    const db = await openPgliteDb(undefined, { image: await image })
-    return { db, url: undefined, async drop () { await db.close() } }
+    const db = await takePglite()
+    return { db, url: undefined, async drop () { await db.release() } }
   }
   if (TEST_DATABASE_URL === undefined) throw new Error('TEST_DATABASE_URL is not set')
   const name = `fleet_t_${randomBytes(6).toString('hex')}`
