@@ -49,6 +49,22 @@ export async function brokerTrusts (t: TlsBroker, pem: string, restartsBefore: n
     { timeoutMs: 15_000, retryErrors: true, what: 'the bundle written and the broker restarted' })
 }
 
+/**
+ * The QoS the broker grants c for topic; throws if c is or goes disconnected first. A restart of the broker for a new
+ * bundle may close c between its login and its subscription: mqtt.js then keeps the SUBSCRIBE for a reconnection
+ * that never comes (reconnectPeriod 0), and its promise never settles.
+ */
+export async function grantedQos (c: MqttClient, topic: string): Promise<number | undefined> {
+  if (!c.connected) throw new Error('disconnected before subscribing')
+  let onClose!: () => void
+  const closed = new Promise<never>((_resolve, reject) => { onClose = () => { reject(new Error('disconnected while subscribing')) }; c.once('close', onClose) })
+  try {
+    return (await Promise.race([c.subscribeAsync(topic, { qos: 1 }), closed]))[0]?.qos
+  } finally {
+    c.off('close', onClose)
+  }
+}
+
 /** A device's connection to the TLS listener with its certificate and no username: the client, or why it failed. */
 export async function certConnect (t: TlsBroker, device: Issued): Promise<MqttClient | string> {
   try {
