@@ -111,7 +111,10 @@ export function createDynsecClient (mqttUrl: string, opts: { timeoutMs?: number 
 
   async function runChunk (commands: readonly DynsecCommand[]): Promise<DynsecResponse[]> {
     const ids = commands.map(() => `${prefix}:${++seq}`)
-    const answers = ids.map((id) => new Promise<DynsecResponse>((resolve, reject) => { waiting.set(id, { resolve, reject }) }))
+    const answers = Promise.all(ids.map((id) => new Promise<DynsecResponse>((resolve, reject) => { waiting.set(id, { resolve, reject }) })))
+    // A connection that closes while this chunk still waits for it fails the answers before anything awaits them:
+    // handled here, that failure is the connect's (below) instead of an unhandled rejection, which ends the process.
+    answers.catch(() => {})
     const payload = JSON.stringify({ commands: commands.map((c, i) => ({ ...c, correlationData: ids[i] })) })
     let timer: NodeJS.Timeout | undefined
     const timeout = new Promise<never>((_resolve, reject) => {
@@ -120,7 +123,7 @@ export function createDynsecClient (mqttUrl: string, opts: { timeoutMs?: number 
     try {
       await Promise.race([connect(), timeout])
       client?.publish(CONTROL, payload, { qos: 1 })
-      return await Promise.race([Promise.all(answers), timeout])
+      return await Promise.race([answers, timeout])
     } finally {
       clearTimeout(timer)
       for (const id of ids) waiting.delete(id)
