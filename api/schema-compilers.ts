@@ -23,11 +23,15 @@ const serializers = new Map<string, Serializer>()
 const pending = new Map<string, () => void>()
 
 function once<T> (cache: Map<string, T>, key: string, build: () => T): () => T {
+  let fn: T | undefined
+  // After the first call, a request pays one comparison here.
   const get = (): T => {
-    let fn = cache.get(key)
-    if (fn === undefined) { fn = build(); cache.set(key, fn) }
+    if (fn !== undefined) return fn
+    let compiled = cache.get(key)
+    if (compiled === undefined) { compiled = build(); cache.set(key, compiled) }
     pending.delete(key)
-    return fn
+    fn = compiled
+    return compiled
   }
   if (!cache.has(key)) pending.set(key, () => { get() })
   return get
