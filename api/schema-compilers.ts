@@ -4,7 +4,7 @@ import fastJsonStringify from 'fast-json-stringify'
 
 // The route schemas' validators and serializers, compiled on a route's first use and once per process
 // (docs/decisions/0033-route-schemas-compiled-on-first-use.md). Fastify compiles every route's schemas when the server
-// starts: about 1.8 s of CPU per server on this service's 150 routes, for routes most processes never serve (a device
+// starts: about 1.8 s of CPU per server on this service's 90 or so routes, for routes most processes never serve (a device
 // edge without the API, a test that calls three). A compiled function depends only on its schema's content, the
 // compiler's options and the shared schemas (api/schemas/common.schema.ts, the same in every server), so servers of
 // one process share them.
