@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { openPgliteDb, type PgliteDb } from '../../storage/pglite-db.js'
 import { PGLITE_IMAGE } from './env.js'
+import { storeTables } from './store-snapshot.js'
 
 // The embedded test stores of one test process, emptied and handed out again instead of started anew
 // (docs/testing.md#isolation). Starting PGlite from the migrated image costs about 1.3 s of CPU (a thread, the
@@ -28,10 +29,6 @@ const SIGNATURE = `SELECT md5(concat_ws('|',
   (SELECT string_agg(nspname, ',' ORDER BY nspname) FROM pg_namespace),
   (SELECT string_agg(name, ',' ORDER BY name) FROM schema_migrations))) AS signature`
 
-/** Every table but the migrations' record (the only one the image fills), its sequences restarted. */
-const TABLES = `SELECT string_agg(quote_ident(relname), ', ' ORDER BY relname) AS tables FROM pg_class
-  WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'p') AND NOT relispartition AND relname <> 'schema_migrations'`
-
 const PARTITIONS = `SELECT quote_ident(relname) AS name FROM pg_class
   WHERE relnamespace = 'public'::regnamespace AND relispartition AND relkind IN ('r', 'p')`
 
@@ -40,7 +37,8 @@ async function signatureOf (db: PgliteDb): Promise<string> {
 }
 
 async function learn (db: PgliteDb): Promise<Pristine> {
-  const tables = (await db.query<{ tables: string }>(TABLES)).rows[0]?.tables ?? ''
+  // Every table but the migrations' record (the only one the image fills), its sequences restarted.
+  const tables = (await storeTables(db)).filter((t) => t !== 'schema_migrations').map((t) => `"${t}"`).join(', ')
   return {
     signature: await signatureOf(db),
     partitions: new Set((await db.query<{ name: string }>(PARTITIONS)).rows.map((r) => r.name)),
