@@ -10,6 +10,7 @@ import { createLogger } from './logger.js'
 import { openStore } from './store.js'
 import { migrate } from '../storage/migrate.js'
 import { createRepositories } from '../storage/repositories/index.js'
+import { createAlertRulesIndex } from '../storage/repositories/alert-rules-index.js'
 import { createMemoryCounter } from '../storage/rate/memory-counter.js'
 import { createRedisCounter } from '../storage/rate/redis-counter.js'
 import { openQueue } from '../storage/queue/open-queue.js'
@@ -93,8 +94,10 @@ export async function openInfra (config: Readonly<Config>, log: Logger = createL
  * dispatch (core/services/ingest/task-dispatch.ts) delivers through them. Absent: none, tasks wait for a poll.
  */
 export function createContext (config: Readonly<Config>, log: Logger, infra: Infrastructure, opts: { pushers?: TaskPushers, brokerSync?: DynsecSync, operatorCAs?: () => ReadonlySet<string> } = {}): AppContext {
-  const repos = createRepositories(infra.db, { rollups: config.DATA_ROLLUPS })
-  const ownTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx, { rollups: config.DATA_ROLLUPS })))
+  // One index of alert rules for the process: every transaction's evaluation reads only the companies' versions.
+  const repoOpts = { rollups: config.DATA_ROLLUPS, alertRules: createAlertRulesIndex() }
+  const repos = createRepositories(infra.db, repoOpts)
+  const ownTransaction: UnitOfWork = async (fn) => await infra.db.transaction(async (tx) => await fn(createRepositories(tx, repoOpts)))
   // With an external Mosquitto, device logins follow every committed change into its dynamic security.
   // `opts.brokerSync`: the process's one sync, which its periodic full sync shares (bin/serve.ts), so that the two never
   // interleave their reads and writes. The context closes it either way.

@@ -1,26 +1,15 @@
-// The evaluation of alert rules in the store (core/ports/alert-evaluation.ts; decisions 0031 and 0032): candidates,
-// facts and states read in one statement each, the transitions in one more (./alert-transitions.sql.ts).
+// The evaluation of alert rules in the store (core/ports/alert-evaluation.ts; decisions 0031, 0032 and 0034): the
+// candidates from the process's index of rules (./alert-rules-index.ts), facts and states read in one statement each,
+// the transitions in one more (./alert-transitions.sql.ts).
 import type { Queryable } from '../../core/ports/store.js'
-import type { AlertEvaluationRepository, AlertRuleMatch, SystemFacts } from '../../core/ports/alert-evaluation.js'
-import type { AlertCondition, AlertValue } from '../../core/domain/alert-rule.js'
+import type { AlertEvaluationRepository, SystemFacts } from '../../core/ports/alert-evaluation.js'
+import type { AlertValue } from '../../core/domain/alert-rule.js'
 import { decodeValue } from '../../core/ports/telemetry.js'
 import { NEVER_COMMUNICATED } from '../../core/domain/comm-status.js'
 import { textArray } from '../sql-arrays.js'
 import { settledInOrder } from '../../core/settled.js'
 import { writeTransitions } from './alert-transitions.sql.js'
-
-// A company's rules by the data ids they name: those pinned to no system through their own index (one probe per
-// company and data id), the pinned ones from the batch's systems through alert_rule_systems (one probe per system,
-// migration 0041), never the company's pinned rules one by one (bench alerts: 1,000 rules pinned one per device).
-const CANDIDATES = `WITH hit AS (
-    SELECT d.rule_uid FROM alert_rule_data_ids d
-     WHERE d.company_uid = ANY($1::text[]) AND d.data_id = ANY($2::text[]) AND d.system_uids IS NULL
-    UNION
-    SELECT p.rule_uid FROM alert_rule_systems p WHERE p.system_uid = ANY($3::text[]) AND p.company_uid = ANY($1::text[]))
-  SELECT r.uid, r.company_uid, r.stateful, r.conditions, array_agg(d.data_id) AS data_ids, min(d.system_uids) AS pinned
-  FROM hit JOIN alert_rules r ON r.uid = hit.rule_uid AND r.active
-  JOIN alert_rule_data_ids d ON d.rule_uid = r.uid AND d.company_uid = r.company_uid AND d.data_id = ANY($2::text[])
-  GROUP BY r.uid`
+import { createAlertRulesIndex, type AlertRulesIndex } from './alert-rules-index.js'
 
 // The protocol of the system's latest message (its own index): the one protocol of its last communications the store
 // keeps; the ingest adds those of the batch (factsAt, core/services/alerts/alert-evaluation.ts). Each system of the list
@@ -33,10 +22,20 @@ const SYSTEMS = `SELECT f.* FROM unnest($1::text[]) AS v(uid) CROSS JOIN LATERAL
     FROM systems s LEFT JOIN system_state st ON st.system_uid = s.uid WHERE s.uid = v.uid LIMIT 1) f`
 
 // The latest point of each pair by time, the caller's uncommitted points included (data_last follows later).
-const LAST_VALUES = `SELECT v.system_uid, v.data_id, p.num, p.str
-  FROM unnest($1::text[], $2::text[]) AS v(system_uid, data_id)
+// One row of arrays, each pair by its place in the list asked: a row per pair cost the store's thread about a fifth
+// more to answer and decode (1,000 pairs: 17 against 14 ms on PGlite), for two texts the caller already has.
+const LAST_VALUES = `SELECT array_agg(v.i::int) AS i, array_agg(p.num) AS num, array_agg(p.str) AS str
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(system_uid, data_id, i)
   CROSS JOIN LATERAL (SELECT num, str FROM data_points p WHERE p.system_uid = v.system_uid AND p.data_id = v.data_id
     ORDER BY p.ts DESC LIMIT 1) p`
+
+// The stored answer of each pair asked, in the order asked, as one text: t, f, or - for none (1,000 pairs: 6 against
+// 11 ms on PGlite for a row per pair).
+const STATES = `SELECT string_agg(CASE WHEN a.state IS NULL THEN '-' WHEN a.state THEN 't' ELSE 'f' END, '' ORDER BY v.i) AS s
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(rule_uid, system_uid, i)
+  LEFT JOIN LATERAL (SELECT a.state FROM alert_states a WHERE a.rule_uid = v.rule_uid AND a.system_uid = v.system_uid LIMIT 1) a ON true`
+
+interface LastValues { i: number[] | null, num: Array<number | null> | null, str: Array<string | null> | null }
 
 interface SystemRow {
   uid: string
@@ -78,14 +77,13 @@ const fieldlessFacts = (uid: string, companyUid: string): SystemFacts => ({
   data: new Map<string, AlertValue>()
 })
 
-export function createAlertEvaluationRepository (q: Queryable): AlertEvaluationRepository {
+/**
+ * `index`: the process's index of rules, shared by the repositories of every transaction (bin/context.ts); without
+ * one, this repository keeps its own, which reads the rules of each company on its first lookup.
+ */
+export function createAlertEvaluationRepository (q: Queryable, index: AlertRulesIndex = createAlertRulesIndex()): AlertEvaluationRepository {
   return {
-    async candidates (companyUids, dataIds, systemUids) {
-      if (companyUids.length === 0 || dataIds.length === 0) return []
-      const { rows } = await q.query<{ uid: string, company_uid: string, stateful: boolean, conditions: AlertCondition[], data_ids: string[], pinned: string[] | null }>(
-        CANDIDATES, [textArray(companyUids), textArray(dataIds), textArray(systemUids)])
-      return rows.map((r): AlertRuleMatch => ({ ruleUid: r.uid, companyUid: r.company_uid, stateful: r.stateful, conditions: r.conditions, dataIds: r.data_ids, pinned: r.pinned }))
-    },
+    candidates: async (companyUids, dataIds, systemUids) => await index.candidates(q, companyUids, dataIds, systemUids),
     async facts (dataIds, fieldless = new Map()) {
       if (dataIds.size === 0) return new Map()
       const pairs = [...dataIds].flatMap(([systemUid, ids]) => ids.map((dataId) => ({ systemUid, dataId })))
@@ -93,22 +91,25 @@ export function createAlertEvaluationRepository (q: Queryable): AlertEvaluationR
       // Sent together: the store runs one while the other waits in line behind it.
       const systems = read.length === 0 ? Promise.resolve({ rows: [] as SystemRow[] }) : q.query<SystemRow>(SYSTEMS, [textArray(read)])
       const last = pairs.length === 0
-        ? Promise.resolve({ rows: [] })
-        : q.query<{ system_uid: string, data_id: string, num: number | null, str: string | null }>(LAST_VALUES, [textArray(pairs.map((p) => p.systemUid)), textArray(pairs.map((p) => p.dataId))])
+        ? Promise.resolve({ rows: [] as LastValues[] })
+        : q.query<LastValues>(LAST_VALUES, [textArray(pairs.map((p) => p.systemUid)), textArray(pairs.map((p) => p.dataId))])
       const [s, l] = await settledInOrder([systems, last])
       const out = new Map(s.rows.map((r) => [r.uid, factsOf(r)]))
       for (const [uid, companyUid] of fieldless) if (dataIds.has(uid)) out.set(uid, fieldlessFacts(uid, companyUid))
-      for (const r of l.rows) (out.get(r.system_uid)?.data as Map<string, AlertValue> | undefined)?.set(r.data_id, decodeValue(r.num, r.str))
+      const { i = null, num = null, str = null } = l.rows[0] ?? {}
+      ;(i ?? []).forEach((place, k) => {
+        const pair = pairs[place - 1]
+        if (pair !== undefined) (out.get(pair.systemUid)?.data as Map<string, AlertValue> | undefined)?.set(pair.dataId, decodeValue(num?.[k] ?? null, str?.[k] ?? null))
+      })
       return out
     },
     async states (pairs) {
       if (pairs.length === 0) return new Map()
-      const { rows } = await q.query<{ rule_uid: string, system_uid: string, state: boolean }>(
-        // By key, pair after pair, as the systems' fields (SYSTEMS above).
-        `SELECT a.* FROM unnest($1::text[], $2::text[]) AS v(rule_uid, system_uid) CROSS JOIN LATERAL (
-           SELECT a.rule_uid, a.system_uid, a.state FROM alert_states a WHERE a.rule_uid = v.rule_uid AND a.system_uid = v.system_uid LIMIT 1) a`,
-        [textArray(pairs.map((p) => p.ruleUid)), textArray(pairs.map((p) => p.systemUid))])
-      return new Map(rows.map((r) => [`${r.rule_uid} ${r.system_uid}`, r.state]))
+      const { rows } = await q.query<{ s: string | null }>(STATES, [textArray(pairs.map((p) => p.ruleUid)), textArray(pairs.map((p) => p.systemUid))])
+      const answers = rows[0]?.s ?? ''
+      const out = new Map<string, boolean>()
+      pairs.forEach((p, k) => { const a = answers[k]; if (a === 't' || a === 'f') out.set(`${p.ruleUid} ${p.systemUid}`, a === 't') })
+      return out
     },
     transitions: async (answers, at) => await writeTransitions(q, answers, at),
     async systemsPage (companyUid, after, limit) {

@@ -24,9 +24,15 @@ import { createAlertRulesRepository } from './alert-rules.repository.js'
 import { createAlertsRepository } from './alerts.repository.js'
 import { createAlertNotifyRepository } from './alert-notify.repository.js'
 import { createAlertEvaluationRepository } from './alert-evaluation.repository.js'
+import type { AlertRulesIndex } from './alert-rules-index.js'
+
+export interface RepositoryOptions extends DataQueriesOptions {
+  /** The process's index of alert rules (./alert-rules-index.ts), shared by the repositories of its transactions. */
+  alertRules?: AlertRulesIndex
+}
 
 /** Every repository, bound to one Queryable: the pool, or one transaction; `rollups`: see DataQueriesOptions. */
-export function createRepositories (q: Queryable, opts: DataQueriesOptions = {}): Repositories {
+export function createRepositories (q: Queryable, opts: RepositoryOptions = {}): Repositories {
   return {
     companies: createCompaniesRepository(q),
     profiles: createProfilesRepository(q),
@@ -64,6 +70,6 @@ export function createRepositories (q: Queryable, opts: DataQueriesOptions = {})
     alertRules: createAlertRulesRepository(q),
     alerts: createAlertsRepository(q),
     alertNotify: createAlertNotifyRepository(q),
-    alertEvaluation: createAlertEvaluationRepository(q)
+    alertEvaluation: createAlertEvaluationRepository(q, opts.alertRules)
   }
 }

@@ -1,5 +1,6 @@
-// AlertEvaluationRepository (storage/repositories/alert-evaluation.repository.ts, decision 0032) on each engine: the
-// rules a batch's companies and data ids find (active ones, with the systems they are pinned to), the
+// AlertEvaluationRepository (storage/repositories/alert-evaluation.repository.ts, decisions 0032 and 0034) on each
+// engine: the rules a batch's companies and data ids find (active ones, with the systems they are pinned to; through an
+// index of rules that follows every write by the companies' versions), the
 // facts and last values a system is evaluated on, and transitions written exactly once: one alert per change of
 // answer, OPEN until the answer turns false for a stateful rule, CLOSED at once for a stateless one, and one alert
 // for two transactions evaluating one rule for one system at once. PGlite always; PostgreSQL with TEST_DATABASE_URL
@@ -12,6 +13,8 @@ import { pinnedSystemsOf } from '../../core/domain/alert-targets.js'
 import { dataIdsOf } from '../../core/domain/alert-conditions.js'
 import { evaluateCandidates } from '../../core/services/alerts/alert-evaluate.js'
 import { createRepositories } from '../../storage/repositories/index.js'
+import { createAlertEvaluationRepository } from '../../storage/repositories/alert-evaluation.repository.js'
+import { createAlertRulesIndex } from '../../storage/repositories/alert-rules-index.js'
 import { createTestDb } from '../helpers/test-db.js'
 import { EMBEDDED_RUN, TEST_DATABASE_URL } from '../helpers/env.js'
 import { defaultRule } from '../helpers/alert-rules.js'
@@ -84,6 +87,43 @@ const contract = defineContract('AlertEvaluationRepository', {
     // A deleted rule's systems go with it.
     expect(await repos.alertRules.delete(co, listed)).toBe(true)
     expect((await found([co], ['temp', 'volt'], [a, b])).map((m) => m[0])).not.toContain(listed)
+  },
+
+  'an index shared by transactions follows every write of the rules, another process\'s too, and reads them only when they moved': async ({ repos, db }) => {
+    const index = createAlertRulesIndex()
+    const statements: string[] = []
+    const counted: Queryable = { query: async (sql, params) => { statements.push(sql); return await db.query(sql, params) } }
+    const lookup = async (co: string, systems: string[]): Promise<string[]> => {
+      statements.length = 0
+      return (await createAlertEvaluationRepository(counted, index).candidates([co], ['temp'], systems)).map((m) => m.ruleUid).sort()
+    }
+    const co = await newCompany(repos)
+    const s = await newSystem(repos, co)
+    // A company that never had a rule: its version is read, nothing else.
+    expect(await lookup(co, [s])).toEqual([])
+    expect(statements).toHaveLength(1)
+    const hot = await ruleOf(repos, co, HOT)
+    expect(await lookup(co, [s])).toEqual([hot])
+    expect(statements).toHaveLength(2)
+    // Unchanged: answered from memory after the version's one row.
+    expect(await lookup(co, [s])).toEqual([hot])
+    expect(statements).toHaveLength(1)
+    const pinned = await ruleOf(repos, co, [...HOT, cond('EQUALS', attr('system.id'), str(s))])
+    expect(await lookup(co, [s])).toEqual([hot, pinned].sort())
+    expect(await lookup(co, ['elsewhere'])).toEqual([hot])
+    // Deactivated, activated, deleted: each seen by the next lookup.
+    await repos.alertRules.update({ rule: defaultRule(hot, HOT, { active: false }), companyUid: co, ownerUid: null, dataIds: ['temp'], periodic: false, systemUids: null, at: 2 })
+    expect(await lookup(co, [s])).toEqual([pinned])
+    await repos.alertRules.update({ rule: defaultRule(hot, HOT), companyUid: co, ownerUid: null, dataIds: ['temp'], periodic: false, systemUids: null, at: 3 })
+    expect(await lookup(co, [s])).toEqual([hot, pinned].sort())
+    expect(await repos.alertRules.delete(co, pinned)).toBe(true)
+    expect(await lookup(co, [s])).toEqual([hot])
+    // A write rolled back moves nothing; a write in SQL alone (no repository) moves the version all the same.
+    await db.transaction(async (tx) => { await tx.query('DELETE FROM alert_rules WHERE uid = $1', [hot]); throw new Error('rolled back') }).catch(() => {})
+    expect(await lookup(co, [s])).toEqual([hot])
+    expect(statements).toHaveLength(1)
+    await db.query('DELETE FROM alert_rule_data_ids WHERE rule_uid = $1', [hot])
+    expect(await lookup(co, [s])).toEqual([])
   },
 
   'reads a system\'s fields and the latest point of each data id asked, by time': async ({ repos, db }) => {
