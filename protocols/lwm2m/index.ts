@@ -1,0 +1,18 @@
+// The LwM2M data layer (README.md): paths, object models, content formats, link format, registration. Pure: no
+// sockets, no CoAP; nothing of ours imported.
+export * from './types.js'
+export * from './path.js'
+export { fitsType, guessType, parseObjectLink, formatObjectLink, integerValue } from './values.js'
+export { r as defineResource, type ObjectModel, type ResourceModel, type Operations } from './objects/model.js'
+export { createObjectRegistry, DEFAULT_OBJECTS, DEFAULT_REGISTRY, resourceAt, valueName, type ObjectRegistry } from './objects/registry.js'
+export { FIRMWARE_STATES, FIRMWARE_UPDATE_RESULTS } from './objects/firmware.js'
+export { SOFTWARE_UPDATE_STATES, SOFTWARE_UPDATE_RESULTS } from './objects/software.js'
+export * from './content-format.js'
+export { decodeContent, encodeContent, type DecodeOptions, type EncodeOptions } from './content.js'
+export { readTlv, writeFrame, type TlvFrame, type TlvKind } from './tlv-frame.js'
+export { readSenmlJson, writeSenmlJson } from './senml-json.js'
+export { readSenmlCbor, writeSenmlCbor, SENML_LABELS } from './senml-cbor.js'
+export type { SenmlRecord } from './senml-record.js'
+export { parseLinkFormat, serializeLinkFormat, linkAttribute, type Link, type LinkAttribute } from './link-format.js'
+export { parseRegistrationLinks, interpretRegistrationLinks, type RegisteredObject, type RegistrationLinks } from './registration-links.js'
+export * from './registration-query.js'
