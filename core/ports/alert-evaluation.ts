@@ -49,7 +49,23 @@ export interface SystemCursor { uid: string, creationDate: number }
 /** What a write of answers did: the alerts raised (OPEN, or CLOSED at once for a stateless rule) and those closed. */
 export interface AlertTransitions { raised: string[], closed: string[] }
 
+/** The candidate rules a process holds in memory for a batch, and the version of each company's rules they are of. */
+export interface CachedMatches {
+  matches: AlertRuleMatch[]
+  /** Every company asked, with the version its rules were read at (0: a company that never had a rule). */
+  versions: ReadonlyMap<string, number>
+}
+
 export interface AlertEvaluationRepository {
+  /**
+   * What candidates() would answer, from the process's memory alone, if no rule of these companies changed since it
+   * was read; undefined when a company's rules are not in memory. The caller checks the versions (versions()) in
+   * its transaction before it writes anything on them: the ingest sends the reads of the evaluation with the batch's
+   * inserts instead of waiting for the candidates first (decision 0034).
+   */
+  cached (companyUids: readonly string[], dataIds: readonly string[], systemUids: readonly string[]): CachedMatches | undefined
+  /** The current version of each company's rules (0: none ever), read in the caller's transaction. */
+  versions (companyUids: readonly string[]): Promise<Map<string, number>>
   /**
    * The ACTIVE rules of these companies naming any of these data ids, each once with the ones it names among them and
    * the systems it is pinned to, in one statement on the data ids' index: a batch's companies and data ids are few

@@ -84,6 +84,8 @@ const fieldlessFacts = (uid: string, companyUid: string): SystemFacts => ({
 export function createAlertEvaluationRepository (q: Queryable, index: AlertRulesIndex = createAlertRulesIndex()): AlertEvaluationRepository {
   return {
     candidates: async (companyUids, dataIds, systemUids) => await index.candidates(q, companyUids, dataIds, systemUids),
+    cached: (companyUids, dataIds, systemUids) => index.cached(companyUids, dataIds, systemUids),
+    versions: async (companyUids) => await index.versions(q, companyUids),
     async facts (dataIds, fieldless = new Map()) {
       if (dataIds.size === 0) return new Map()
       const pairs = [...dataIds].flatMap(([systemUid, ids]) => ids.map((dataId) => ({ systemUid, dataId })))

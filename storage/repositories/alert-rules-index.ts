@@ -2,7 +2,7 @@
 // (migration 0042, decision 0034): a batch reads the versions of its companies, one row each, and finds its candidate
 // rules here by data id and pinned system; a company's rules are read again only after a write moved its version.
 import type { Queryable } from '../../core/ports/store.js'
-import type { AlertRuleMatch } from '../../core/ports/alert-evaluation.js'
+import type { AlertRuleMatch, CachedMatches } from '../../core/ports/alert-evaluation.js'
 import type { AlertCondition } from '../../core/domain/alert-rule.js'
 import { textArray } from '../sql-arrays.js'
 
@@ -26,6 +26,10 @@ interface CompanyRules {
 export interface AlertRulesIndex {
   /** The rules of AlertEvaluationRepository.candidates, read through `q` (the caller's transaction). */
   candidates (q: Queryable, companyUids: readonly string[], dataIds: readonly string[], systemUids: readonly string[]): Promise<AlertRuleMatch[]>
+  /** AlertEvaluationRepository.cached: from memory, no statement. */
+  cached (companyUids: readonly string[], dataIds: readonly string[], systemUids: readonly string[]): CachedMatches | undefined
+  /** AlertEvaluationRepository.versions, read through `q`. */
+  versions (q: Queryable, companyUids: readonly string[]): Promise<Map<string, number>>
 }
 
 export interface AlertRulesIndexOptions {
@@ -81,26 +85,46 @@ export function createAlertRulesIndex (opts: AlertRulesIndexOptions = {}): Alert
     companies.set(uid, c)
     while (companies.size > max) companies.delete(companies.keys().next().value as string)
   }
+  const versions = async (q: Queryable, companyUids: readonly string[]): Promise<Map<string, number>> => {
+    const { rows } = await q.query<{ company_uid: string, version: number }>(VERSIONS, [textArray(companyUids)])
+    const found = new Map(rows.map((r) => [r.company_uid, Number(r.version)]))
+    // A company without a row has never had a rule: version 0, kept as such so that its next batch reads nothing more.
+    return new Map(companyUids.map((uid) => [uid, found.get(uid) ?? 0]))
+  }
+  const matches = (companyUids: readonly string[], dataIds: readonly string[], systemUids: readonly string[]): AlertRuleMatch[] => {
+    const ids = new Set(dataIds)
+    return companyUids.flatMap((uid) => {
+      const c = companies.get(uid)
+      if (c === undefined) return []
+      keep(uid, c)
+      return matchesOf(c, ids, systemUids)
+    })
+  }
   return {
     async candidates (q, companyUids, dataIds, systemUids) {
       if (companyUids.length === 0 || dataIds.length === 0) return []
-      const { rows } = await q.query<{ company_uid: string, version: number }>(VERSIONS, [textArray(companyUids)])
-      // A company without a row has never had a rule: nothing to read or keep.
-      const versions = new Map(rows.map((r) => [r.company_uid, Number(r.version)]))
-      const stale = [...versions].filter(([uid, v]) => companies.get(uid)?.version !== v).map(([uid]) => uid)
+      const current = await versions(q, companyUids)
+      const stale = [...current].filter(([uid, v]) => companies.get(uid)?.version !== v).map(([uid]) => uid)
+      // A company that never had a rule has none to read.
+      for (const uid of stale.filter((c) => current.get(c) === 0)) keep(uid, companyRules(0, []))
+      stale.splice(0, stale.length, ...stale.filter((c) => current.get(c) !== 0))
       if (stale.length > 0) {
         const read = await q.query<RuleRow>(RULES, [textArray(stale)])
         const byCompany = new Map<string, RuleRow[]>(stale.map((uid) => [uid, []]))
         for (const r of read.rows) byCompany.get(r.company_uid)?.push(r)
-        for (const [uid, rules] of byCompany) keep(uid, companyRules(versions.get(uid) ?? 0, rules))
+        for (const [uid, rules] of byCompany) keep(uid, companyRules(current.get(uid) ?? 0, rules))
       }
-      const ids = new Set(dataIds)
-      return [...versions.keys()].flatMap((uid) => {
+      return matches(companyUids, dataIds, systemUids)
+    },
+    cached (companyUids, dataIds, systemUids) {
+      const held = new Map<string, number>()
+      for (const uid of companyUids) {
         const c = companies.get(uid)
-        if (c === undefined) return []
-        keep(uid, c)
-        return matchesOf(c, ids, systemUids)
-      })
-    }
+        if (c === undefined) return undefined
+        held.set(uid, c.version)
+      }
+      return { matches: dataIds.length === 0 ? [] : matches(companyUids, dataIds, systemUids), versions: held }
+    },
+    versions
   }
 }

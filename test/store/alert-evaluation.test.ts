@@ -99,15 +99,23 @@ const contract = defineContract('AlertEvaluationRepository', {
     }
     const co = await newCompany(repos)
     const s = await newSystem(repos, co)
-    // A company that never had a rule: its version is read, nothing else.
+    const evaluation = createAlertEvaluationRepository(counted, index)
+    // Nothing in memory before a lookup; then a company that never had a rule: version 0, its version read, nothing else.
+    expect(evaluation.cached([co], ['temp'], [s])).toBeUndefined()
     expect(await lookup(co, [s])).toEqual([])
     expect(statements).toHaveLength(1)
+    expect(evaluation.cached([co], ['temp'], [s])).toEqual({ matches: [], versions: new Map([[co, 0]]) })
+    expect(await evaluation.versions([co, 'elsewhere'])).toEqual(new Map([[co, 0], ['elsewhere', 0]]))
     const hot = await ruleOf(repos, co, HOT)
     expect(await lookup(co, [s])).toEqual([hot])
     expect(statements).toHaveLength(2)
-    // Unchanged: answered from memory after the version's one row.
+    // Unchanged: answered from memory after the version's one row; and from memory alone, with the version it assumes.
     expect(await lookup(co, [s])).toEqual([hot])
     expect(statements).toHaveLength(1)
+    const held = evaluation.cached([co], ['temp', 'volt'], [s])
+    expect(held?.matches.map((m) => m.ruleUid)).toEqual([hot])
+    expect(held?.versions.get(co)).toBe((await evaluation.versions([co])).get(co))
+    expect(held?.versions.get(co)).toBeGreaterThan(0)
     const pinned = await ruleOf(repos, co, [...HOT, cond('EQUALS', attr('system.id'), str(s))])
     expect(await lookup(co, [s])).toEqual([hot, pinned].sort())
     expect(await lookup(co, ['elsewhere'])).toEqual([hot])
@@ -122,7 +130,11 @@ const contract = defineContract('AlertEvaluationRepository', {
     await db.transaction(async (tx) => { await tx.query('DELETE FROM alert_rules WHERE uid = $1', [hot]); throw new Error('rolled back') }).catch(() => {})
     expect(await lookup(co, [s])).toEqual([hot])
     expect(statements).toHaveLength(1)
+    const before = (await evaluation.versions([co])).get(co)
     await db.query('DELETE FROM alert_rule_data_ids WHERE rule_uid = $1', [hot])
+    // What memory holds is of the version before: the caller's check of versions() tells it moved.
+    expect((await evaluation.versions([co])).get(co)).not.toBe(before)
+    expect(evaluation.cached([co], ['temp'], [s])?.versions.get(co)).toBe(before)
     expect(await lookup(co, [s])).toEqual([])
   },
 

@@ -8,8 +8,9 @@ import type { DeviceMessage } from '../../domain/device-message.js'
 import type { PointRow } from '../../ports/telemetry.js'
 import { retryWhileUnavailable, type RetryOptions } from '../../store-errors.js'
 import { settledInOrder } from '../../settled.js'
-import { evaluateCandidates } from '../alerts/alert-evaluate.js'
+import { evaluateCandidates, evaluateOnReads, readForEvaluation, type EvaluationReads } from '../alerts/alert-evaluate.js'
 import { candidatesOf, type PointKey, type SystemTraffic } from '../alerts/alert-evaluation.js'
+import type { CachedMatches } from '../../ports/alert-evaluation.js'
 
 /** Rolls back a batch written at once that holds a message of a system not found (see writeMessages()). */
 class UnknownSystemInBatch extends Error {}
@@ -77,6 +78,29 @@ async function raiseAlerts (tx: Repositories, matches: AlertRuleMatch[], asked: 
   return (await evaluateCandidates(tx.alertEvaluation, candidates, now, { traffic: trafficOf(msgs), known })).raised
 }
 
+/** An evaluation begun on the rules in memory, and what it assumed: their versions, each system's company. */
+interface Guess { cached: CachedMatches, claimed: Map<string, string>, reads: EvaluationReads }
+
+/**
+ * Begins the batch's evaluation on the rules the process holds in memory, its reads sent right after the batch's
+ * inserts, each system taken to be of its device session's company (decision 0034): a batch with candidate rules then
+ * waits for no second round trip. Undefined when a company's rules are not in memory.
+ */
+function guessEvaluation (tx: Repositories, msgs: readonly DeviceMessage[], lookup: { companies: string[], dataIds: string[], systems: string[] }): Guess | undefined {
+  const cached = tx.alertEvaluation.cached(lookup.companies, lookup.dataIds, lookup.systems)
+  if (cached === undefined) return undefined
+  const claimed = new Map(msgs.map((m) => [m.systemUid, m.companyUid]))
+  const candidates = candidatesOf(cached.matches, pointKeys(msgs, new Set(cached.matches.flatMap((r) => r.dataIds))), claimed)
+  return { cached, claimed, reads: readForEvaluation(tx.alertEvaluation, candidates, { traffic: trafficOf(msgs), known: claimed }) }
+}
+
+/** Whether the guess holds: no company's rules changed since they were read, and the store found each system where claimed. */
+function guessHolds (g: Guess, versions: ReadonlyMap<string, number>, known: ReadonlyMap<string, string>): boolean {
+  for (const [uid, v] of g.cached.versions) if (versions.get(uid) !== v) return false
+  for (const [uid, company] of g.claimed) if (known.get(uid) !== company) return false
+  return true
+}
+
 /**
  * What a batch's write found: the systems known (with their company), the messages inserted (not stored before), and
  * the alerts the batch raised (committed with it).
@@ -103,11 +127,18 @@ export async function writeMessages (inTransaction: UnitOfWork, storeRetry: Retr
       // answer (which systems exist): the store runs one statement while this thread prepares the next, instead of
       // waiting for it (bench ingest, PGlite: its thread stood idle 12 % of the time between a batch's statements).
       // A system deleted meanwhile is rare: then the transaction is rolled back and written again in steps below.
-      // The alert rules' lookup goes with them: a batch of a company without rules waits for no more answers.
-      const [stored, , matches] = await settledInOrder([tx.telemetry.insertMessages(rows, { again: false }),
-        tx.telemetry.insertPoints(pointRows(msgs, () => true)), tx.alertEvaluation.candidates(companies, dataIds, systems)])
+      // The alert rules' versions go with them, and the evaluation's reads when the rules are in memory: a batch
+      // waits for no more answers unless a company's rules changed (then they are read, and evaluated on, now).
+      const sent = [tx.telemetry.insertMessages(rows, { again: false }), tx.telemetry.insertPoints(pointRows(msgs, () => true)),
+        tx.alertEvaluation.versions(companies)] as const
+      const guess = guessEvaluation(tx, msgs, { companies, dataIds, systems })
+      const [stored, , versions] = await settledInOrder([...sent, guess?.reads.read ?? Promise.resolve(undefined)])
       if (msgs.some((m) => !stored.known.has(m.systemUid))) throw new UnknownSystemInBatch()
-      return { known: stored.known, inserted: new Set(stored.inserted), alerts: await raiseAlerts(tx, matches, companies, msgs, stored.known, now()) }
+      const at = now()
+      const alerts = guess !== undefined && guessHolds(guess, versions, stored.known)
+        ? (await evaluateOnReads(tx.alertEvaluation, guess.reads, at)).raised
+        : await raiseAlerts(tx, await tx.alertEvaluation.candidates(companies, dataIds, systems), companies, msgs, stored.known, at)
+      return { known: stored.known, inserted: new Set(stored.inserted), alerts }
     }
     const stored = await tx.telemetry.insertMessages(rows, { again })
     const inserted = new Set(stored.inserted)

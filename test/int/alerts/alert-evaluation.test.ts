@@ -11,6 +11,8 @@ import type { UnitOfWork } from '../../../core/ports/store.js'
 import type { DeviceMessage } from '../../../core/domain/device-message.js'
 import { writeMessages } from '../../../core/services/ingest/message-write.js'
 import { createRepositories } from '../../../storage/repositories/index.js'
+import { createAlertRulesIndex } from '../../../storage/repositories/alert-rules-index.js'
+import type { AlertEvaluationRepository } from '../../../core/ports/alert-evaluation.js'
 
 let stack: Stack
 let other: { uid: string, admin: TestUser }
@@ -113,6 +115,56 @@ describe('the acknowledged write of a batch (writeMessages)', () => {
     const theirs = await ruleOf(other.admin.token, { conditions: [gt('kiln.temp', 200)] })
     const written = await writeMessages(inTransaction, { maxMs: 0 }, [message(d.uid, other.uid, { 'kiln.temp': 250 })], Date.now)
     expect(written.alerts).toHaveLength(1)
+    expect((await alertsOf(hot)).map((a) => a.system_uid)).toEqual([d.uid])
+    expect(await alertsOf(theirs)).toEqual([])
+  })
+})
+
+describe('a batch evaluated on the rules the process holds in memory (decision 0034)', () => {
+  // The service's way: one index for every transaction. `looked` counts the lookups of candidates that read the rules'
+  // versions after the inserts: a batch evaluated from memory makes none.
+  const index = createAlertRulesIndex()
+  let looked = 0
+  const inTransaction: UnitOfWork = async (fn) => await stack.db.transaction(async (tx) => {
+    const repos = createRepositories(tx, { alertRules: index })
+    const own = repos.alertEvaluation
+    const counted: AlertEvaluationRepository = { ...own, candidates: async (...args) => { looked++; return await own.candidates(...args) } }
+    return await fn({ ...repos, alertEvaluation: counted })
+  })
+  let seq = 0
+  const message = (systemUid: string, companyUid: string, values: Record<string, number>): DeviceMessage => {
+    const at = Date.now() + ++seq
+    return { uid: uniq('msg'), systemUid, companyUid, protocol: 'REST', receivedAt: at, timestamp: at, points: Object.entries(values).map(([dataId, value]) => ({ dataId, ts: at, value })), nbDataPoints: Object.keys(values).length }
+  }
+  const write = async (msgs: DeviceMessage[]): Promise<string[]> => (await writeMessages(inTransaction, { maxMs: 0 }, msgs, Date.now)).alerts
+
+  it('reads the rules once, then evaluates on memory; a rule changed in between is read again before the batch is evaluated', async () => {
+    const d = await createDevice(stack)
+    const hot = await ruleOf(stack.adminToken, { conditions: [gt('kiln3.temp', 200)] })
+    looked = 0
+    expect(await write([message(d.uid, stack.companyUid, { 'kiln3.temp': 250 })])).toHaveLength(1)
+    expect(looked).toBe(1)
+    expect(await write([message(d.uid, stack.companyUid, { 'kiln3.temp': 150 })])).toEqual([])
+    expect(await write([message(d.uid, stack.companyUid, { 'kiln3.temp': 260 })])).toHaveLength(1)
+    expect(looked).toBe(1)
+    expect((await alertsOf(hot)).map((a) => a.state)).toEqual(['CLOSED', 'OPEN'])
+    // Raised beyond reach by a rule changed after the rules were read: the batch sees the change, not memory's rule.
+    await stack.db.query('UPDATE alert_rules SET conditions = $2::jsonb WHERE uid = $1', [hot, JSON.stringify([gt('kiln3.temp', 300)])])
+    expect(await write([message(d.uid, stack.companyUid, { 'kiln3.temp': 270 })])).toEqual([])
+    expect(looked).toBe(2)
+    expect((await alertsOf(hot)).map((a) => a.state)).toEqual(['CLOSED', 'CLOSED'])
+  })
+
+  it('evaluates from memory only the systems the store finds where their messages claim: another company\'s is looked up', async () => {
+    const d = await createDevice(stack)
+    const hot = await ruleOf(stack.adminToken, { conditions: [gt('kiln4.temp', 200)] })
+    const theirs = await ruleOf(other.admin.token, { conditions: [gt('kiln4.temp', 200)] })
+    expect(await write([message(d.uid, other.uid, { 'kiln4.temp': 10 })])).toEqual([])
+    looked = 0
+    // Both companies' rules are in memory now; the message names the other company, the store finds ours.
+    expect(await write([message(d.uid, other.uid, { 'kiln4.temp': 250 })])).toHaveLength(1)
+    // Looked up after the inserts: the claimed company's rules, then the found company's.
+    expect(looked).toBe(2)
     expect((await alertsOf(hot)).map((a) => a.system_uid)).toEqual([d.uid])
     expect(await alertsOf(theirs)).toEqual([])
   })

@@ -25,6 +25,8 @@ function fakeStore (systems: Record<string, string>, rules: StoredAlertRule[], p
   const cursors = Object.keys(systems).sort().map((uid, i): SystemCursor => ({ uid, creationDate: 100 - i }))
   const alertEvaluation: AlertEvaluationRepository = {
     candidates: async () => [],
+    cached: () => undefined,
+    versions: async () => new Map(),
     async facts (wanted) {
       return new Map([...wanted.keys()].filter((uid) => systems[uid] !== undefined).map((uid): [string, SystemFacts] => {
         const f = factsOf({ system: { uid } })
