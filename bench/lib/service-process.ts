@@ -18,9 +18,18 @@ export interface ServiceProcessInput {
   seed: DeviceSeed
   /** Start the service with --expose-gc, so that settledRss() collects its garbage first. */
   gc?: boolean
+  /**
+   * `apart`: the store is created, migrated and seeded by a process of its own before the service starts on it, so
+   * that the service's memory is what serving needs (on PGlite, creating a store and a bulk seed leave some 600 MiB
+   * of WebAssembly memory behind that a service restarted on its DATA_DIR does not have). Default: in the service.
+   */
+  seedIn?: 'service' | 'apart'
+  /** Set by startServiceProcess: the part of the work this process does. */
+  phase?: 'seed' | 'serve'
 }
 
 export type ServiceProcessMessage =
+  | { type: 'seeded', companyUid: string, seedSeconds: number }
   | { type: 'listening', httpPort: number, mqttPort: number, mqttsPort: number | undefined, companyUid: string, seedSeconds: number }
   | { type: 'profiled', file: string | null }
   | { type: 'collected', heapUsed: number, external: number }
@@ -71,12 +80,26 @@ async function metricsRss (origin: string): Promise<number> {
   return v === undefined ? Number.NaN : Number(v)
 }
 
+/** Seeds the store in a process of its own (ServiceProcessInput.seedIn `apart`); answers the seconds it took. */
+async function seedApart (input: ServiceProcessInput, execArgv: string[]): Promise<number> {
+  const child = fork(MAIN, [JSON.stringify({ ...input, phase: 'seed' })], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+  const seeded = new Promise<number>((resolve, reject) => {
+    child.on('message', (m: ServiceProcessMessage) => { if (m.type === 'seeded') resolve(m.seedSeconds) })
+    child.once('exit', (code) => { reject(new Error(`the seeding process exited with ${code} before seeding`)) })
+  })
+  const exited = new Promise<void>((resolve) => { child.once('exit', () => { resolve() }) })
+  const seconds = await seeded
+  await exited
+  return seconds
+}
+
 /** Starts the service with `devices` seeded (bench/lib/seed-devices.ts); resolves once it listens. */
 export async function startServiceProcess (opts: Omit<ServiceProcessInput, 'dataDir'>): Promise<ServiceProcess> {
   const dataDir = await mkdtemp(join(tmpdir(), 'fleet-bench-svc-'))
-  const input: ServiceProcessInput = { ...opts, dataDir }
-  const prof = process.env.BENCH_CPU_PROF === '' ? undefined : process.env.BENCH_CPU_PROF
   const execArgv = ['--max-semi-space-size=64', ...(opts.gc === true ? ['--expose-gc'] : []), '--import', 'tsx']
+  const apart = opts.seedIn === 'apart' ? await seedApart({ ...opts, dataDir }, execArgv).catch(async (err: unknown) => { await rm(dataDir, { recursive: true, force: true }); throw err }) : undefined
+  const input: ServiceProcessInput = { ...opts, dataDir, ...(apart === undefined ? {} : { phase: 'serve' as const }) }
+  const prof = process.env.BENCH_CPU_PROF === '' ? undefined : process.env.BENCH_CPU_PROF
   const child: ChildProcess = fork(MAIN, [JSON.stringify(input)], { execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
   const exited = new Promise<number | null>((resolve) => { child.once('exit', (code) => { resolve(code) }) })
   try {
@@ -93,7 +116,7 @@ export async function startServiceProcess (opts: Omit<ServiceProcessInput, 'data
       mqttUrl: `mqtt://127.0.0.1:${ready.mqttPort}`,
       mqttsUrl: ready.mqttsPort === undefined ? undefined : `mqtts://127.0.0.1:${ready.mqttsPort}`,
       companyUid: ready.companyUid,
-      seedSeconds: ready.seedSeconds,
+      seedSeconds: apart ?? ready.seedSeconds,
       rss,
       async settledMemory () {
         const heap = await new Promise<{ heapUsed: number, external: number }>((resolve) => {
