@@ -11,6 +11,7 @@ import { m3daModule } from '../ingest/m3da/index.js'
 import { msciModule } from '../ingest/msci/index.js'
 import { sparkplugModule } from '../ingest/sparkplug/index.js'
 import { ddiModule } from '../ingest/ddi/index.js'
+import { lwm2mModule } from '../ingest/lwm2m/index.js'
 import { brokerAuthTransport } from '../ingest/broker-auth/broker-auth.transport.js'
 
 /** MQTT devices, and the embedded broker's topic namespaces offered to the protocols that ride on it. */
@@ -23,4 +24,4 @@ export const mqttModule: DeviceProtocolModule = {
   }
 }
 
-export const transports: readonly ProtocolEntry[] = [mqttModule, restTransport, m3daModule, msciModule, sparkplugModule, ddiModule, brokerAuthTransport]
+export const transports: readonly ProtocolEntry[] = [mqttModule, restTransport, m3daModule, msciModule, sparkplugModule, ddiModule, lwm2mModule, brokerAuthTransport]

@@ -3,7 +3,7 @@
 // are described by area in core/config/; the order below is the order they are checked in.
 import { DEFAULT_PASSWORD_HASH_COST } from './security/secrets.js'
 import type { AccessConfig } from './config/access.config.js'
-import { brokerConfig, checkBrokerTrust, mqttUrl, type DevicesConfig } from './config/devices.config.js'
+import { brokerConfig, checkBrokerTrust, devicePorts, mqttUrl, type DevicesConfig } from './config/devices.config.js'
 import type { OperationsConfig } from './config/operations.config.js'
 import { checkOffSwitches, portOrOff, tlsConfig, type TlsConfig } from './config/tls.config.js'
 import { alertsConfig, type AlertsConfig } from './config/alerts.config.js'
@@ -51,7 +51,7 @@ function readVariables (env: Env): Config {
     FLEET_CLIENT_SECRET: optional(env, 'FLEET_CLIENT_SECRET'),
     PUBLIC_URL: url(env, 'PUBLIC_URL', ['http:', 'https:']),
     MQTT_PORT: portOrOff(env, 'MQTT_PORT', 1883),
-    M3DA_PORT: int(env, 'M3DA_PORT', 44900, 0, 65535),
+    ...devicePorts(env),
     M3DA_SERVER_ID: str(env, 'M3DA_SERVER_ID', 'AIRVANTAGE'),
     MQTT_CONNECT_TIMEOUT_MS: int(env, 'MQTT_CONNECT_TIMEOUT_MS', 10_000, 100, 600_000),
     M3DA_LOGIN_TIMEOUT_MS: int(env, 'M3DA_LOGIN_TIMEOUT_MS', 15_000, 100, 600_000),

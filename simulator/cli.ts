@@ -14,6 +14,9 @@ export interface SimulateDefaults {
   mqttUrl: string
   /** tcp://host:$M3DA_PORT */
   m3daUrl?: string
+  /** coap://host:$LWM2M_PORT; coaps://host:$LWM2MS_PORT is lwm2msUrl */
+  lwm2mUrl?: string
+  lwm2msUrl?: string
   clientId: string
   clientSecret: string | undefined
   email: string | undefined
@@ -28,10 +31,10 @@ export interface SimulateIo {
   signal?: AbortSignal
 }
 
-export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt|rest|m3da|sparkplug|ddi [options]
+export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt|rest|m3da|sparkplug|ddi|lwm2m [options]
   --devices N           number of simulated devices (registered through the API)
   --protocol P          mqtt, rest, m3da, sparkplug (Sparkplug B edge nodes on the MQTT broker) or ddi
-                        (hawkBit DDI controllers polling the service's HTTP)
+                        (hawkBit DDI controllers polling the service's HTTP) or lwm2m (LwM2M clients over CoAP)
   --url URL             service HTTP URL (API and REST devices)          default http://localhost:$HTTP_PORT
   --mqtt-url URL        MQTT broker URL                                   default mqtt://localhost:$MQTT_PORT
   --mqtt-version V      4 (MQTT 3.1.1) or 5                               default 4
@@ -40,6 +43,12 @@ export const SIMULATE_USAGE = `usage: fleet simulate --devices N --protocol mqtt
   --m3da-cipher C       M3DA: none, aes-cbc-128, aes-cbc-256, aes-ctr-128, aes-ctr-256   default none
   --m3da-autoreg        M3DA: register with a registration password only and auto-register (needs a MAC)
   --ddi-tenant T        DDI: the tenant, the company's uid or DEFAULT     default DEFAULT
+  --lwm2m-url URL       LwM2M: coap://host:port, or coaps://host:port with --lwm2m-psk
+                        default coap://localhost:5683 (coaps://localhost:5684 with --lwm2m-psk)
+  --lwm2m-psk           LwM2M: DTLS with a random PSK per device (stored as communication.lwm2m.pskSecretHex)
+  --lwm2m-queue         LwM2M: queue mode, reachable only a moment after each update (every --poll-period)
+  --lwm2m-lifetime S    LwM2M: registration lifetime, updated at three quarters of it   default 300
+  --lwm2m-version V     LwM2M: 1.1 or 1.0 (TLV and LwM2M JSON only)      default 1.1
   --rate R              messages per device per second (0: as fast as acks allow)   default 1
   --duration S          seconds of publishing                              default: until Ctrl-C
   --poll-period S       REST devices ask for their tasks, M3DA devices connect, every S seconds   default 5
@@ -69,7 +78,7 @@ function positive (name: string, raw: string | undefined, fallback: number | und
   return n
 }
 
-const STRING_OPTIONS = ['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'm3da-url', 'm3da-security', 'm3da-cipher', 'ddi-tenant', 'rate', 'duration',
+const STRING_OPTIONS = ['devices', 'protocol', 'url', 'mqtt-url', 'mqtt-version', 'm3da-url', 'm3da-security', 'm3da-cipher', 'ddi-tenant', 'lwm2m-url', 'lwm2m-lifetime', 'lwm2m-version', 'rate', 'duration',
   'poll-period', 'failure-rate', 'reboot-seconds', 'update-failure-rate', 'download-cut-rate', 'download-concurrency', 'sms-gateway-port', 'client-id', 'client-secret', 'email', 'password',
   'usage-period', 'usage-days', 'usage-seed'] as const
 
@@ -98,6 +107,20 @@ function m3daSecurity (mac: string | undefined, cipher: string | undefined, auto
   const c = M3DA_CIPHERS.find((x) => x === (cipher ?? 'none'))
   if (c === undefined) throw new UsageError(`--m3da-cipher must be one of ${M3DA_CIPHERS.join(', ')}, got "${cipher ?? ''}"`)
   return { mode: autoreg ? 'autoreg' : 'password', mac: m, cipher: c }
+}
+
+type Values = Partial<Record<typeof STRING_OPTIONS[number], string>> & { 'lwm2m-queue'?: boolean, 'lwm2m-psk'?: boolean }
+
+/** The LwM2M flags (simulator/README.md "LwM2M devices"). @throws UsageError */
+function lwm2mOptions (values: Values, d: SimulateDefaults): Pick<FleetOptions, 'lwm2mUrl' | 'lwm2m'> {
+  const psk = values['lwm2m-psk'] === true
+  const version = values['lwm2m-version'] ?? '1.1'
+  if (version !== '1.0' && version !== '1.1') throw new UsageError(`--lwm2m-version must be 1.0 or 1.1, got "${version}"`)
+  const lifetime = positive('lwm2m-lifetime', values['lwm2m-lifetime'], 300, true) ?? 300
+  if (lifetime < 1) throw new UsageError('--lwm2m-lifetime must be at least 1 second')
+  const url = values['lwm2m-url'] ?? (psk ? d.lwm2msUrl ?? 'coaps://localhost:5684' : d.lwm2mUrl ?? 'coap://localhost:5683')
+  if (!url.startsWith(psk ? 'coaps://' : 'coap://')) throw new UsageError(psk ? '--lwm2m-psk needs a coaps:// --lwm2m-url' : 'a coaps:// --lwm2m-url needs --lwm2m-psk')
+  return { lwm2mUrl: url, lwm2m: { psk, queue: values['lwm2m-queue'] === true, lifetime, version } }
 }
 
 /** The usage feed flags (simulator/README.md "Usage feed"); undefined without --usage-feed. @throws UsageError */
@@ -141,6 +164,8 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
       options: {
         ...Object.fromEntries(STRING_OPTIONS.map((k) => [k, { type: 'string' as const }])) as Record<typeof STRING_OPTIONS[number], { type: 'string' }>,
         'm3da-autoreg': { type: 'boolean' as const },
+        'lwm2m-queue': { type: 'boolean' as const },
+        'lwm2m-psk': { type: 'boolean' as const },
         'usage-feed': { type: 'boolean' as const }
       }
     }).values
@@ -149,7 +174,7 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
   const devices = Number(values.devices)
   if (!Number.isInteger(devices) || devices < 1) throw new UsageError(`--devices must be a positive integer, got "${values.devices}"`)
   const protocol = values.protocol
-  if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da' && protocol !== 'sparkplug' && protocol !== 'ddi') throw new UsageError('--protocol must be mqtt, rest, m3da or sparkplug, or ddi for hawkBit DDI controllers')
+  if (protocol !== 'mqtt' && protocol !== 'rest' && protocol !== 'm3da' && protocol !== 'sparkplug' && protocol !== 'ddi' && protocol !== 'lwm2m') throw new UsageError('--protocol must be mqtt, rest, m3da, sparkplug or lwm2m, or ddi for hawkBit DDI controllers')
   const version = values['mqtt-version'] ?? '4'
   if (version !== '4' && version !== '5') throw new UsageError('--mqtt-version must be 4 or 5')
   const clientSecret = values['client-secret'] ?? d.clientSecret
@@ -172,6 +197,7 @@ export function parseSimulateArgs (argv: string[], d: SimulateDefaults): FleetOp
     m3daUrl: values['m3da-url'] ?? d.m3daUrl,
     m3daSecurity: m3daSecurity(values['m3da-security'], values['m3da-cipher'], values['m3da-autoreg'] === true),
     ddiTenant: values['ddi-tenant'] ?? 'DEFAULT',
+    ...(protocol === 'lwm2m' ? lwm2mOptions(values, d) : {}),
     reconnectPeriod: 1000,
     rate: positive('rate', values.rate, 1, false) ?? 1,
     durationS: positive('duration', values.duration, undefined, false),
@@ -204,10 +230,12 @@ export function usageSummary (u: UsagePlayStats): string {
 }
 
 /** The first device that could not be registered or connected, with where its link was pointed. */
-export function startFailureLine (err: Error, opts: Pick<FleetOptions, 'protocol' | 'mqttUrl' | 'm3daUrl'>): string {
+export function startFailureLine (err: Error, opts: Pick<FleetOptions, 'protocol' | 'mqttUrl' | 'm3daUrl' | 'lwm2mUrl'>): string {
   const where = opts.protocol === 'mqtt' || opts.protocol === 'sparkplug'
     ? `: is ${opts.mqttUrl ?? '?'} this service's MQTT (its MQTT_PORT; --mqtt-url)?`
-    : opts.protocol === 'm3da' ? `: is ${opts.m3daUrl ?? '?'} this service's M3DA (its M3DA_PORT; --m3da-url)?` : ''
+    : opts.protocol === 'm3da'
+      ? `: is ${opts.m3daUrl ?? '?'} this service's M3DA (its M3DA_PORT; --m3da-url)?`
+      : opts.protocol === 'lwm2m' ? `: is ${opts.lwm2mUrl ?? '?'} this service's LwM2M (its LWM2M_PORT or LWM2MS_PORT; --lwm2m-url)?` : ''
   return `simulate: a device failed to start, the run stops: ${err.message}${err instanceof ProvisionError ? '' : where}`
 }
 
@@ -255,6 +283,9 @@ export async function runSimulateCli (argv: string[], defaults: SimulateDefaults
     `${s.tasksAnswered} tasks answered${s.tasksFailed === 0 ? '' : ` (${s.tasksFailed} ERROR)`}, ${s.errors} errors\n`)
   if (s.usage !== undefined) io.out.write(usageSummary(s.usage) + '\n')
   const usageOk = s.usage === undefined || (s.usage.failed === 0 && s.usage.held === 0)
+  // An LwM2M device's data message is only what its observers were notified of (none when nothing observes it):
+  // there is no count of sent messages to check against.
+  if (opts.protocol === 'lwm2m') return usageOk ? 0 : 1
   // Acknowledged is not stored until the service says so (simulator/verify.ts).
   try {
     const v = await verifyStored(await connectApi(opts.api), fleet.devices.map((d) => d.systemUid), s.messages)

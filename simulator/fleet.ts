@@ -19,11 +19,15 @@ import type { M3daSecurity } from './transports/m3da-options.js'
 import { connectMqttDevice, type MqttDevice } from './transports/mqtt.js'
 import { restDevice } from './transports/rest.js'
 import { connectSparkplugNode } from './transports/sparkplug.js'
+import { openLwm2mDevice, type TransportDevice } from './transports/lwm2m-fleet.js'
+import type { Lwm2mFleetOptions } from './transports/lwm2m-options.js'
 import type { DeviceTransport } from './transports/transport.js'
 import { startUsagePlayer, type UsagePlayer, type UsagePlayOptions, type UsagePlayStats } from './usage/player.js'
 import { drive, inParallel, pollTasks } from './schedule.js'
+import { failsTasks, softwareOf } from './fleet-shares.js'
+export { failsTasks, softwareOf }
 
-export type FleetProtocol = 'mqtt' | 'rest' | 'm3da' | 'sparkplug' | 'ddi'
+export type FleetProtocol = 'mqtt' | 'rest' | 'm3da' | 'sparkplug' | 'ddi' | 'lwm2m'
 
 export interface LinkOptions {
   protocol: FleetProtocol
@@ -39,6 +43,9 @@ export interface LinkOptions {
   m3daSecurity?: M3daSecurity
   /** The DDI tenant of hawkBit controllers: their company's uid, or DEFAULT (the default) for the service's first. */
   ddiTenant?: string
+  /** Where LwM2M devices register: coap://host:port (LWM2M_PORT) or, with `lwm2m.psk`, coaps://host:port (LWM2MS_PORT). */
+  lwm2mUrl?: string | undefined
+  lwm2m?: Lwm2mFleetOptions
 }
 
 const DEFAULT_M3DA_SECURITY: M3daSecurity = { mode: 'password', mac: 'hmac-sha1', cipher: 'none' }
@@ -117,7 +124,8 @@ export interface Fleet {
 }
 
 /** Opens the device's link to the service. */
-export async function openTransport (id: DeviceIdentity, link: LinkOptions, httpUrl: string): Promise<DeviceTransport> {
+export async function openTransport (id: DeviceIdentity, link: LinkOptions, httpUrl: string, parts: TransportDevice = {}): Promise<DeviceTransport> {
+  if (link.protocol === 'lwm2m') return await openLwm2mDevice(id, link.lwm2mUrl, link.lwm2m ?? {}, parts)
   if (link.protocol === 'rest') return restDevice({ url: httpUrl, username: id.serialNumber, password: id.restPassword })
   if (link.protocol === 'ddi') return ddiDevice({ url: httpUrl, tenant: link.ddiTenant ?? 'DEFAULT', controllerId: id.serialNumber, token: id.restPassword })
   if (link.protocol === 'm3da') {
@@ -154,13 +162,15 @@ export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkO
   // an agent without security (its application admits it with `authentication: "none"`).
   const mode = link.protocol === 'm3da' ? (link.m3daSecurity ?? DEFAULT_M3DA_SECURITY).mode : 'none'
   const m3da = mode === 'password' ? 'password' : mode === 'autoreg' ? 'registrationPassword' : 'none'
-  const systemUid = await registerDevice(api, id, { labels: opts.labels ?? ['simulator'], applicationUid: opts.applicationUid, m3da })
-  const transport = await openTransport(id, link, api.url)
+  const lwm2mPskHex = link.protocol === 'lwm2m' && link.lwm2m?.psk === true ? id.lwm2mPskHex : undefined
+  const systemUid = await registerDevice(api, id, { labels: opts.labels ?? ['simulator'], applicationUid: opts.applicationUid, m3da, ...(lwm2mPskHex === undefined ? {} : { lwm2mPskHex }) })
+  const model = createDeviceModel()
+  const transport = await openTransport(id, link, api.url, { model, ...(opts.software === undefined ? {} : { software: opts.software }), ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs }) })
   return createSimulatedDevice({
     identity: id,
     systemUid,
     transport,
-    model: createDeviceModel(),
+    model,
     ...(opts.events === undefined ? {} : { events: opts.events }),
     ...(opts.failsTasks === undefined ? {} : { failsTasks: opts.failsTasks }),
     ...(opts.rebootMs === undefined ? {} : { rebootMs: opts.rebootMs }),
@@ -174,6 +184,7 @@ export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkO
  * systems that speak REST (docs/packages.md#installs).
  */
 export async function genericApplication (api: ApiClient, protocol: FleetProtocol): Promise<string | undefined> {
+  if (protocol === 'lwm2m') return undefined // the catalogue has no generic LwM2M firmware yet
   return await findApplication(api, GENERIC_APPLICATION_TYPES[protocol === 'ddi' ? 'rest' : protocol])
 }
 
@@ -181,14 +192,6 @@ export async function genericApplication (api: ApiClient, protocol: FleetProtoco
 export async function fleetApplication (api: ApiClient, link: LinkOptions): Promise<string | undefined> {
   if (link.protocol === 'm3da') return await m3daApplication(api, link.m3daSecurity ?? DEFAULT_M3DA_SECURITY)
   return await genericApplication(api, link.protocol)
-}
-
-/**
- * Whether device n (1-based) of the fleet is one of the failing share: round(n × rate) steps up at exactly
- * round(devices × rate) of the n, spread evenly, and the same ones on every run.
- */
-export function failsTasks (n: number, rate: number): boolean {
-  return Math.round(n * rate) > Math.round((n - 1) * rate)
 }
 
 const isMqtt = (t: DeviceTransport): t is MqttDevice => 'client' in t
@@ -202,11 +205,6 @@ function counting (s: FleetStats, outer: DeviceEvents | undefined): { events: De
     onError: (d, err) => { fail(err); outer?.onError?.(d, err) }
   }
   return { events, fail }
-}
-
-/** What device n does with software: the fleet's download limiter and cut rate, and whether it fails its installs. */
-export function softwareOf (n: number, opts: Pick<FleetOptions, 'updateFailureRate' | 'downloadCutRate'>, limiter: Limiter, signal?: AbortSignal): SoftwareOptions {
-  return { failsInstalls: failsTasks(n, opts.updateFailureRate ?? 0), download: { limiter, cutRate: opts.downloadCutRate ?? 0, ...(signal === undefined ? {} : { signal }) } }
 }
 
 /** Registers and connects the fleet's devices, `concurrency` at a time, handing each to `added`. */

@@ -87,6 +87,8 @@ export interface RegisterOptions {
    * none (default): no M3DA secret, as for an agent without security.
    */
   m3da?: 'password' | 'registrationPassword' | 'none'
+  /** The system's LwM2M DTLS key (`communication.lwm2m.pskSecretHex`, the identity being the endpoint name). */
+  lwm2mPskHex?: string
 }
 
 /**
@@ -116,7 +118,8 @@ export async function registerDevice (api: ApiClient, id: DeviceIdentity, opts: 
     communication: {
       mqtt: { password: id.mqttPassword },
       rest: { password: id.restPassword },
-      ...(opts.m3da === undefined || opts.m3da === 'none' ? {} : { m3da: { [opts.m3da]: id.m3daPassword } })
+      ...(opts.m3da === undefined || opts.m3da === 'none' ? {} : { m3da: { [opts.m3da]: id.m3daPassword } }),
+      ...(opts.lwm2mPskHex === undefined ? {} : { lwm2m: { pskSecretHex: opts.lwm2mPskHex } })
     },
     ...(opts.applicationUid === undefined ? {} : { applications: [{ uid: opts.applicationUid }] })
   })

@@ -63,7 +63,8 @@ const Communication = Type.Object({
   msci: Type.Union([Type.Object({ host: str('Host, or host:port'), user: str('User'), password }), Null], { description: 'Server-initiated polling (AirLink gateways)' }),
   m3da: Type.Union([Type.Object({ registrationPassword: str('Password of the first communication, which creates the password'), password }), Null], { description: 'M3DA' }),
   rest: Type.Union([Type.Object({ password }), Null], { description: 'REST device API' }),
-  mqtt: Type.Union([Type.Object({ password }), Null], { description: 'MQTT' })
+  mqtt: Type.Union([Type.Object({ password }), Null], { description: 'MQTT' }),
+  lwm2m: Type.Union([Type.Object({ pskIdentity: str('DTLS PSK identity (default: the endpoint name)'), pskSecretHex: str('DTLS pre-shared key, hex; null for callers without the edit right on systems') }), Null], { description: 'LwM2M' })
 }, { description: 'Device credentials per protocol' })
 
 const level = (of: string) => Type.Optional(oneOf(SIGNAL_LEVELS, `Level computed from ${of}`))
@@ -190,7 +191,7 @@ const example = {
   subscriptions: [],
   metadata: { fleet: 'north' },
   data: { rssi: -71, rssiLevel: 'VERY_GOOD', signalStrength: 'NO_REPORT', networkServiceType: 'LTE', roamingStatus: 'UNKNOWN' },
-  communication: { msci: null, m3da: null, rest: null, mqtt: { password: 'device-secret' } },
+  communication: { msci: null, m3da: null, rest: null, mqtt: { password: 'device-secret' }, lwm2m: null },
   heartbeat: null,
   statusReport: null,
   reports: [],

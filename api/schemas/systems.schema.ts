@@ -50,7 +50,8 @@ const Communication = Type.Object({
   msci: Type.Optional(Type.Union([Type.Object({ host: Type.Optional(Str), user: Type.Optional(Str), password: Type.Optional(Str) }), Type.Null()])),
   m3da: Type.Optional(Type.Union([Type.Object({ registrationPassword: Type.Optional(Str), password: Type.Optional(Str) }), Type.Null()])),
   rest: Type.Optional(Type.Union([Type.Object({ password: Type.Optional(Str) }), Type.Null()])),
-  mqtt: Type.Optional(Type.Union([Type.Object({ password: Type.Optional(Str) }), Type.Null()]))
+  mqtt: Type.Optional(Type.Union([Type.Object({ password: Type.Optional(Str) }), Type.Null()])),
+  lwm2m: Type.Optional(Type.Union([Type.Object({ pskIdentity: Type.Optional(Str), pskSecretHex: Type.Optional(Str) }), Type.Null()]))
 })
 
 /** A System fragment (docs/api.md#systems); read-only fields are accepted and ignored. */

@@ -1,6 +1,6 @@
 // The configuration of the device edge: the transports' ports and deadlines, proxies, device logins and limits, the
 // MSCI polls, the Sparkplug host and the external MQTT broker with its authentication endpoints.
-import { addressList, bool, ConfigError, optional, type Env } from './values.js'
+import { addressList, bool, ConfigError, int, optional, type Env } from './values.js'
 import type { PortOrOff } from './tls.config.js'
 
 export interface DevicesConfig {
@@ -8,6 +8,10 @@ export interface DevicesConfig {
   MQTT_PORT: PortOrOff
   /** M3DA TCP port (docs/devices.md). */
   M3DA_PORT: number
+  /** LwM2M over plain CoAP, UDP (docs/protocols/lwm2m.md: NoSec devices only). */
+  LWM2M_PORT: number
+  /** LwM2M over DTLS 1.2 with PSK, UDP (docs/protocols/lwm2m.md). */
+  LWM2MS_PORT: number
   /** The server id of M3DA security (docs/protocols/m3da.md: KS = MD5(serverId ‖ K)); the agents' default. */
   M3DA_SERVER_ID: string
   /** An MQTT connection (TCP or WebSocket) that has not been sent its CONNACK this long after it opened is closed (ms). */
@@ -112,6 +116,15 @@ export function brokerConfig (env: Env): Pick<DevicesConfig, 'BROKER_AUTH_SECRET
     BROKER_AUTH_ALLOW: addressList(env, 'BROKER_AUTH_ALLOW'),
     BROKER_CA_FILE: optional(env, 'BROKER_CA_FILE'),
     BROKER_COMPANY_CAS: bool(env, 'BROKER_COMPANY_CAS', false)
+  }
+}
+
+/** The ports of M3DA (TCP) and LwM2M (UDP: plain CoAP and CoAP over DTLS, IANA's 5683 and 5684; docs/protocols/lwm2m.md). */
+export function devicePorts (env: Env): Pick<DevicesConfig, 'M3DA_PORT' | 'LWM2M_PORT' | 'LWM2MS_PORT'> {
+  return {
+    M3DA_PORT: int(env, 'M3DA_PORT', 44900, 0, 65535),
+    LWM2M_PORT: int(env, 'LWM2M_PORT', 5683, 0, 65535),
+    LWM2MS_PORT: int(env, 'LWM2MS_PORT', 5684, 0, 65535)
   }
 }
 

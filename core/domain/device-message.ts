@@ -4,9 +4,10 @@
 
 /**
  * docs/devices.md shows MSCI; docs/devices.md adds MQTT, REST and M3DA; DDI is hawkBit's Direct Device Integration of
- * Linux gateways (docs/protocols/ddi.md), a communication type an application declares like the others.
+ * Linux gateways (docs/protocols/ddi.md), a communication type an application declares like the others; LWM2M is
+ * OMA LwM2M over CoAP (docs/protocols/lwm2m.md).
  */
-export const DEVICE_PROTOCOLS = ['MQTT', 'REST', 'M3DA', 'MSCI', 'SNMP', 'SPARKPLUG', 'DDI'] as const
+export const DEVICE_PROTOCOLS = ['MQTT', 'REST', 'M3DA', 'MSCI', 'SNMP', 'SPARKPLUG', 'DDI', 'LWM2M'] as const
 export type DeviceProtocol = typeof DEVICE_PROTOCOLS[number]
 
 /** A stored value: numbers, strings, booleans, or null (docs/devices.md: number, string or null). */

@@ -113,6 +113,8 @@ export interface Communication {
   m3da?: { registrationPassword?: string | null, password?: string | null } | null
   rest?: { password?: string | null } | null
   mqtt?: { password?: string | null } | null
+  /** LwM2M over DTLS (docs/protocols/lwm2m.md): the PSK identity (default: the endpoint name) and the key in hex. */
+  lwm2m?: { pskIdentity?: string | null, pskSecretHex?: string | null } | null
 }
 
 export interface Offer {
@@ -262,6 +264,7 @@ export function communicationView (c: Communication): Required<{ [K in keyof Com
     msci: c.msci == null ? null : { host: c.msci.host ?? null, user: c.msci.user ?? null, password: c.msci.password ?? null },
     m3da: c.m3da == null ? null : { registrationPassword: c.m3da.registrationPassword ?? null, password: c.m3da.password ?? null },
     rest: c.rest == null ? null : { password: c.rest.password ?? null },
-    mqtt: c.mqtt == null ? null : { password: c.mqtt.password ?? null }
+    mqtt: c.mqtt == null ? null : { password: c.mqtt.password ?? null },
+    lwm2m: c.lwm2m == null ? null : { pskIdentity: c.lwm2m.pskIdentity ?? null, pskSecretHex: c.lwm2m.pskSecretHex ?? null }
   }
 }

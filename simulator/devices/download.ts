@@ -30,7 +30,7 @@ export interface DownloadOptions {
 }
 
 export type DownloadResult =
-  | { ok: true, size: number, md5: string, sha256: string, etag: string | undefined, requests: number, resumed: number }
+  | { ok: true, size: number, md5: string, sha256: string, etag: string | undefined, requests: number, resumed: number, filename?: string }
   | { ok: false, message: string, requests: number }
 
 const shared = createLimiter(DEFAULT_DOWNLOADS)
@@ -40,6 +40,8 @@ interface Progress {
   received: number
   total: number | undefined
   etag: string | undefined
+  /** The file name of the HEAD's Content-Disposition, when it names one (an LwM2M device takes its version from it). */
+  filename?: string
   md5: Hash
   sha256: Hash
   resumed: number
@@ -65,6 +67,8 @@ async function head (url: string, p: Progress, signal: AbortSignal | undefined):
   if (res.status !== 200) throw new Error(`HEAD answered ${res.status}`)
   p.total = lengthOf(res)
   p.etag = res.headers.get('etag') ?? undefined
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1]
+  if (name !== undefined) p.filename = name
 }
 
 /** Where the answer starts: the resumed offset for a 206 that fits, 0 for a whole body. @throws on anything else */
@@ -125,7 +129,7 @@ export async function download (url: string, o: DownloadOptions = {}): Promise<D
       if (!headed) { await counted(async () => { await head(url, p, o.signal) }); headed = true }
       // A cut's body is left mid-stream: leaving its loop cancels it, and the slot is given back.
       await counted(async () => { await fetchRest(url, p, o) })
-      return { ok: true, size: p.received, md5: p.md5.digest('hex'), sha256: p.sha256.digest('hex'), etag: p.etag, requests, resumed: p.resumed }
+      return { ok: true, size: p.received, md5: p.md5.digest('hex'), sha256: p.sha256.digest('hex'), etag: p.etag, requests, resumed: p.resumed, ...(p.filename === undefined ? {} : { filename: p.filename }) }
     } catch (err) {
       if (o.signal?.aborted === true) return { ok: false, message: 'download stopped', requests }
       last = err instanceof Cut ? err.message : `${(err as Error).message}${causeOf(err)}`

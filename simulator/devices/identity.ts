@@ -29,6 +29,8 @@ export interface DeviceIdentity {
    * auto-registers (§2.8.6): the system is then created with it as `communication.m3da.registrationPassword`.
    */
   m3daPassword: string
+  /** The LwM2M DTLS pre-shared key in hex (`communication.lwm2m.pskSecretHex`); identities made elsewhere may lack it. */
+  lwm2mPskHex?: string
 }
 
 /**
@@ -48,7 +50,8 @@ export function deviceIdentity (run: string, n: number): DeviceIdentity {
     mobileNumber: `+337${digits}${String(n % 1_000_000).padStart(6, '0')}`,
     mqttPassword: randomBytes(12).toString('base64url'),
     restPassword: randomBytes(12).toString('base64url'),
-    m3daPassword: randomBytes(12).toString('base64url')
+    m3daPassword: randomBytes(12).toString('base64url'),
+    lwm2mPskHex: randomBytes(16).toString('hex')
   }
 }
 

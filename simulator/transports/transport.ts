@@ -5,7 +5,7 @@ export type TasksHandler = (tasks: Task[]) => void
 
 export interface DeviceTransport {
   /** As the service records it on the device message. */
-  readonly protocol: 'MQTT' | 'REST' | 'M3DA' | 'SPARKPLUG' | 'DDI'
+  readonly protocol: 'MQTT' | 'REST' | 'M3DA' | 'SPARKPLUG' | 'DDI' | 'LWM2M'
   /** Sends one data message; resolves once the service acknowledged it (QoS 1 PUBACK, HTTP 200). */
   sendData (points: readonly Point[]): Promise<void>
   /** Sends task acknowledgements; resolves once the service acknowledged them. */

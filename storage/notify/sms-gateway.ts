@@ -19,7 +19,10 @@ export const SHOULDER_TAP_TEXT: Readonly<Record<DeviceProtocol, string>> = {
   SNMP: 'FLEET CONNECT',
   SPARKPLUG: 'FLEET CONNECT',
   // SWUpdate and RAUC poll on their own schedule and read no SMS: the text is there for a gateway's own handler.
-  DDI: 'FLEET CONNECT'
+  DDI: 'FLEET CONNECT',
+  // LwM2M's own SMS binding carries a CoAP message (a Registration Update Trigger); until the service speaks it, a
+  // queue-mode device's SMS handler is asked, like the others, to send an update (docs/protocols/lwm2m.md).
+  LWM2M: 'FLEET CONNECT'
 }
 
 /** One try: the connection and the whole answer (a gateway that does not answer is a failed request). */

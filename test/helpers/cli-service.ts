@@ -30,6 +30,8 @@ export async function cliService (store: Pick<Store, 'env'>, extra: Record<strin
     HTTP_PORT: String(httpPort),
     MQTT_PORT: String(mqttPort),
     M3DA_PORT: '0',
+    LWM2M_PORT: '0',
+    LWM2MS_PORT: '0',
     LOG_LEVEL: 'info',
     RATE_LIMIT_PER_S: '100000',
     // The test stacks' scrypt cost (stack.ts): sign-ins are not what these tests measure.

@@ -71,4 +71,4 @@ const PGLITE: [string, () => Promise<Store>] = ['PGlite in DATA_DIR', pgliteStor
 const POSTGRES: [string, () => Promise<Store>] = ['PostgreSQL (DATABASE_URL)', postgresStore]
 
 /** Options every CLI run of the tests shares: loopback only, MQTT and M3DA on any free port. */
-export const quiet = { HTTP_HOST: '127.0.0.1', MQTT_PORT: '0', M3DA_PORT: '0' }
+export const quiet = { HTTP_HOST: '127.0.0.1', MQTT_PORT: '0', M3DA_PORT: '0', LWM2M_PORT: '0', LWM2MS_PORT: '0' }

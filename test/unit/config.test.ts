@@ -39,6 +39,8 @@ describe('loadConfig', () => {
       FLEET_CLIENT_SECRET: undefined,
       MQTT_PORT: 1883,
       M3DA_PORT: 44900,
+      LWM2M_PORT: 5683,
+      LWM2MS_PORT: 5684,
       M3DA_SERVER_ID: 'AIRVANTAGE',
       SPARKPLUG_HOST_ID: 'fleet',
       COMM_PERIOD_S: 3600,
@@ -187,6 +189,8 @@ describe('loadConfig', () => {
   it.each([
     ['HTTP_PORT', '65536'],
     ['M3DA_PORT', '100000'],
+    ['LWM2M_PORT', '65536'],
+    ['LWM2MS_PORT', '70000'],
     ['TOKEN_TTL_S', '0'],
     ['WORKER_CONCURRENCY', '0'],
     ['RATE_LIMIT_PER_S', '0'],

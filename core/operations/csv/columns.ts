@@ -18,7 +18,8 @@ export const COMMUNICATION_FIELDS = {
   msci: ['host', 'user', 'password'],
   m3da: ['registrationPassword', 'password'],
   rest: ['password'],
-  mqtt: ['password']
+  mqtt: ['password'],
+  lwm2m: ['pskIdentity', 'pskSecretHex']
 } as const satisfies Record<keyof Communication, readonly string[]>
 export type Protocol = keyof typeof COMMUNICATION_FIELDS
 

@@ -95,7 +95,8 @@ function hasLogin (target: Pick<DeviceTarget, 'system' | 'applications'>, protoc
  * Whether the system has what the protocol needs to reach its device (docs/devices.md): a gateway serial
  * number or IMEI as login (the one its application's commIdType names) and the protocol's password (MQTT,
  * Sparkplug: communication.mqtt; REST and hawkBit DDI: communication.rest; M3DA: a password, a registration password, or an M3DA
- * application admitting agents without security, `authentication: "none"`), or the MSCI host to poll.
+ * application admitting agents without security, `authentication: "none"`; LwM2M: a pre-shared key, or an LWM2M
+ * application admitting NoSec devices, `security: "none"`), or the MSCI host to poll.
  */
 export function hasCommIdentifiers (target: Pick<DeviceTarget, 'system' | 'applications'>, protocol: DeviceProtocol): boolean {
   const { system } = target
@@ -110,5 +111,6 @@ export function hasCommIdentifiers (target: Pick<DeviceTarget, 'system' | 'appli
     case 'M3DA': return login && (set(c.m3da?.password) || set(c.m3da?.registrationPassword) || communicationParameters(target.applications, 'M3DA').authentication === 'none')
     case 'MSCI':
     case 'SNMP': return set(c.msci?.host)
+    case 'LWM2M': return login && (set(c.lwm2m?.pskSecretHex) || communicationParameters(target.applications, 'LWM2M').security === 'none')
   }
 }

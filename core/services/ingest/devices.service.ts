@@ -24,9 +24,9 @@ export type DeviceAuthResult =
 
 /**
  * The entry of the system's `communication` whose password a transport checks ('mqtt', 'rest', 'm3da', 'msci'...):
- * a new transport names its own, nothing here lists them.
+ * a new transport names its own, nothing here lists them (an entry without a password, LwM2M's PSK, is none).
  */
-export type DeviceLoginKey = keyof Communication
+export type DeviceLoginKey = { [K in keyof Communication]-?: NonNullable<Communication[K]> extends { password?: unknown } ? K : never }[keyof Communication]
 
 function sameSecret (a: string, b: string): boolean {
   const x = Buffer.from(a)

@@ -8,8 +8,9 @@ import { systemView, type System } from '../../domain/system.js'
 export const SECRETS_RIGHT = 'entities.systems.edit'
 
 // Every secret of docs/api.md#systems (msci.password, m3da.registrationPassword, m3da.password,
-// rest.password, mqtt.password); host and user are not secrets.
-const SECRET_FIELDS: ReadonlySet<string> = new Set(['password', 'registrationPassword'])
+// rest.password, mqtt.password) and LwM2M's pre-shared key (lwm2m.pskSecretHex, docs/protocols/lwm2m.md); host, user
+// and the PSK identity are not secrets.
+const SECRET_FIELDS: ReadonlySet<string> = new Set(['password', 'registrationPassword', 'pskSecretHex'])
 
 type CommunicationView = Record<string, Record<string, unknown> | null>
 

@@ -25,7 +25,7 @@ function defaultName (name: string | null | undefined, g: Gateway | null): strin
 export function mergeCommunication (current: Communication, patch: Communication | null | undefined): Communication {
   if (patch == null) return current
   const out: Communication = { ...current }
-  for (const key of ['msci', 'm3da', 'rest', 'mqtt'] as const) {
+  for (const key of ['msci', 'm3da', 'rest', 'mqtt', 'lwm2m'] as const) {
     const p = patch[key]
     if (p === undefined) continue
     out[key] = p === null ? null : { ...(current[key] ?? {}), ...p } as never

@@ -101,7 +101,7 @@ describe('a transport added to the list', () => {
   afterAll(async () => { await stack.close() })
 
   it('listens on its own port, named in the bound ports beside the others', () => {
-    expect(Object.keys(stack.ports).sort()).toEqual(['m3da', 'mqtt', 'tiny'])
+    expect(Object.keys(stack.ports).sort()).toEqual(['lwm2m', 'lwm2ms', 'm3da', 'mqtt', 'tiny'])
     expect(stack.ports.tiny).toBeGreaterThan(0)
     // After every transport of the list (bin/transports.ts), whichever they are.
     const names = stack.service.transports.map((t) => t.name)
@@ -148,7 +148,7 @@ describe('a transport whose port cannot be bound', () => {
     await once(busy, 'listening')
     const address = busy.address()
     const port = typeof address === 'object' && address !== null ? address.port : 0
-    stack = await startStack({ env: { MQTT_PORT: '0', M3DA_PORT: String(port) }, transports: [...transports, tinyTransport(events)] })
+    stack = await startStack({ env: { MQTT_PORT: '0', M3DA_PORT: String(port), LWM2M_PORT: '0', LWM2MS_PORT: '0' }, transports: [...transports, tinyTransport(events)] })
   })
   afterAll(async () => {
     if (!closed) await stack.close()
@@ -160,7 +160,7 @@ describe('a transport whose port cannot be bound', () => {
     expect(failure).toBeInstanceOf(StartFailure)
     expect((failure as Error).message).toMatch(/^M3DA_PORT \d+ is already in use/)
     await eventually(async () => (await stack.api.inject({ method: 'GET', url: '/ready' })).statusCode === 503, 2000, 'not ready')
-    expect((await stack.api.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ failed: ['m3da', 'tiny'], checks: { mqtt: 'ok', m3da: 'failed', tiny: 'failed' } })
+    expect((await stack.api.inject({ method: 'GET', url: '/ready' })).json()).toMatchObject({ failed: ['m3da', 'lwm2m', 'lwm2ms', 'tiny'], checks: { mqtt: 'ok', m3da: 'failed', lwm2m: 'failed', lwm2ms: 'failed', tiny: 'failed' } })
   })
 
   it('is closed with the service', async () => {

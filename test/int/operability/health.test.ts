@@ -17,7 +17,7 @@ describe('a started service', () => {
   it('is ready: store, migrations and the MQTT and M3DA listeners pass', async () => {
     const res = await fetch(`${stack.httpUrl}/ready`)
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ status: 'ok', checks: { store: 'ok', migrations: 'ok', mqtt: 'ok', m3da: 'ok' } })
+    expect(await res.json()).toEqual({ status: 'ok', checks: { store: 'ok', migrations: 'ok', mqtt: 'ok', m3da: 'ok', lwm2m: 'ok', lwm2ms: 'ok' } })
   })
 
   it('answers probes beyond the API rate limit (1 request per second here)', async () => {
@@ -32,7 +32,7 @@ describe('a started service', () => {
     try {
       const res = await fetch(`${stack.httpUrl}/ready`)
       expect(res.status).toBe(503)
-      expect(await res.json()).toEqual({ status: 'unavailable', failed: ['migrations'], checks: { store: 'ok', migrations: 'failed', mqtt: 'ok', m3da: 'ok' } })
+      expect(await res.json()).toEqual({ status: 'unavailable', failed: ['migrations'], checks: { store: 'ok', migrations: 'failed', mqtt: 'ok', m3da: 'ok', lwm2m: 'ok', lwm2ms: 'ok' } })
     } finally {
       await stack.db.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [last, Date.now()])
     }
@@ -44,11 +44,11 @@ describe('a service whose device listeners are not started', () => {
   beforeAll(async () => { stack = await startStack() }) // built, not listening
   afterAll(async () => { await stack.close() })
 
-  it('is alive but not ready: 503 with the mqtt and m3da checks failed', async () => {
+  it('is alive but not ready: 503 with the device listeners\' checks failed', async () => {
     expect((await stack.api.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
     const res = await stack.api.inject({ method: 'GET', url: '/ready' })
     expect(res.statusCode).toBe(503)
-    expect(res.json()).toEqual({ status: 'unavailable', failed: ['mqtt', 'm3da'], checks: { store: 'ok', migrations: 'ok', mqtt: 'failed', m3da: 'failed' } })
+    expect(res.json()).toEqual({ status: 'unavailable', failed: ['mqtt', 'm3da', 'lwm2m', 'lwm2ms'], checks: { store: 'ok', migrations: 'ok', mqtt: 'failed', m3da: 'failed', lwm2m: 'failed', lwm2ms: 'failed' } })
   })
 })
 
@@ -63,6 +63,6 @@ describe('a service whose store is gone', () => {
     expect(health.status).toBe(200)
     const res = await fetch(`${stack.httpUrl}/ready`)
     expect(res.status).toBe(503)
-    expect(await res.json()).toEqual({ status: 'unavailable', failed: ['store', 'migrations'], checks: { store: 'failed', migrations: 'failed', mqtt: 'ok', m3da: 'ok' } })
+    expect(await res.json()).toEqual({ status: 'unavailable', failed: ['store', 'migrations'], checks: { store: 'failed', migrations: 'failed', mqtt: 'ok', m3da: 'ok', lwm2m: 'ok', lwm2ms: 'ok' } })
   })
 })

@@ -51,7 +51,7 @@ describe('create: the created System', () => {
       lastSyncDate: null,
       labels: ['a', 'b'],
       metadata: { site: 'Paris' },
-      communication: { mqtt: { password: 'mqtt-secret' }, m3da: null, rest: null, msci: null },
+      communication: { mqtt: { password: 'mqtt-secret' }, m3da: null, rest: null, msci: null, lwm2m: null },
       heartbeat: null,
       statusReport: null,
       reports: [],

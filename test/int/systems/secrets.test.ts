@@ -1,23 +1,25 @@
 // Device credentials in the System (docs/api.md#systems): shown in clear only to callers holding
-// entities.systems.edit in the context company; a viewer gets null for every password field, in the list (with and
+// entities.systems.edit in the context company; a viewer gets null for every password field (and LwM2M's PSK), in the list (with and
 // without `fields=communication`) and in the details.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startStack, type Stack } from '../../helpers/stack.js'
 import { createUser, uniq, type TestUser } from '../../helpers/factories.js'
 import { createSystem, type Json } from '../../helpers/systems.js'
 
-const SECRETS = { msci: 'msci-secret-1', m3daPassword: 'm3da-secret-1', m3daRegistration: 'm3da-registration-1', rest: 'rest-secret-1', mqtt: 'mqtt-secret-1' }
+const SECRETS = { msci: 'msci-secret-1', m3daPassword: 'm3da-secret-1', m3daRegistration: 'm3da-registration-1', rest: 'rest-secret-1', mqtt: 'mqtt-secret-1', lwm2m: '00112233445566778899aabbccddeeff' }
 const COMMUNICATION = {
   msci: { host: '192.0.2.7:9191', user: 'admin', password: SECRETS.msci },
   m3da: { password: SECRETS.m3daPassword, registrationPassword: SECRETS.m3daRegistration },
   rest: { password: SECRETS.rest },
-  mqtt: { password: SECRETS.mqtt }
+  mqtt: { password: SECRETS.mqtt },
+  lwm2m: { pskIdentity: 'psk-identity-1', pskSecretHex: SECRETS.lwm2m }
 }
 const MASKED = {
   msci: { host: '192.0.2.7:9191', user: 'admin', password: null },
   m3da: { password: null, registrationPassword: null },
   rest: { password: null },
-  mqtt: { password: null }
+  mqtt: { password: null },
+  lwm2m: { pskIdentity: 'psk-identity-1', pskSecretHex: null }
 }
 
 let stack: Stack
@@ -60,7 +62,7 @@ describe('a viewer (entities.systems.view only)', () => {
       const mine = items.find((i) => i.communication.msci !== null)
       expect(mine?.communication).toEqual(MASKED)
       const other = items.find((i) => i.communication.msci === null)
-      expect(other?.communication).toEqual({ msci: null, m3da: null, rest: null, mqtt: { password: null } })
+      expect(other?.communication).toEqual({ msci: null, m3da: null, rest: null, mqtt: { password: null }, lwm2m: null })
     }
   })
 

@@ -25,9 +25,9 @@ afterAll(async () => {
 })
 
 describe('the plain listeners switched off', () => {
-  it('bind only HTTPS and MQTTS (M3DA keeps its port), and serve the API and MQTT over them', async () => {
+  it('bind only HTTPS and MQTTS (M3DA and LwM2M keep their ports), and serve the API and MQTT over them', async () => {
     expect(stack.api.server.listening).toBe(false)
-    expect(Object.keys(stack.ports).sort()).toEqual(['m3da', 'mqtts'])
+    expect(Object.keys(stack.ports).sort()).toEqual(['lwm2m', 'lwm2ms', 'm3da', 'mqtts'])
     expect(stack.service.transports.flatMap((t) => t.listeners ?? []).map((l) => l.variable)).not.toContain('MQTT_PORT')
     const caFile = dir.write('ca.pem', ca.cert)
     const users = await run('curl', ['-sS', '--cacert', caFile, '-H', `authorization: Bearer ${stack.adminToken}`, `${stack.httpsUrl.replace('127.0.0.1', 'localhost')}/api/v1/users/current`])

@@ -20,6 +20,7 @@ import { pointPartitionsContract } from './point-partitions.contract.js'
 import { m3daContract } from './m3da.contract.js'
 import { msciPollsContract } from './msci-polls.contract.js'
 import { sparkplugContract } from './sparkplug.contract.js'
+import { lwm2mContract } from './lwm2m.contract.js'
 
 export const CONTRACTS: RepositoryContract[] = [
   systemsFindContract,
@@ -40,5 +41,6 @@ export const CONTRACTS: RepositoryContract[] = [
   pointPartitionsContract,
   m3daContract,
   msciPollsContract,
-  sparkplugContract
+  sparkplugContract,
+  lwm2mContract
 ]

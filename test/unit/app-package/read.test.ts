@@ -94,15 +94,25 @@ describe('openPackage: models', () => {
     expect([await text(pkg, 'b/bin/b.tar'), await text(pkg, 'a.tar')]).toEqual(['B', 'A'])
   })
 
-  it('protocols the service does not speak (LWM2M) stay out of the communication; their data is kept without encoding', async () => {
+  it('protocols the service does not speak (OMA-DM) stay out of the communication; their data is kept without encoding', async () => {
     const pkg = await open([{
       name: 'm.app',
-      data: model(`<capabilities><communication><protocol comm-id="IMEI" type="LWM2M"><parameter name="dtls" value="psk"/></protocol>
+      data: model(`<capabilities><communication><protocol comm-id="IMEI" type="OMADM"><parameter name="dtls" value="psk"/></protocol>
         <protocol comm-id="imei" type="MSCI"><parameter name="access" value="snmp"/><parameter name="port" value="161"/></protocol></communication>
-        <data><encoding type="LWM2M"><asset id="ztp"><setting path="/ztp/endpoint" type="string"/></asset></encoding></data></capabilities>`)
+        <data><encoding type="OMADM"><asset id="ztp"><setting path="/ztp/endpoint" type="string"/></asset></encoding></data></capabilities>`)
     }])
     expect(pkg.models[0]?.communication).toEqual([{ type: 'MSCI', commIdType: 'IMEI', parameters: { access: 'snmp', port: 161 } }])
     expect(flattenData(pkg.models[0]?.data ?? [])).toEqual([{ id: 'ztp.ztp.endpoint', elementType: 'setting', type: 'string', encoding: null, actionType: null, parameters: [] }])
+  })
+
+  it('LWM2M, which the service speaks (docs/protocols/lwm2m.md), is kept with its parameters and its data\'s encoding', async () => {
+    const pkg = await open([{
+      name: 'm.app',
+      data: model(`<capabilities><communication><protocol comm-id="IMEI" type="LWM2M"><parameter name="security" value="none"/></protocol></communication>
+        <data><encoding type="LWM2M"><asset id="lwm2m"><variable path="3/0/3" type="string"/></asset></encoding></data></capabilities>`)
+    }])
+    expect(pkg.models[0]?.communication).toEqual([{ type: 'LWM2M', commIdType: 'IMEI', parameters: { security: 'none' } }])
+    expect(flattenData(pkg.models[0]?.data ?? []).map((d) => [d.id, d.encoding])).toEqual([['lwm2m.3.0.3', 'LWM2M']])
   })
 
   it('paths through the same node, under two encodings, meet in one node', async () => {
