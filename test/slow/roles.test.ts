@@ -77,7 +77,7 @@ describe.each(servers)('an api, a worker and an ingest process on %s', () => {
     onTestFinished(async () => { await broker.stop() })
     const store = await postgresStore()
     onTestFinished(async () => { await store.drop() })
-    const shared = { ...store.env, ...first, REDIS_URL: TEST_REDIS_URL, MQTT_URL: broker.adminUrl, HTTP_HOST: '127.0.0.1', M3DA_PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_S: '100000' }
+    const shared = { ...store.env, ...first, REDIS_URL: TEST_REDIS_URL, MQTT_URL: broker.adminUrl, HTTP_HOST: '127.0.0.1', M3DA_PORT: '0', LWM2M_PORT: '0', LWM2MS_PORT: '0', LOG_LEVEL: 'info', RATE_LIMIT_PER_S: '100000' }
     const ports = { api: await freePort(), worker: await freePort(), ingest: await freePort() }
     // The api process first: it migrates and makes the first company.
     const apiProc = spawnFleet(['serve', '--roles', 'api'], { ...shared, HTTP_PORT: String(ports.api), FLEET_NODE_ID: 'api-1' })
@@ -151,6 +151,8 @@ describe.each(servers)('a cluster of two api, two worker and two ingest processe
       MQTT_URL: broker.adminUrl,
       HTTP_HOST: '127.0.0.1',
       M3DA_PORT: '0',
+      LWM2M_PORT: '0',
+      LWM2MS_PORT: '0',
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_S: '100000',
       // Busy cores would otherwise make the api processes shed the test's own requests (api/plugins/overload.ts).

@@ -84,8 +84,8 @@ describe('fleet simulate', { timeout: 120_000 }, () => {
   it('explains a bad command line with the usage and exit code 2', async () => {
     const r = await runFleet(['simulate', '--devices', '3', '--protocol', 'carrier-pigeon'], {})
     expect(r.code).toBe(2)
-    expect(r.stderr).toContain('fleet simulate: --protocol must be mqtt, rest, m3da or sparkplug')
-    expect(r.stderr).toContain('usage: fleet simulate --devices N --protocol mqtt|rest|m3da|sparkplug')
+    expect(r.stderr).toContain('fleet simulate: --protocol must be mqtt, rest, m3da, sparkplug or lwm2m, or ddi')
+    expect(r.stderr).toContain('usage: fleet simulate --devices N --protocol mqtt|rest|m3da|sparkplug|ddi|lwm2m')
   })
 
   it('says a negative device count must be a positive integer, and where the client secret comes from', async () => {
