@@ -1,5 +1,5 @@
 // Registrations end when their lifetime passes without an Update (OMA LwM2M Core §6.2.1: the server removes the
-// registration). The lifetime is the device's expected communication period (shared/spec/conventions.md §LwM2M), so
+// registration). The lifetime is the device's expected communication period (docs/protocols/lwm2m.md), so
 // a registration that expires is a missed communication: its system turns WARNING at once, as a failed MSCI poll
 // does (ingest/comm-failures.sql.ts), and traffic sets it OK again.
 import type { PeriodicJob } from '../../core/operations/jobs.js'

@@ -1,5 +1,5 @@
 // LwM2M values → data points (docs/protocols/lwm2m.md): every value under its data id `lwm2m.<object>.<instance>.
-// <resource>[.<resource instance>]` (AirVantage's form, shared/spec/conventions.md §LwM2M), plus the device-management
+// <resource>[.<resource instance>]` (AirVantage's form, docs/protocols/lwm2m.md), plus the device-management
 // ids (`_RSSI`...) of the System data fields the conventions map from objects 3, 4 and 6, which
 // core/domain/system-data.ts folds into System data as for every protocol.
 import type { DataPoint, DataValue } from '../../core/domain/device-message.js'

@@ -1,6 +1,6 @@
 // The registration interface (docs/protocols/lwm2m.md; OMA LwM2M Core §6.2, transport §8.2.3): `POST /rd?ep=..` with
 // the object links registers and is answered 2.01 with Location-Path rd/<id>; `POST /rd/<id>` updates; `DELETE
-// /rd/<id>` de-registers. Admission (shared/spec/conventions.md §LwM2M): the endpoint name must be a system's gateway
+// /rd/<id>` de-registers. Admission (docs/protocols/lwm2m.md): the endpoint name must be a system's gateway
 // serial number or IMEI, its company's device address filter must allow the device, and either the DTLS session's
 // PSK identity is the system's, or the request came over plain CoAP and the system's application allows NoSec
 // (`security: "none"`). Every refusal is counted (ingest refusals, protocol LWM2M) and stores nothing.

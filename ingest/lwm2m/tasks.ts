@@ -1,4 +1,4 @@
-// Device tasks over LwM2M (docs/protocols/lwm2m.md; shared/spec/conventions.md §LwM2M Operations): retrieve = Read of
+// Device tasks over LwM2M (docs/protocols/lwm2m.md, Operations): retrieve = Read of
 // each data id (`lwm2m.<o>.<i>.<r>`, or the resource a device-management id such as `_RSSI` comes from), whose values are stored like a notification before the task is answered;
 // apply settings = Write (PUT) of each value in the device's write format; reboot = Execute /3/0/4, reset = Execute
 // /3/0/5 (the application's action of that kind), or Execute of an `lwm2m.` resource a command names. The device's

@@ -1,5 +1,5 @@
 // LwM2M paths (OMA-TS-LightweightM2M-Core 1.1 §6.1 / §7.1: `/Object/Instance/Resource/ResourceInstance`, each id
-// 16 bits) and the service's data ids (shared/spec/conventions.md §LwM2M: `lwm2m.<object>.<instance>.<resource>`).
+// 16 bits) and the service's data ids (docs/protocols/lwm2m.md: `lwm2m.<object>.<instance>.<resource>`).
 import { MAX_ID, type Decoded, type LwM2mPath } from './types.js'
 
 // Decimal without leading zeros, so a path has one spelling and maps to one data id.

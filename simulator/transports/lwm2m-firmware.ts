@@ -1,4 +1,4 @@
-// Object 5, Firmware Update, pull only (OMA object 5; shared/spec/conventions.md §LwM2M "install: LWM2M_FW"): the
+// Object 5, Firmware Update, pull only (OMA object 5; docs/protocols/lwm2m.md "install: LWM2M_FW"): the
 // server writes the Package URI, the device downloads it (State 1 Downloading → 2 Downloaded, or back to 0 Idle with
 // the Update Result of why), the server executes Update (State 3 Updating) and the device ends on Idle with Update
 // Result 1 and the package's version as its firmware version (3/0/3, 5/0/7), or Update Result 8 "Firmware update

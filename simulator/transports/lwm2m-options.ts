@@ -1,4 +1,4 @@
-// What a simulated LwM2M client is told (simulator/README.md "LwM2M devices"; shared/spec/conventions.md §LwM2M).
+// What a simulated LwM2M client is told (simulator/README.md "LwM2M devices"; docs/protocols/lwm2m.md).
 import type { InstalledApplications } from '../devices/installed.js'
 import type { SoftwareOptions } from '../devices/software.js'
 import type { Lwm2mVersion } from './lwm2m-requests.js'

@@ -1,4 +1,4 @@
-// Object 9, LwM2M Software Management (OMA object 9; shared/spec/conventions.md §LwM2M "install: LWM2M_SW"): one
+// Object 9, LwM2M Software Management (OMA object 9; docs/protocols/lwm2m.md "install: LWM2M_SW"): one
 // instance per installed package (the device's InstalledApplications, installed.ts), and instances the server
 // creates for a new one. Write Package URI (9/x/3) → Update State 1 DOWNLOAD STARTED (Update Result 1 Downloading)
 // → 3 DELIVERED (Result 3: downloaded, integrity verified), or back to 0 INITIAL with Result 52/53/56; Install (9/x/4)

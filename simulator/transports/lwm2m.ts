@@ -1,4 +1,4 @@
-// A simulated LwM2M device (simulator/README.md "LwM2M devices"; shared/spec/conventions.md §LwM2M) behind the
+// A simulated LwM2M device (simulator/README.md "LwM2M devices"; docs/protocols/lwm2m.md) behind the
 // simulator's DeviceTransport. LwM2M is server-driven: the server reads, writes, executes and observes the device's
 // objects, so there are no tasks to hand over and no acks to send. A data message of the device model moves the
 // values it has an object for (RSSI 4/0/2, link quality 4/0/3, position 6/0, battery 3/0/9) and notifies the

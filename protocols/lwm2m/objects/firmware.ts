@@ -1,6 +1,6 @@
 // Object 5, Firmware Update (OMA object definition 1.1; 1.0 has resources 0–9 without 4, and Update Result 0–9).
 // State and Update Result carry the definition's words, so that a failed install can say why
-// (shared/spec/conventions.md §LwM2M: Update Result 1 = SUCCESS, ≥ 2 = FAILURE with the result's name).
+// (docs/protocols/lwm2m.md: Update Result 1 = SUCCESS, ≥ 2 = FAILURE with the result's name).
 import { r, type ObjectModel } from './model.js'
 
 /** 5/0/3 State. */

@@ -1,6 +1,6 @@
 // Simulated LwM2M devices installing: a firmware through Object 5 (pull from a local HTTP download link, SHA-256
 // checked against its ETag) and a package through Object 9, driven by the test's LwM2M server as the service's
-// LWM2M_FW and LWM2M_SW installs drive them (shared/spec/conventions.md §LwM2M); and the failures: the failing share
+// LWM2M_FW and LWM2M_SW installs drive them (docs/protocols/lwm2m.md); and the failures: the failing share
 // of --update-failure-rate, a package whose bytes do not match the link's tag, a link that does not answer.
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { CoapCode } from '../../../protocols/coap/index.js'

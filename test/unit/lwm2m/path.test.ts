@@ -1,4 +1,4 @@
-// Paths (Core TS 1.1 §6.1/§7.1) and the service's data ids (shared/spec/conventions.md §LwM2M).
+// Paths (Core TS 1.1 §6.1/§7.1) and the service's data ids (docs/protocols/lwm2m.md).
 import { describe, expect, it } from 'vitest'
 import { commonPath, dataIdToPath, formatPath, isUnder, parsePath, pathDepth, pathToDataId } from '../../../protocols/lwm2m/index.js'
 
