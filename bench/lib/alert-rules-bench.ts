@@ -58,6 +58,18 @@ export async function createPinnedRules (api: ApiAccess, n: number, concurrency 
   return uids
 }
 
+/** Deletes the rules through the API, `concurrency` requests at once. */
+export async function deleteRules (api: ApiAccess, uids: readonly string[], concurrency = 8): Promise<void> {
+  let next = 0
+  const worker = async (): Promise<void> => {
+    for (let i = next++; i < uids.length; i = next++) {
+      const res = await fetch(`${api.origin}/api/v2/alertrules/${uids[i] ?? ''}`, { method: 'DELETE', headers: { authorization: `Bearer ${api.token}` } })
+      if (!res.ok) throw new Error(`DELETE alert rule: ${res.status} ${await res.text()}`)
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+}
+
 export interface AlertCounts { raised: number, open: number, notified: number }
 
 /** The alerts of these rules: raised, still open, and notified (their alert.notify job done). */

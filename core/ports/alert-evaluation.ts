@@ -1,7 +1,7 @@
 // The evaluation of alert rules in the store (decision 0032, docs/alerts.md#how-rules-are-evaluated): the rules a
 // batch of points may change, what the evaluator reads of their systems, and the transitions that raise and close
 // alerts, exactly once per change of a rule's answer for a system.
-import type { AlertAttribute, AlertCondition, AlertFacts } from '../domain/alert-rule.js'
+import type { AlertAttribute, AlertCondition, AlertFacts, AlertValue } from '../domain/alert-rule.js'
 
 /** A rule to evaluate, and the systems of its company to evaluate it for. */
 export interface AlertCandidate {
@@ -31,6 +31,9 @@ export interface SystemFacts {
   /** The last value of each data id asked for that the system has a point of. */
   data: AlertFacts['data']
 }
+
+/** A point the caller's batch carries: the newest of its data id for its system in the batch. */
+export interface CarriedPoint { ts: number, value: AlertValue }
 
 /** A rule's new answer for a system, written only when it differs from the stored one. */
 export interface AlertAnswer {
@@ -78,9 +81,12 @@ export interface AlertEvaluationRepository {
    * The fields of the systems (the keys of `dataIds`) and the last value of each data id named for each, read from
    * the points through their (system, data id, time) index, so that those of the caller's own transaction count;
    * systems not found are absent. The systems in `fieldless`, whose rules read no field but the uid, are answered with
-   * the company given (as the caller's insert found it) and empty fields, without reading their rows.
+   * the company given (as the caller's insert found it) and empty fields, without reading their rows. A pair the
+   * caller's batch carries (`carried`, by system then data id) is not looked up in the points: its last value is the
+   * newer of the batch's point and the derived last value (data_last), the batch's on a tie (decision 0035).
    */
-  facts (dataIds: ReadonlyMap<string, readonly string[]>, fieldless?: ReadonlyMap<string, string>): Promise<Map<string, SystemFacts>>
+  facts (dataIds: ReadonlyMap<string, readonly string[]>, fieldless?: ReadonlyMap<string, string>,
+    carried?: ReadonlyMap<string, ReadonlyMap<string, CarriedPoint>>): Promise<Map<string, SystemFacts>>
   /** The stored answer of each (rule, system) pair that has one, keyed `${ruleUid} ${systemUid}`. */
   states (pairs: ReadonlyArray<{ ruleUid: string, systemUid: string }>): Promise<Map<string, boolean>>
   /**

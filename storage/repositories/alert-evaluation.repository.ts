@@ -1,4 +1,4 @@
-// The evaluation of alert rules in the store (core/ports/alert-evaluation.ts; decisions 0031, 0032 and 0034): the
+// The evaluation of alert rules in the store (core/ports/alert-evaluation.ts; decisions 0031, 0032, 0034 and 0035): the
 // candidates from the process's index of rules (./alert-rules-index.ts), facts and states read in one statement each,
 // the transitions in one more (./alert-transitions.sql.ts).
 import type { Queryable } from '../../core/ports/store.js'
@@ -35,7 +35,32 @@ const STATES = `SELECT string_agg(CASE WHEN a.state IS NULL THEN '-' WHEN a.stat
   FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(rule_uid, system_uid, i)
   LEFT JOIN LATERAL (SELECT a.state FROM alert_states a WHERE a.rule_uid = v.rule_uid AND a.system_uid = v.system_uid LIMIT 1) a ON true`
 
-interface LastValues { i: number[] | null, num: Array<number | null> | null, str: Array<string | null> | null }
+// The derived last value of each pair (data_last, kept by core/services/ingest/derived-state.ts), by its key alone:
+// for the pairs the caller's batch carries a point of (decision 0035). The points' lookup probes every monthly
+// partition's index for each pair (1,000 pairs: 16 against 4 ms on PGlite with five partitions).
+const DERIVED_VALUES = `SELECT array_agg(v.i::int) AS i, array_agg(d.num) AS num, array_agg(d.str) AS str, array_agg(d.ts) AS ts
+  FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS v(system_uid, data_id, i)
+  JOIN data_last d ON d.system_uid = v.system_uid AND d.data_id = v.data_id`
+
+interface LastValues { i: number[] | null, num: Array<number | null> | null, str: Array<string | null> | null, ts?: Array<string | number> | null }
+
+interface PointKey { systemUid: string, dataId: string }
+
+const NO_VALUES = { rows: [] as LastValues[] }
+
+async function lastValues (q: Queryable, sql: string, pairs: readonly PointKey[]): Promise<{ rows: LastValues[] }> {
+  if (pairs.length === 0) return NO_VALUES
+  return await q.query<LastValues>(sql, [textArray(pairs.map((p) => p.systemUid)), textArray(pairs.map((p) => p.dataId))])
+}
+
+/** Calls `f` with each pair answered, its value and its time (0 when the statement has none). */
+function eachValue (r: { rows: LastValues[] }, pairs: readonly PointKey[], f: (p: PointKey, value: AlertValue, ts: number) => void): void {
+  const { i = null, num = null, str = null, ts = null } = r.rows[0] ?? {}
+  ;(i ?? []).forEach((place, k) => {
+    const pair = pairs[place - 1]
+    if (pair !== undefined) f(pair, decodeValue(num?.[k] ?? null, str?.[k] ?? null), Number(ts?.[k] ?? 0))
+  })
+}
 
 interface SystemRow {
   uid: string
@@ -86,22 +111,27 @@ export function createAlertEvaluationRepository (q: Queryable, index: AlertRules
     candidates: async (companyUids, dataIds, systemUids) => await index.candidates(q, companyUids, dataIds, systemUids),
     cached: (companyUids, dataIds, systemUids) => index.cached(companyUids, dataIds, systemUids),
     versions: async (companyUids) => await index.versions(q, companyUids),
-    async facts (dataIds, fieldless = new Map()) {
+    async facts (dataIds, fieldless = new Map(), carried = new Map()) {
       if (dataIds.size === 0) return new Map()
       const pairs = [...dataIds].flatMap(([systemUid, ids]) => ids.map((dataId) => ({ systemUid, dataId })))
+      const stored = pairs.filter((p) => carried.get(p.systemUid)?.has(p.dataId) !== true)
+      const derived = pairs.filter((p) => carried.get(p.systemUid)?.has(p.dataId) === true)
       const read = [...dataIds.keys()].filter((uid) => !fieldless.has(uid))
-      // Sent together: the store runs one while the other waits in line behind it.
-      const systems = read.length === 0 ? Promise.resolve({ rows: [] as SystemRow[] }) : q.query<SystemRow>(SYSTEMS, [textArray(read)])
-      const last = pairs.length === 0
-        ? Promise.resolve({ rows: [] as LastValues[] })
-        : q.query<LastValues>(LAST_VALUES, [textArray(pairs.map((p) => p.systemUid)), textArray(pairs.map((p) => p.dataId))])
-      const [s, l] = await settledInOrder([systems, last])
+      // Sent together: the store runs one while the others wait in line behind it.
+      const [s, l, d] = await settledInOrder([
+        read.length === 0 ? Promise.resolve({ rows: [] as SystemRow[] }) : q.query<SystemRow>(SYSTEMS, [textArray(read)]),
+        lastValues(q, LAST_VALUES, stored), lastValues(q, DERIVED_VALUES, derived)])
       const out = new Map(s.rows.map((r) => [r.uid, factsOf(r)]))
       for (const [uid, companyUid] of fieldless) if (dataIds.has(uid)) out.set(uid, fieldlessFacts(uid, companyUid))
-      const { i = null, num = null, str = null } = l.rows[0] ?? {}
-      ;(i ?? []).forEach((place, k) => {
-        const pair = pairs[place - 1]
-        if (pair !== undefined) (out.get(pair.systemUid)?.data as Map<string, AlertValue> | undefined)?.set(pair.dataId, decodeValue(num?.[k] ?? null, str?.[k] ?? null))
+      const set = (p: PointKey, value: AlertValue): void => { (out.get(p.systemUid)?.data as Map<string, AlertValue> | undefined)?.set(p.dataId, value) }
+      eachValue(l, stored, (p, value) => set(p, value))
+      for (const p of derived) {
+        const own = carried.get(p.systemUid)?.get(p.dataId)
+        if (own !== undefined) set(p, own.value)
+      }
+      eachValue(d, derived, (p, value, ts) => {
+        const own = carried.get(p.systemUid)?.get(p.dataId)
+        if (own === undefined || ts > own.ts) set(p, value)
       })
       return out
     },

@@ -162,6 +162,27 @@ const contract = defineContract('AlertEvaluationRepository', {
     expect(bare.get(s)?.system.name).toBe('Pump 7')
   },
 
+  'takes a pair the batch carries from the batch or the derived last value, whichever is newer, without reading its points': async ({ repos, db }) => {
+    const co = await newCompany(repos)
+    const s = await newSystem(repos, co)
+    // The points say 99 for every data id; the derived last values are what the batch is compared with.
+    await insertMessage(db, s, { ts: 9000, points: ['newer', 'older', 'tie', 'none', 'other'].map((dataId) => ({ dataId, ts: 9000, value: 99 })) })
+    // The derived state behind the points (it follows them within a second).
+    await db.query('DELETE FROM data_last WHERE system_uid = $1', [s])
+    await repos.telemetry.upsertLast([
+      { systemUid: s, dataId: 'newer', ts: 1000, value: 1 },
+      { systemUid: s, dataId: 'older', ts: 3000, value: 'derived' },
+      { systemUid: s, dataId: 'tie', ts: 2000, value: 3 },
+      { systemUid: s, dataId: 'other', ts: 1000, value: 4 }
+    ])
+    const carried = new Map([[s, new Map([
+      ['newer', { ts: 2000, value: 10 }], ['older', { ts: 2000, value: 20 }], ['tie', { ts: 2000, value: 30 }], ['none', { ts: 2000, value: true }]
+    ])]])
+    const facts = await repos.alertEvaluation.facts(new Map([[s, ['newer', 'older', 'tie', 'none', 'other']]]), new Map([[s, co]]), carried)
+    // A pair the batch does not carry is read from the points, by time, as without `carried`.
+    expect(Object.fromEntries(facts.get(s)?.data ?? [])).toEqual({ newer: 10, older: 'derived', tie: 30, none: true, other: 99 })
+  },
+
   'raises one OPEN alert when a stateful rule becomes true, closes it when false, and raises again on the next change': async ({ repos, db }) => {
     const co = await newCompany(repos)
     const s = await newSystem(repos, co)

@@ -4,13 +4,13 @@ import { FleetError } from '../../errors.js'
 import type { UnitOfWork } from '../../ports/store.js'
 import type { Repositories } from '../../ports/repositories.js'
 import type { AlertRuleMatch } from '../../ports/alert-evaluation.js'
-import type { DeviceMessage } from '../../domain/device-message.js'
-import type { PointRow } from '../../ports/telemetry.js'
+import type { DataValue, DeviceMessage } from '../../domain/device-message.js'
+import { decodeValue, encodeValue, type PointRow } from '../../ports/telemetry.js'
 import { retryWhileUnavailable, type RetryOptions } from '../../store-errors.js'
 import { settledInOrder } from '../../settled.js'
 import { evaluateCandidates, evaluateOnReads, readForEvaluation, type EvaluationReads } from '../alerts/alert-evaluate.js'
 import { candidatesOf, type PointKey, type SystemTraffic } from '../alerts/alert-evaluation.js'
-import type { CachedMatches } from '../../ports/alert-evaluation.js'
+import type { CachedMatches, CarriedPoint } from '../../ports/alert-evaluation.js'
 
 /** Rolls back a batch written at once that holds a message of a system not found (see writeMessages()). */
 class UnknownSystemInBatch extends Error {}
@@ -46,6 +46,29 @@ function pointKeys (msgs: readonly DeviceMessage[], named: ReadonlySet<string>):
   return keys
 }
 
+/**
+ * The batch's newest point of each (system, data id) the rules found name, the later one of two at one time: what the
+ * rules are evaluated on for the pairs the batch carries (decision 0035).
+ */
+function carriedPoints (msgs: readonly DeviceMessage[], named: ReadonlySet<string>): Map<string, Map<string, CarriedPoint>> {
+  const carried = new Map<string, Map<string, CarriedPoint>>()
+  for (const m of msgs) {
+    for (const p of m.points) {
+      if (!named.has(p.dataId)) continue
+      let ids = carried.get(m.systemUid)
+      if (ids === undefined) { ids = new Map<string, CarriedPoint>(); carried.set(m.systemUid, ids) }
+      if (p.ts >= (ids.get(p.dataId)?.ts ?? -Infinity)) ids.set(p.dataId, { ts: p.ts, value: asStored(p.value) })
+    }
+  }
+  return carried
+}
+
+/** A value as the store answers it back (a number that is not finite reads as null). */
+function asStored (v: DataValue): DataValue {
+  const { num, str } = encodeValue(v)
+  return decodeValue(num, str)
+}
+
 const distinct = (values: Iterable<string>): string[] => [...new Set(values)]
 
 /** What the batch says of each system's communication before the derived state does. */
@@ -72,10 +95,10 @@ async function raiseAlerts (tx: Repositories, matches: AlertRuleMatch[], asked: 
   if (missing.length > 0) {
     matches = [...matches, ...await tx.alertEvaluation.candidates(missing, distinct(msgs.flatMap((m) => m.points.map((p) => p.dataId))), distinct(msgs.map((m) => m.systemUid)))]
   }
-  const keys = pointKeys(msgs, new Set(matches.flatMap((r) => r.dataIds)))
-  const candidates = candidatesOf(matches, keys, known)
+  const named = new Set(matches.flatMap((r) => r.dataIds))
+  const candidates = candidatesOf(matches, pointKeys(msgs, named), known)
   if (candidates.length === 0) return []
-  return (await evaluateCandidates(tx.alertEvaluation, candidates, now, { traffic: trafficOf(msgs), known })).raised
+  return (await evaluateCandidates(tx.alertEvaluation, candidates, now, { traffic: trafficOf(msgs), known, carried: carriedPoints(msgs, named) })).raised
 }
 
 /** An evaluation begun on the rules in memory, and what it assumed: their versions, each system's company. */
@@ -90,8 +113,10 @@ function guessEvaluation (tx: Repositories, msgs: readonly DeviceMessage[], look
   const cached = tx.alertEvaluation.cached(lookup.companies, lookup.dataIds, lookup.systems)
   if (cached === undefined) return undefined
   const claimed = new Map(msgs.map((m) => [m.systemUid, m.companyUid]))
-  const candidates = candidatesOf(cached.matches, pointKeys(msgs, new Set(cached.matches.flatMap((r) => r.dataIds))), claimed)
-  return { cached, claimed, reads: readForEvaluation(tx.alertEvaluation, candidates, { traffic: trafficOf(msgs), known: claimed }) }
+  const named = new Set(cached.matches.flatMap((r) => r.dataIds))
+  const candidates = candidatesOf(cached.matches, pointKeys(msgs, named), claimed)
+  const batch = { traffic: trafficOf(msgs), known: claimed, carried: carriedPoints(msgs, named) }
+  return { cached, claimed, reads: readForEvaluation(tx.alertEvaluation, candidates, batch) }
 }
 
 /** Whether the guess holds: no company's rules changed since they were read, and the store found each system where claimed. */
