@@ -12,6 +12,13 @@ export interface DevicesConfig {
   LWM2M_PORT: number
   /** LwM2M over DTLS 1.2 with PSK, UDP (docs/protocols/lwm2m.md). */
   LWM2MS_PORT: number
+  /**
+   * DTLS handshakes one address (an IPv6 one's /64) may start per second on LWM2MS_PORT once its burst is spent; a
+   * ClientHello over it is dropped and counted (docs/protocols/lwm2m.md#handshakes-per-address). 0: no limit.
+   */
+  LWM2MS_HANDSHAKES_PER_S: number
+  /** DTLS handshakes one address that was quiet may start at once on LWM2MS_PORT. */
+  LWM2MS_HANDSHAKE_BURST: number
   /** The server id of M3DA security (docs/protocols/m3da.md: KS = MD5(serverId ‖ K)); the agents' default. */
   M3DA_SERVER_ID: string
   /** An MQTT connection (TCP or WebSocket) that has not been sent its CONNACK this long after it opened is closed (ms). */
@@ -119,12 +126,17 @@ export function brokerConfig (env: Env): Pick<DevicesConfig, 'BROKER_AUTH_SECRET
   }
 }
 
-/** The ports of M3DA (TCP) and LwM2M (UDP: plain CoAP and CoAP over DTLS, IANA's 5683 and 5684; docs/protocols/lwm2m.md). */
-export function devicePorts (env: Env): Pick<DevicesConfig, 'M3DA_PORT' | 'LWM2M_PORT' | 'LWM2MS_PORT'> {
+/**
+ * The ports of M3DA (TCP) and LwM2M (UDP: plain CoAP and CoAP over DTLS, IANA's 5683 and 5684; docs/protocols/lwm2m.md),
+ * and the DTLS handshakes one address may start on LWM2MS_PORT.
+ */
+export function devicePorts (env: Env): Pick<DevicesConfig, 'M3DA_PORT' | 'LWM2M_PORT' | 'LWM2MS_PORT' | 'LWM2MS_HANDSHAKES_PER_S' | 'LWM2MS_HANDSHAKE_BURST'> {
   return {
     M3DA_PORT: int(env, 'M3DA_PORT', 44900, 0, 65535),
     LWM2M_PORT: int(env, 'LWM2M_PORT', 5683, 0, 65535),
-    LWM2MS_PORT: int(env, 'LWM2MS_PORT', 5684, 0, 65535)
+    LWM2MS_PORT: int(env, 'LWM2MS_PORT', 5684, 0, 65535),
+    LWM2MS_HANDSHAKES_PER_S: int(env, 'LWM2MS_HANDSHAKES_PER_S', 10, 0, 1_000_000),
+    LWM2MS_HANDSHAKE_BURST: int(env, 'LWM2MS_HANDSHAKE_BURST', 50, 1, 1_000_000)
   }
 }
 

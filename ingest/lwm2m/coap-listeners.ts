@@ -5,6 +5,8 @@
 import { CoapCode, CoapEndpoint, type CoapCounters, type CoapMessage, type OutgoingResponse } from '../../protocols/coap/index.js'
 import { listenUdp, parseUdpPeer, udpPeer, type UdpCoap } from '../../protocols/coap/udp.js'
 import { createDtlsServer, type DtlsServer, type DtlsSession } from '../../protocols/dtls/index.js'
+import type { Config } from '../../core/config.js'
+import { addressBlock } from '../login-gate.js'
 import type { Link } from './live.js'
 
 export interface CoapListenersDeps {
@@ -15,6 +17,10 @@ export interface CoapListenersDeps {
   refused: (reason: string) => void
   /** A DTLS session ended: what was registered over it is no longer reachable. */
   lost: (kind: Link['kind'], peer: string) => void
+  /** The handshakes one address may start on LWM2MS_PORT (docs/protocols/lwm2m.md#handshakes-per-address). */
+  config: Pick<Config, 'LWM2MS_HANDSHAKES_PER_S' | 'LWM2MS_HANDSHAKE_BURST'>
+  /** The service's clock: the DTLS server's budgets, cookies and idle times follow it (tests move it). */
+  now: () => number
 }
 
 const unavailable: OutgoingResponse = { code: CoapCode.ServiceUnavailable }
@@ -68,7 +74,14 @@ function dtlsListener (deps: CoapListenersDeps) {
 
   return {
     async listen (port: number, host: string): Promise<number> {
-      server = createDtlsServer({ pskFor: deps.pskFor })
+      server = createDtlsServer({
+        pskFor: deps.pskFor,
+        handshakesPerS: deps.config.LWM2MS_HANDSHAKES_PER_S,
+        handshakeBurst: deps.config.LWM2MS_HANDSHAKE_BURST,
+        // As the login gate counts: one host commonly holds a whole IPv6 /64.
+        addressKey: addressBlock,
+        now: deps.now
+      })
       server.on('session', joined)
       server.on('refused', (reason: string) => { deps.refused(`dtls.${reason}`) })
       server.on('error', () => {}) // one datagram's send failure; the server goes on

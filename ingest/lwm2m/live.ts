@@ -35,6 +35,8 @@ export interface LiveRegistration {
   /** When the device last registered or updated (ms). */
   heardAt: number
   expiresAt: number
+  /** Set once it is no longer held here (replaced, de-registered, expired, its session lost): nothing is sent on it. */
+  ended?: boolean
 }
 
 /**
@@ -48,6 +50,7 @@ export function createLiveRegistrations (now: () => number) {
   const ids = new Map<string, string>() // registration id → system
 
   function remove (r: LiveRegistration): void {
+    r.ended = true
     drop(r)
     bySystem.delete(r.session.systemUid)
     ids.delete(r.id)

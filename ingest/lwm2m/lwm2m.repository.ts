@@ -1,7 +1,8 @@
-// LwM2M device state (lwm2m.port.ts; migrations/0043_lwm2m_registrations.sql).
+// LwM2M device state (lwm2m.port.ts; migrations/0043_lwm2m_registrations.sql; the installs: installs.repository.ts).
 import type { Queryable } from '../../core/ports/store.js'
 import type { Communication } from '../../core/domain/system.js'
 import type { Lwm2mRegistration, Lwm2mRepository } from './lwm2m.port.js'
+import { createInstallsRepository } from './installs.repository.js'
 
 interface Row {
   id: string
@@ -39,6 +40,7 @@ const toRegistration = (r: Row): Lwm2mRegistration => ({
 
 export function createLwm2mRepository (q: Queryable): Lwm2mRepository {
   return {
+    ...createInstallsRepository(q),
     async register (r) {
       // A system deleted meanwhile is skipped (the join), never a foreign-key failure.
       await q.query(

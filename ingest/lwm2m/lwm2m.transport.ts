@@ -1,6 +1,7 @@
 // LwM2M devices (docs/protocols/lwm2m.md) as one device transport (ingest/transport.ts): CoAP on LWM2M_PORT (NoSec)
 // and CoAP over DTLS with a PSK on LWM2MS_PORT, the registration interface answered by the registrar, the reporting
-// that observes what the application names, the device tasks as Read, Write and Execute, and the lwm2m.expire job.
+// that observes what the application names, the device tasks as Read, Write and Execute, the installs through
+// Objects 5 and 9, and the lwm2m.expire and lwm2m.installs.prune jobs.
 import type { DeviceTransport, TransportDeps } from '../transport.js'
 import { createPipeline } from '../pipeline.js'
 import { createDeviceLimits } from '../device-limits.js'
@@ -13,6 +14,8 @@ import { createLiveRegistrations, type LiveRegistration } from './live.js'
 import { createRegistrar } from './registration.js'
 import { createReporting } from './reporting.js'
 import { createTaskDelivery } from './tasks.js'
+import { createInstalls } from './installs.js'
+import { createInstallPrune } from './install-prune.js'
 import { createCoapListeners } from './coap-listeners.js'
 import { createExpiry } from './expiry.js'
 
@@ -34,13 +37,14 @@ export async function lwm2mTransport (deps: TransportDeps, parts: Lwm2mParts): P
   const limits = createDeviceLimits({ config: deps.config, metrics: deps.metrics, now: deps.now, protocol: 'LWM2M' })
   const live = createLiveRegistrations(deps.now)
   const reporting = createReporting({ pipeline, limits, log: deps.log, timeoutMs: REQUEST_TIMEOUT_MS })
-  const tasks = createTaskDelivery({ ingest: deps.ingest, reporting, log: deps.log, timeoutMs: REQUEST_TIMEOUT_MS })
+  const installs = createInstalls({ ingest: deps.ingest, store, live, log: deps.log, now: deps.now, timeoutMs: REQUEST_TIMEOUT_MS })
+  const tasks = createTaskDelivery({ ingest: deps.ingest, reporting, installs, log: deps.log, timeoutMs: REQUEST_TIMEOUT_MS })
 
   /** Register and Update are traffic (a task take sets lastCommDate and commStatus OK), then the queued tasks go. */
   async function contact (r: LiveRegistration, fresh: boolean): Promise<void> {
     const queued = await deps.ingest.takeTasks(r.session.systemUid, 'LWM2M', { again: true })
     if (fresh) await reporting.observeAll(r)
-    await tasks.deliver(r, queued)
+    await tasks.deliver(r, queued, { atContact: true })
   }
 
   const registrar = createRegistrar({
@@ -57,7 +61,9 @@ export async function lwm2mTransport (deps: TransportDeps, parts: Lwm2mParts): P
     handle: registrar.handle,
     pskFor: devices.pskFor,
     refused: (reason) => { pipeline.refuse(reason) },
-    lost: live.lost
+    lost: live.lost,
+    config: deps.config,
+    now: deps.now
   })
 
   return {
@@ -71,7 +77,7 @@ export async function lwm2mTransport (deps: TransportDeps, parts: Lwm2mParts): P
     async push (systemUid, queued) {
       const r = live.get(systemUid)
       if (r === undefined || !live.reachable(systemUid)) return false
-      tasks.deliver(r, queued).catch(() => {}) // deliver logs its own failures
+      tasks.deliver(r, queued, { atContact: false }).catch(() => {}) // deliver logs its own failures
       return true
     },
     connections: () => [{ kind: 'udp', count: live.count('udp') }, { kind: 'dtls', count: live.count('dtls') }],
@@ -82,7 +88,8 @@ export async function lwm2mTransport (deps: TransportDeps, parts: Lwm2mParts): P
         now: deps.now,
         log: deps.log,
         missed: async (systems) => { await markCommFailures(parts.db, systems.map((s) => ({ systemUid: s.systemUid, status: 'WARNING', at: s.at }))) }
-      })
+      }),
+      'lwm2m.installs.prune': createInstallPrune({ store, log: deps.log })
     },
     coapCounters: () => ({ udp: listeners.udp.counters(), dtls: listeners.dtls.counters() }),
     registrations: () => live.size(),

@@ -9,6 +9,8 @@ export interface DtlsClientOptions extends ClientConnectionOptions {
   host: string
   port: number
   type?: 'udp4' | 'udp6'
+  /** The local address to send from (default: the one the system picks); a second loopback address plays another host. */
+  localAddress?: string
   /** The whole handshake's deadline (default 30 s). */
   handshakeTimeoutMs?: number
 }
@@ -94,6 +96,11 @@ export async function connectDtls (options: DtlsClientOptions): Promise<DtlsClie
   // receive never rejects; the catch is for the linter's floating promise
   socket.on('message', (msg) => { conn.receive(msg).then((out) => { client.apply(out) }).catch(() => {}) })
   socket.on('error', () => { /* a send to a closed port (ICMP unreachable); the retransmission timer decides */ })
+  if (options.localAddress !== undefined) {
+    socket.bind(0, options.localAddress)
+    // once() rejects on the socket's 'error' (an address not of this machine)
+    await once(socket, 'listening').catch((err: unknown) => { socket.close(); throw err })
+  }
   socket.connect(options.port, options.host)
   await once(socket, 'connect')
   const established = once(client, 'established')

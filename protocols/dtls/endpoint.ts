@@ -1,11 +1,13 @@
 // The server over any datagram transport: address:port → connection, the stateless cookie exchange for strangers,
-// the limits (sessions, handshakes in progress, handshake deadline, idle timeout), the retransmission timers, the
-// counters of refusals, and a DtlsSession per established connection. No socket: `send` is given (server.ts gives
-// a dgram socket's; unit tests give an array), so everything here runs without a network.
+// the limits (sessions, handshakes in progress, handshakes started per address, handshake deadline, idle timeout),
+// the retransmission timers, the counters of refusals, and a DtlsSession per established connection. No socket:
+// `send` is given (server.ts gives a dgram socket's; unit tests give an array), so everything here runs without a
+// network.
 import { EventEmitter } from 'node:events'
 import { asBuffer } from './bytes.js'
 import type { Output } from './connection.js'
 import { CookieIssuer } from './cookie.js'
+import { HandshakeBudget } from './handshake-budget.js'
 import { checkCookie, readClientHello } from './hello-gate.js'
 import { newCounters, type DtlsCounters, type RefusalReason } from './refusals.js'
 import { ServerConnection, type AcceptedHello, type ServerConnectionOptions } from './server-connection.js'
@@ -16,6 +18,12 @@ export interface DtlsServerOptions extends ServerConnectionOptions {
   maxSessions?: number
   /** Handshakes in progress at once (default 1,000). */
   maxHandshakes?: number
+  /** Handshakes one address may start per second once its burst is spent (default 10; 0: no limit). */
+  handshakesPerS?: number
+  /** Handshakes one address that was quiet may start at once (default 50). */
+  handshakeBurst?: number
+  /** What the per-address budget counts by (default: the address itself; the LwM2M server gives an IPv6 one's /64). */
+  addressKey?: (address: string) => string
   /** A handshake not established by then is dropped (default 30 s). */
   handshakeTimeoutMs?: number
   /** A session that authenticates nothing from its peer for this long is closed (default 10 minutes). */
@@ -53,6 +61,7 @@ export class DtlsEndpoint extends EventEmitter {
   readonly #cookies: CookieIssuer
   readonly #now: () => number
   readonly #peers = new Map<string, Entry>()
+  readonly #budget: HandshakeBudget
   #handshakes = 0
   #closed = false
 
@@ -62,6 +71,7 @@ export class DtlsEndpoint extends EventEmitter {
     this.#send = send
     this.#now = options.now ?? Date.now
     this.#cookies = new CookieIssuer({ rotateMs: options.cookieRotateMs, now: this.#now })
+    this.#budget = new HandshakeBudget({ perS: options.handshakesPerS ?? 10, burst: options.handshakeBurst ?? 50 }, options.addressKey)
   }
 
   /** Connections held: established and in handshake. */
@@ -107,11 +117,24 @@ export class DtlsEndpoint extends EventEmitter {
     this.#open(remote, hello.value, entry)
   }
 
+  /**
+   * Why a ClientHello with a good cookie starts no handshake, or undefined when it does (its address's budget is then
+   * spent). The address's own budget is asked first, so that an address over it is counted as such, and spent last,
+   * so that a handshake refused for the server's limits costs the address nothing. Dropped with no answer: the
+   * client's retransmission of its hello, with the same cookie, tries again later (RFC 6347 §4.2.4).
+   */
+  #admission (remote: Remote, replaced: Entry | undefined): RefusalReason | undefined {
+    const now = this.#now()
+    if (!this.#budget.allows(remote.address, now)) return 'handshake.rate.limited'
+    if (this.#handshakes >= (this.#options.maxHandshakes ?? 1000)) return 'too.many.handshakes'
+    if (replaced === undefined && this.#peers.size >= (this.#options.maxSessions ?? 10_000)) return 'too.many.sessions'
+    this.#budget.spend(remote.address, now)
+    return undefined
+  }
+
   #open (remote: Remote, accepted: AcceptedHello, replaced: Entry | undefined): void {
-    if (this.#handshakes >= (this.#options.maxHandshakes ?? 1000)) return this.#refuse('too.many.handshakes', remote)
-    if (replaced === undefined && this.#peers.size >= (this.#options.maxSessions ?? 10_000)) {
-      return this.#refuse('too.many.sessions', remote)
-    }
+    const refused = this.#admission(remote, replaced)
+    if (refused !== undefined) return this.#refuse(refused, remote)
     if (replaced !== undefined) {
       replaced.conn.abort('replaced')
       this.#remove(replaced, 'replaced')

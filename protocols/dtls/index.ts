@@ -8,6 +8,7 @@ export { ServerConnection, type AcceptedHello, type PskLookup, type ServerConnec
 export { ClientConnection, type ClientConnectionOptions } from './client-connection.js'
 export type { ConnectionOptions, Output } from './connection.js'
 export { CookieIssuer, type CookieOptions, type Peer } from './cookie.js'
+export { HandshakeBudget, allows, refill, type Bucket, type HandshakeRate } from './handshake-budget.js'
 export { checkCookie, readClientHello } from './hello-gate.js'
 export { REFUSAL_REASONS, newCounters, type DtlsCounters, type RefusalReason } from './refusals.js'
 export { parseRecords, encodeRecord, type DtlsRecord, type ParsedRecords } from './record.js'

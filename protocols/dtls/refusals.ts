@@ -30,6 +30,8 @@ export const REFUSAL_REASONS = [
   'handshake.timeout',
   'too.many.sessions',
   'too.many.handshakes',
+  /** A ClientHello with a good cookie from an address that spent its handshake budget (handshakesPerS). */
+  'handshake.rate.limited',
   /** A fault of ours met on some input: that connection is dropped, the server goes on. Zero unless there is a bug. */
   'internal.error'
 ] as const

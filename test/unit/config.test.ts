@@ -41,6 +41,8 @@ describe('loadConfig', () => {
       M3DA_PORT: 44900,
       LWM2M_PORT: 5683,
       LWM2MS_PORT: 5684,
+      LWM2MS_HANDSHAKES_PER_S: 10,
+      LWM2MS_HANDSHAKE_BURST: 50,
       M3DA_SERVER_ID: 'AIRVANTAGE',
       SPARKPLUG_HOST_ID: 'fleet',
       COMM_PERIOD_S: 3600,

@@ -8,6 +8,7 @@ import type { Page, PageContext, PageFactory } from '../page.js'
 import { systemActions } from './fleet/actions.js'
 import { systemAlerts } from './system/alerts-card.js'
 import { chartPanel } from './system/chart-panel.js'
+import { communicationCard } from './system/communication.js'
 import { applicationsCard, detailsCard, gatewayCard, subscriptionCard, type SystemView } from './system/details.js'
 import { lastDataCard, type LastData } from './system/last-data.js'
 import { messagesCard } from './system/messages.js'
@@ -30,15 +31,22 @@ function pageHead () {
     lastComm.textContent = date === null ? 'Never communicated' : `Last communication ${formatAgo(date)}`
     lastComm.title = date === null ? '' : formatDate(date)
   }
+  const setName = (name: string): void => {
+    title.textContent = name
+    document.title = `${name} · Fleet console`
+  }
+  const setLastComm = (next: number | null): void => { date = next; show() }
   return {
     title,
     badge,
     lastComm,
-    setName (name: string): void {
-      title.textContent = name
-      document.title = `${name} · Fleet console`
+    setLastComm,
+    /** The system as read: its name, comm status and last communication. */
+    system (s: SystemView): void {
+      setName(s.name ?? s.uid)
+      setCommStatus(badge, s.commStatus)
+      setLastComm(s.lastCommDate ?? null)
     },
-    setLastComm (next: number | null): void { date = next; show() },
     /** A message's date: the last communication, unless a later one is known. */
     communicated (ts: number): void { date = Math.max(date ?? 0, ts); show() },
     /** "3 min ago" grows old: shown again every 30 s. */
@@ -92,6 +100,7 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
   const last = lastDataCard((id) => { chart.show(id) })
   const messages = messagesCard(ctx, uid, alive)
   const alerts = systemAlerts(ctx, uid, alive)
+  const communication = communicationCard(ctx, alive)
   replace(ctx.root, h('div', { class: 'system-page' },
     h('p', { class: 'breadcrumb' }, h('a', { href: '#/fleet' }, '← Fleet')),
     h('header', { class: 'page-header' }, head.title, head.badge, head.lastComm, alerts.badge),
@@ -100,10 +109,8 @@ export const systemPage: PageFactory = (ctx: PageContext): Page => {
     h('div', { class: 'system-grid' }, chart.el, last.el, messages.el, usageCard(ctx, uid, (id) => { chart.show(id) }, alive))))
 
   function render (s: SystemView): void {
-    head.setName(s.name ?? s.uid)
-    setCommStatus(head.badge, s.commStatus)
-    head.setLastComm(s.lastCommDate ?? null)
-    replace(info, h('div', { class: 'system-cards' }, detailsCard(s), gatewayCard(s), subscriptionCard(s), applicationsCard(s)))
+    head.system(s)
+    replace(info, h('div', { class: 'system-cards' }, detailsCard(s), gatewayCard(s), subscriptionCard(s), applicationsCard(s), communication.show(s)))
     last.setLevels(s.data)
   }
 

@@ -15,7 +15,7 @@ export function softwareKind (type: OperationType, action: SoftwareAction, summa
     route: {
       path: `/operations/systems/applications/${action}`,
       summary,
-      description: `${SELECTION} The application's manager chooses the update path: MQTT_SW over the system's MQTT or REST, MIHINI_APPCON over M3DA and HAWKBIT over hawkBit DDI (install only); any other, or a system that speaks none of them, fails its task with operation.install.unsupported.protocol. ${outcome}`,
+      description: `${SELECTION} The application's manager chooses the update path: MQTT_SW over the system's MQTT or REST, MIHINI_APPCON over M3DA and HAWKBIT over hawkBit DDI (install only), LWM2M_FW over LwM2M Object 5 (install only: the download link written as Package URI, Update executed once downloaded, the task ended by the Update Result) and LWM2M_SW over LwM2M Object 9 (Install, Uninstall, Activate, Deactivate); any other, or a system that speaks none of them, fails its task with operation.install.unsupported.protocol. ${outcome}`,
       body: softwareBodySchema(action)
     },
     create: async (deps, caller, body) => await createSoftwareOperation(deps, caller, type, action, body as SoftwareRequest),

@@ -3,8 +3,9 @@
 // REST the system uses (REST devices poll GET /device/tasks for the same task); MIHINI_APPCON installs over M3DA (the
 // agent takes software only as an update package: uninstall, start and stop have no M3DA command); HAWKBIT installs
 // over hawkBit DDI (docs/protocols/ddi.md) on a system that speaks DDI or REST, whose password is the controller's
-// token (DDI deploys, it removes nothing). The LwM2M objects, and a system that speaks none of these (Sparkplug,
-// MSCI), fail the task at once with operation.install.unsupported.protocol.
+// token (DDI deploys, it removes nothing). LWM2M_FW installs a firmware through Object 5 (it has no uninstall, start
+// or stop), LWM2M_SW all four through Object 9, on a system that speaks LWM2M (docs/protocols/lwm2m.md#installs). A
+// system that speaks none of these (Sparkplug, MSCI) fails the task at once with operation.install.unsupported.protocol.
 import { FleetError } from '../../errors.js'
 import type { DeviceProtocol } from '../../domain/device-message.js'
 import type { CommunicationEntry } from '../../domain/application-model.js'
@@ -20,7 +21,8 @@ function carriersOf (manager: ApplicationManager, action: SoftwareAction): reado
     case 'MQTT_SW': return ['MQTT', 'REST']
     case 'MIHINI_APPCON': return action === 'install' ? ['M3DA'] : []
     case 'HAWKBIT': return action === 'install' ? ['DDI', 'REST'] : []
-    default: return []
+    case 'LWM2M_FW': return action === 'install' ? ['LWM2M'] : []
+    case 'LWM2M_SW': return ['LWM2M']
   }
 }
 

@@ -1,6 +1,7 @@
 // The LwM2M module's repository (ingest/lwm2m/lwm2m.repository.ts, made by the module's createStore): one
 // registration per system (a new Register replaces the old one under a new id), Updates that move the expiry, the
-// expired ones taken out in order, and the systems a PSK identity names through communication.lwm2m.
+// expired ones taken out in order, the systems a PSK identity names through communication.lwm2m, and the installs'
+// records, read with the state of their device task.
 import { expect } from 'vitest'
 import { lwm2mModule } from '../../../ingest/lwm2m/index.js'
 import type { Lwm2mRegistration, Lwm2mRepository } from '../../../ingest/lwm2m/lwm2m.port.js'
@@ -86,5 +87,32 @@ export const lwm2mContract = defineContract('Lwm2mRepository', {
     await store.db.query("UPDATE systems SET communication = communication || jsonb_build_object('lwm2m', jsonb_build_object('pskIdentity', $2::text)) WHERE uid = $1", [b, identity])
     expect((await lwm2m.systemsByPskIdentity(identity)).map((x) => x.systemUid).sort()).toEqual([a, b].sort())
     expect(await lwm2m.systemsByPskIdentity(uniq('none'))).toEqual([])
+  },
+
+  'installs: recorded while their device task is open, removed when answered, pruned once the task ended otherwise': async (store) => {
+    const lwm2m = storeOf(store)
+    const s = await newSystem(store.repos, await newCompany(store.repos))
+    const task = async (): Promise<string> => {
+      const uid = uniq('task')
+      await store.repos.deviceTasks.insert([{ uid, systemUid: s, operationUid: null, operationTaskUid: null, protocol: 'LWM2M', task: { uid, timestamp: 1, read: ['x'] }, createdAt: 1 }])
+      return uid
+    }
+    const [a, b] = [await task(), await task()]
+    expect(await lwm2m.installOf(a)).toEqual({ open: true, install: undefined })
+    await lwm2m.saveInstall({ taskUid: a, objectId: 9, instanceId: 2, step: 'download', updatedAt: 10 })
+    await lwm2m.saveInstall({ taskUid: a, objectId: 9, instanceId: 2, step: 'install', updatedAt: 20 })
+    expect(await lwm2m.installOf(a)).toEqual({ open: true, install: { taskUid: a, objectId: 9, instanceId: 2, step: 'install', updatedAt: 20 } })
+    await lwm2m.saveInstall({ taskUid: uniq('none'), objectId: 5, instanceId: 0, step: 'download', updatedAt: 1 })
+    expect(await lwm2m.installOf(uniq('none'))).toEqual({ open: false, install: undefined })
+    await lwm2m.endInstall(a)
+    expect((await lwm2m.installOf(a)).install).toBeUndefined()
+
+    await lwm2m.saveInstall({ taskUid: b, objectId: 5, instanceId: 0, step: 'update', updatedAt: 30 })
+    await lwm2m.pruneInstalls() // an open task's record stays
+    expect((await lwm2m.installOf(b)).install).toMatchObject({ step: 'update' })
+    await store.repos.deviceTasks.withdraw([b], 40)
+    expect(await lwm2m.installOf(b)).toMatchObject({ open: false, install: { step: 'update' } })
+    expect(await lwm2m.pruneInstalls()).toBeGreaterThanOrEqual(1)
+    expect(await lwm2m.installOf(b)).toEqual({ open: false, install: undefined })
   }
 })

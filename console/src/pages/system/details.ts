@@ -25,6 +25,8 @@ export interface SystemView {
   heartbeat?: { state?: Text, period?: Text } | null
   offer?: { name?: Text } | null
   dataUsage?: { bytesTotal?: number | null, timestamp?: number | null, status?: Text } | null
+  /** Device credentials per protocol; the API gives null for each secret to callers without entities.systems.edit. */
+  communication?: { lwm2m?: { pskIdentity?: Text, pskSecretHex?: Text } | null } & Record<string, unknown> | null
 }
 
 const date = (v: number | null | undefined): string => typeof v === 'number' ? formatDate(v) : ''
@@ -36,7 +38,7 @@ export function definitions (pairs: Array<[string, string | Node]>): HTMLElement
   return h('dl', { class: 'details' }, ...shown.flatMap(([k, v]) => [h('dt', {}, k), h('dd', {}, v)]))
 }
 
-function card (title: string, ...content: Node[]): HTMLElement {
+export function card (title: string, ...content: Node[]): HTMLElement {
   const id = `system-${title.toLowerCase().replace(/\W+/g, '-')}`
   return h('section', { class: 'card', 'aria-labelledby': id }, h('h2', { id }, title), ...content)
 }

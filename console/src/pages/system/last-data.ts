@@ -46,7 +46,8 @@ export function lastDataCard (chart: (dataId: string) => void): LastDataCard {
     setLevels (data) { replace(levels, definitions(levelsOf(data))) },
     setLastData (last) {
       if (last === null) { empty('The last data could not be loaded.'); return }
-      const ids = Object.keys(last).sort((a, b) => a.localeCompare(b))
+      // Numbers in ids in their order: lwm2m.3.0.2 before lwm2m.3.0.10 (LwM2M resource paths, docs/protocols/lwm2m.md).
+      const ids = Object.keys(last).sort((a, b) => a.localeCompare(b, undefined, { numeric: true }))
       if (ids.length === 0) { empty('No data received yet.'); return }
       rows.clear()
       replace(tbody, ids.map((id) => { const p = last[id]?.[0]; return row(id, p?.timestamp ?? 0, p?.value) }))
