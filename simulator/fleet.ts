@@ -11,6 +11,7 @@ import { GENERIC_APPLICATION_TYPES } from './devices/settings.js'
 import { createSimulatedDevice, type DeviceEvents, type SimulatedDevice } from './devices/simulated-device.js'
 import type { SoftwareOptions } from './devices/software.js'
 import { m3daApplication } from './m3da-application.js'
+import { lwm2mApplication } from './lwm2m-application.js'
 import { connectApi, findApplication, registerDevice, type ApiClient, type ApiCredentials } from './provision.js'
 import { startSmsReceiver, type SmsReceiver } from './sms-receiver.js'
 import { ddiDevice } from './transports/ddi.js'
@@ -184,13 +185,14 @@ export async function addDevice (api: ApiClient, id: DeviceIdentity, link: LinkO
  * systems that speak REST (docs/packages.md#installs).
  */
 export async function genericApplication (api: ApiClient, protocol: FleetProtocol): Promise<string | undefined> {
-  if (protocol === 'lwm2m') return undefined // the catalogue has no generic LwM2M firmware yet
+  if (protocol === 'lwm2m') return undefined // the catalogue has no generic LwM2M firmware: see fleetApplication
   return await findApplication(api, GENERIC_APPLICATION_TYPES[protocol === 'ddi' ? 'rest' : protocol])
 }
 
-/** The application a fleet's devices are registered with: the generic firmware, or for M3DA the one of their security. */
+/** The application a fleet's devices are registered with: the generic firmware, or for M3DA and LwM2M the one of their security. */
 export async function fleetApplication (api: ApiClient, link: LinkOptions): Promise<string | undefined> {
   if (link.protocol === 'm3da') return await m3daApplication(api, link.m3daSecurity ?? DEFAULT_M3DA_SECURITY)
+  if (link.protocol === 'lwm2m') return await lwm2mApplication(api, link.lwm2m?.psk === true)
   return await genericApplication(api, link.protocol)
 }
 

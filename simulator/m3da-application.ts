@@ -2,11 +2,11 @@
 // system's M3DA application (docs/devices.md): an agent without security is admitted only when its
 // communication parameters say `authentication: "none"`, and a secured agent's cipher is the one `encryption` names.
 // The public generic.m3da application names neither, so the simulator gives the company an application of its own
-// per security setting, with the generic firmware's data tree (its settings and actions, so that the device
-// operations find what they name), created once and found again by its type.
+// per security setting (./own-application.ts).
 import type { M3daSecurity } from './transports/m3da-options.js'
 import { GENERIC_APPLICATION_TYPES } from './devices/settings.js'
-import { findApplication, ProvisionError, type ApiClient } from './provision.js'
+import type { ApiClient } from './provision.js'
+import { ownApplication } from './own-application.js'
 
 /** The application type of a security setting: `simulator.m3da.none`, `simulator.m3da.hmac-sha1.aes-cbc-128`... */
 export function m3daApplicationType (security: M3daSecurity): string {
@@ -23,27 +23,10 @@ export function m3daParameters (security: M3daSecurity): Record<string, string> 
  * generic.m3da application when the catalogue has one) the first time. @throws ProvisionError
  */
 export async function m3daApplication (api: ApiClient, security: M3daSecurity): Promise<string> {
-  const type = m3daApplicationType(security)
-  const found = await findApplication(api, type)
-  if (found !== undefined) return found
-  const generic = await findApplication(api, GENERIC_APPLICATION_TYPES.m3da)
-  let data: unknown[] = []
-  if (generic !== undefined) {
-    const res = await api.request('GET', `/api/v1/applications/${encodeURIComponent(generic)}`)
-    if (res.status !== 200) throw new ProvisionError(`reading the ${GENERIC_APPLICATION_TYPES.m3da} application failed (${res.status}): ${JSON.stringify(res.json)}`)
-    data = (res.json as { data?: unknown[] }).data ?? []
-  }
-  const res = await api.request('POST', '/api/v1/applications', {
+  return await ownApplication(api, {
+    type: m3daApplicationType(security),
     name: `Simulated M3DA firmware (${security.mode === 'none' ? 'no authentication' : `${security.mac}, ${security.cipher}`})`,
-    revision: '1.0',
-    type,
-    category: 'FIRMWARE',
-    communication: [{ type: 'M3DA', commIdType: 'SERIAL', parameters: m3daParameters(security) }],
-    data
+    communication: { type: 'M3DA', commIdType: 'SERIAL', parameters: m3daParameters(security) },
+    dataOf: GENERIC_APPLICATION_TYPES.m3da
   })
-  if (res.status === 200) return (res.json as { uid: string }).uid
-  // Another simulator run created it meanwhile (one per type and revision in a company).
-  const again = await findApplication(api, type)
-  if (again !== undefined) return again
-  throw new ProvisionError(`creating the ${type} application failed (${res.status}): ${JSON.stringify(res.json)}`)
 }
