@@ -64,7 +64,7 @@ export interface SettledMemory { rss: number, heapUsed: number, external: number
 
 const MAIN = fileURLToPath(new URL('./service-main.ts', import.meta.url))
 
-async function procRss (pid: number): Promise<number | undefined> {
+export async function procRss (pid: number): Promise<number | undefined> {
   try {
     const status = await readFile(`/proc/${pid}/status`, 'utf8')
     const kb = /^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]
