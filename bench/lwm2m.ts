@@ -19,13 +19,13 @@
 //
 // Env: BENCH_PARTS (coap,register,dtls,reboot), BENCH_STORES (pglite,postgres), DATABASE_URL (a PostgreSQL server),
 // BENCH_DEVICES (5000: a run of the defaults takes 6 to 12 minutes a store on a shared 2-core machine;
-// BENCH_DEVICES=10000, the fleet asked for, about 15 on PGlite and 10 on PostgreSQL), BENCH_LIFETIME (60),
-// BENCH_SECONDS (60), BENCH_RATE (data messages a second per device, 0.1; 0: each sends its next once the last one's
-// notifications are acknowledged, which the service does before it commits them, so that the devices then offer
-// more than the store takes), BENCH_CONCURRENCY (100 registrations in flight), BENCH_DTLS_DEVICES (1000),
-// BENCH_DTLS_CONCURRENCY (50), BENCH_UPDATE_S (60), BENCH_QUEUE_AWAKE_MS (the simulator's default, 5000),
-// BENCH_REBOOT_MS (1000, off during a reboot), BENCH_REBOOT_MAX_S (3 update periods + 60),
-// BENCH_DEVICES_PER_PROCESS (10000), BENCH_COAP_REQUESTS (50000), BENCH_SERVICE_CODE (build|source),
+// BENCH_DEVICES=10000, the fleet of docs/benchmarks.md's figures, about 15 on PGlite and 10 on PostgreSQL),
+// BENCH_LIFETIME (60), BENCH_SECONDS (60), BENCH_RATE (data messages a second per device, 0.1; 0: each sends its
+// next once the last one's notifications are acknowledged, which the service does before it commits them, so that
+// the devices then offer more than the store takes), BENCH_CONCURRENCY (100 registrations in flight),
+// BENCH_DTLS_DEVICES (1000), BENCH_DTLS_CONCURRENCY (50), BENCH_UPDATE_S (60), BENCH_QUEUE_AWAKE_MS (the
+// simulator's default, 5000), BENCH_REBOOT_MS (1000, off during a reboot), BENCH_REBOOT_MAX_S (3 update periods +
+// 60), BENCH_DEVICES_PER_PROCESS (10000), BENCH_COAP_REQUESTS (50000), BENCH_SERVICE_CODE (build|source),
 // BENCH_LOG_LEVEL (the service's log on stderr), BENCH_CPU_PROF (a directory: the serving process's CPU profile).
 import { cpus, totalmem } from 'node:os'
 import { coapBare } from './lib/lwm2m-coap-bare.js'
